@@ -1,0 +1,205 @@
+//! One run of the tool: check the request, search, and write the output folder.
+
+use crate::progress::LevelBar;
+use crate::puzzle::{Metric, StateSpace, Turnstyle};
+use crate::report::Report;
+use crate::search::{self, Options, table::DistanceTable};
+use crate::store::{self, atomic::AtomicFile};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Why a run did not complete.
+#[derive(Debug)]
+pub enum Error {
+    /// The request cannot be carried out as given (exit status 2), found before any search.
+    Input(String),
+    /// Something failed while running (exit status 1).
+    Run(String),
+}
+
+impl Error {
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Input(_) => 2,
+            Error::Run(_) => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Input(m) | Error::Run(m) => f.write_str(m),
+        }
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Puzzle family name (`turnstyle`).
+    pub puzzle: String,
+    /// Number of pieces.
+    pub n: usize,
+    /// Metric name.
+    pub metric: String,
+    /// Output folder; `None` for `results/<puzzle>-n<N>-<metric>/`.
+    pub out: Option<PathBuf>,
+    /// Worker threads; `None` for all cores.
+    pub threads: Option<usize>,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+/// What a finished run produced.
+pub struct Finished {
+    /// The report, as written.
+    pub report: Report,
+    /// The output folder.
+    pub out: PathBuf,
+}
+
+/// Runs a job: every check first, then the search, then the output files (each complete or
+/// absent).
+pub fn run(job: &Job) -> Result<Finished, Error> {
+    if job.puzzle != "turnstyle" {
+        return Err(Error::Input(format!(
+            "unknown puzzle '{}': use --puzzle turnstyle",
+            job.puzzle
+        )));
+    }
+    let metric = Metric::parse(&job.metric).map_err(Error::Input)?;
+    let space = Turnstyle::new(job.n, metric).map_err(Error::Input)?;
+    let out = job.out.clone().unwrap_or_else(|| {
+        PathBuf::from(format!("results/turnstyle-n{}-{}", job.n, metric.name()))
+    });
+    let threads = match job.threads {
+        Some(0) => {
+            return Err(Error::Input(
+                "--threads 0 is not allowed: give at least 1, or leave it out for all cores".into(),
+            ));
+        }
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    check_memory(&space)?;
+    prepare_output(&out)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Run(format!("cannot start {threads} worker threads: {e}")))?;
+
+    let bar = LevelBar::new(space.size(), job.quiet);
+    let started = Instant::now();
+    let outcome = pool.install(|| search::search(&space, &Options::default(), &bar));
+    let seconds = started.elapsed().as_secs_f64();
+    bar.finish();
+
+    let info = space.info();
+    let gsd = out.join("distances.gsd");
+    let write_error = |what: &Path, e: std::io::Error| {
+        Error::Run(format!("cannot write {}: {e}", what.display()))
+    };
+    let mut file = AtomicFile::create(&gsd).map_err(|e| write_error(&gsd, e))?;
+    let sha = pool
+        .install(|| {
+            store::write(
+                file.writer(),
+                &info,
+                space.solved(),
+                &outcome.levels,
+                &outcome.table,
+            )
+        })
+        .map_err(|e| write_error(&gsd, e))?;
+    let reachable = outcome.reachable();
+    let report = Report {
+        puzzle: info,
+        rank_space: space.size(),
+        reachable,
+        diameter: outcome.diameter(),
+        antipode_count: *outcome.levels.last().unwrap_or(&0),
+        antipodes: outcome.antipodes.iter().map(|&r| space.state(r)).collect(),
+        levels: outcome.levels,
+        backend: "cpu".into(),
+        threads,
+        seconds: (seconds * 1000.0).round() / 1000.0,
+        states_per_second: (reachable as f64 / seconds).round(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        distances_file: "distances.gsd".into(),
+        distances_sha256: sha,
+    };
+    file.commit().map_err(|e| write_error(&gsd, e))?;
+    for (name, text) in [
+        ("levels.csv", report.levels_csv()),
+        ("report.md", report.to_markdown()),
+        ("report.json", report.to_json()),
+    ] {
+        let path = out.join(name);
+        AtomicFile::write_all(&path, text.as_bytes()).map_err(|e| write_error(&path, e))?;
+    }
+    Ok(Finished { report, out })
+}
+
+/// Refuses a table that does not fit in the memory available now.
+fn check_memory(space: &impl StateSpace) -> Result<(), Error> {
+    let table = DistanceTable::bytes_for(space.size());
+    // The table, its compressed copy while the distances file is written (at most the table's
+    // size), and slack for frontier lists and buffers.
+    let needed = table
+        .saturating_mul(2)
+        .saturating_add(table / 8 + (64 << 20));
+    if let Some(available) = available_memory()
+        && needed > available
+    {
+        return Err(Error::Input(format!(
+            "this search needs {} of memory (a {} table of {} entries, plus room to compress it) but only {} is available: choose a smaller --n",
+            bytes(needed),
+            bytes(table),
+            space.size(),
+            bytes(available)
+        )));
+    }
+    Ok(())
+}
+
+/// The memory the kernel says is available (`MemAvailable`), where it says.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Bytes in human units (binary prefixes), e.g. `5.2 TiB (5704274890752 bytes)`.
+fn bytes(n: u64) -> String {
+    let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} bytes")
+    } else {
+        format!("{value:.1} {} ({n} bytes)", units[unit])
+    }
+}
+
+/// Creates the output folder and proves it writable before any search starts.
+fn prepare_output(out: &Path) -> Result<(), Error> {
+    let fail = |e: std::io::Error| {
+        Error::Input(format!(
+            "cannot write to the output folder {}: {e}; choose another with --out",
+            out.display()
+        ))
+    };
+    std::fs::create_dir_all(out).map_err(fail)?;
+    let probe = out.join(format!(".gpusearch-probe.{}", std::process::id()));
+    let result = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
+    let _ = std::fs::remove_file(&probe);
+    result.map_err(fail)
+}

@@ -1,0 +1,13 @@
+//! gpusearch: exhaustive breadth-first search of puzzle state spaces into 2-bit distance tables.
+//!
+//! The pipeline: a [`puzzle`] ranks positions densely; [`search`] runs the level loop into a
+//! [`search::table::DistanceTable`]; [`store`] writes the table as a distances file and
+//! [`report`] the reports; [`job`] ties one run together for the command line.
+
+pub mod job;
+pub mod progress;
+pub mod puzzle;
+pub mod rank;
+pub mod report;
+pub mod search;
+pub mod store;

@@ -1,0 +1,61 @@
+//! Puzzles as state spaces: a dense rank for every position, and the moves between ranks.
+//!
+//! The level loop in [`crate::search`] only ever sees a [`StateSpace`]: how many ranks there are,
+//! which rank is solved, and a [`Cursor`] that walks ranks and names their neighbours. Everything a
+//! rank *means* lives here.
+
+pub mod turnstyle;
+
+use serde::{Deserialize, Serialize};
+pub use turnstyle::{Metric, Turnstyle};
+
+/// What a state space is, as written into reports and distance-file headers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PuzzleInfo {
+    /// The puzzle family (`turnstyle`).
+    pub puzzle: String,
+    /// The family's size parameters, e.g. `{"n": 12}`.
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// The metric (which moves count).
+    pub metric: String,
+    /// Move names, in move-number order.
+    pub moves: Vec<String>,
+    /// How ranks map to positions.
+    pub rank_order: String,
+}
+
+/// A puzzle's positions, densely ranked `0..size()`, with moves between them.
+///
+/// The move graph must be undirected (every move's inverse is a move), which the bottom-up level
+/// step relies on.
+pub trait StateSpace: Sync {
+    /// The walker over ranks handed to each worker.
+    type Cursor<'a>: Cursor
+    where
+        Self: 'a;
+
+    /// Number of table entries (ranks). Some ranks may be unreachable.
+    fn size(&self) -> u64;
+    /// The names of the moves, in the order [`Cursor::neighbour`] numbers them.
+    fn move_names(&self) -> Vec<String>;
+    /// The rank of the solved position, where the search starts.
+    fn solved(&self) -> u64;
+    /// A fresh cursor; call [`Cursor::seek`] before anything else.
+    fn cursor(&self) -> Self::Cursor<'_>;
+    /// The position with this rank, as the 1-based piece labels by position.
+    fn state(&self, rank: u64) -> Vec<u32>;
+    /// The rank of a position given as 1-based piece labels by position, or why it has none.
+    fn rank(&self, state: &[u32]) -> Result<u64, String>;
+    /// The description that goes into reports and file headers.
+    fn info(&self) -> PuzzleInfo;
+}
+
+/// Walks ranks in any order and names each rank's neighbours.
+///
+/// Walking ranks in increasing order is cheap (amortised O(1) per step); jumping is allowed.
+pub trait Cursor {
+    /// Moves the cursor to `rank`.
+    fn seek(&mut self, rank: u64);
+    /// The rank reached from the cursor's rank by move `mv`.
+    fn neighbour(&mut self, mv: usize) -> u64;
+}

@@ -1,0 +1,122 @@
+//! The run's reports: `report.json`, `report.md` and `levels.csv`.
+
+use crate::puzzle::PuzzleInfo;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+/// Everything a run found, as written to `report.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Puzzle, parameters, metric, moves and rank order.
+    #[serde(flatten)]
+    pub puzzle: PuzzleInfo,
+    /// Number of table entries (ranks), reachable or not.
+    pub rank_space: u64,
+    /// Number of states reachable from the solved state.
+    pub reachable: u64,
+    /// `levels[d]` = states at distance `d`.
+    pub levels: Vec<u64>,
+    /// The largest distance (God's number for this metric).
+    pub diameter: usize,
+    /// Number of states at the largest distance.
+    pub antipode_count: u64,
+    /// Up to 100 antipodes (the smallest ranks), each as 1-based piece labels by position.
+    pub antipodes: Vec<Vec<u32>>,
+    /// Which backend searched (`cpu`).
+    pub backend: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall seconds of the search itself.
+    pub seconds: f64,
+    /// Reachable states per second of search.
+    pub states_per_second: f64,
+    /// gpusearch's version.
+    pub version: String,
+    /// The distances file's name, in the same folder.
+    pub distances_file: String,
+    /// SHA-256 of the distances file, lowercase hex.
+    pub distances_sha256: String,
+}
+
+impl Report {
+    /// The report as pretty JSON with a final newline.
+    pub fn to_json(&self) -> String {
+        let mut json = serde_json::to_string_pretty(self).expect("a report always serialises");
+        json.push('\n');
+        json
+    }
+
+    /// `levels.csv`: one line per distance.
+    pub fn levels_csv(&self) -> String {
+        let mut csv = String::from("distance,count\n");
+        for (d, count) in self.levels.iter().enumerate() {
+            let _ = writeln!(csv, "{d},{count}");
+        }
+        csv
+    }
+
+    /// `report.md`: the same facts as tables to paste into a page.
+    pub fn to_markdown(&self) -> String {
+        let p = &self.puzzle;
+        let params: Vec<String> = p.params.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        let mut md = String::new();
+        let _ = writeln!(
+            md,
+            "# {} {}, metric {}\n",
+            p.puzzle,
+            params.join(", "),
+            p.metric
+        );
+        md.push_str("| | |\n|---|---|\n");
+        let rows = [
+            ("puzzle", p.puzzle.clone()),
+            ("parameters", params.join(", ")),
+            ("metric", p.metric.clone()),
+            ("moves", p.moves.join(" ")),
+            ("table entries", self.rank_space.to_string()),
+            ("reachable states", self.reachable.to_string()),
+            ("diameter (God's number)", self.diameter.to_string()),
+            ("antipodes", self.antipode_count.to_string()),
+            (
+                "backend",
+                format!("{} ({} threads)", self.backend, self.threads),
+            ),
+            (
+                "search time",
+                format!(
+                    "{:.3} s ({:.0} states/s)",
+                    self.seconds, self.states_per_second
+                ),
+            ),
+            ("gpusearch", self.version.clone()),
+            (
+                "distances file",
+                format!(
+                    "`{}` (SHA-256 `{}`)",
+                    self.distances_file, self.distances_sha256
+                ),
+            ),
+        ];
+        for (key, value) in rows {
+            let _ = writeln!(md, "| {key} | {value} |");
+        }
+        md.push_str("\n## Positions at each distance\n\n");
+        md.push_str("| distance | positions | cumulative |\n|---:|---:|---:|\n");
+        let mut total = 0;
+        for (d, count) in self.levels.iter().enumerate() {
+            total += count;
+            let _ = writeln!(md, "| {d} | {count} | {total} |");
+        }
+        let _ = writeln!(
+            md,
+            "\n## Antipodes ({} of {} listed)\n",
+            self.antipodes.len(),
+            self.antipode_count
+        );
+        for a in &self.antipodes {
+            let labels: Vec<String> = a.iter().map(u32::to_string).collect();
+            let _ = writeln!(md, "- `{}`", labels.join(" "));
+        }
+        md
+    }
+}

@@ -1,0 +1,180 @@
+//! The 2-bit distance table: one entry per rank, holding the distance from the start modulo 3,
+//! or [`UNREACHED`].
+//!
+//! Entry `r` sits in bits `2*(r % 32)..2*(r % 32)+2` of 64-bit word `r / 32`; written out as
+//! little-endian words that is bits `2*(r % 4)` of byte `r / 4`. Entries past the end of the
+//! space (padding in the last word) hold [`UNREACHED`] forever.
+
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// The entry value of a state not reached (yet).
+pub const UNREACHED: u8 = 3;
+/// Entries per 64-bit word.
+pub const ENTRIES_PER_WORD: u64 = 32;
+
+/// Low bit of every 2-bit entry in a word.
+const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// The table itself. Words are atomic so that workers may read and claim entries concurrently.
+pub struct DistanceTable {
+    words: Vec<AtomicU64>,
+    entries: u64,
+}
+
+impl DistanceTable {
+    /// Bytes of memory a table of `entries` entries takes.
+    pub fn bytes_for(entries: u64) -> u64 {
+        entries.div_ceil(ENTRIES_PER_WORD) * 8
+    }
+
+    /// A table of `entries` entries, all [`UNREACHED`].
+    pub fn new(entries: u64) -> DistanceTable {
+        let len = entries.div_ceil(ENTRIES_PER_WORD) as usize;
+        let mut words = Vec::with_capacity(len);
+        words.par_extend((0..len).into_par_iter().map(|_| AtomicU64::new(u64::MAX)));
+        DistanceTable { words, entries }
+    }
+
+    /// A table from its little-endian bytes (as in the distances file).
+    pub fn from_le_bytes(entries: u64, bytes: &[u8]) -> DistanceTable {
+        let table = DistanceTable::new(entries);
+        for (word, chunk) in table.words.iter().zip(bytes.chunks(8)) {
+            let mut b = [0xffu8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            word.store(u64::from_le_bytes(b), Relaxed);
+        }
+        table
+    }
+
+    /// Number of entries (ranks).
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// Number of 64-bit words.
+    pub fn word_count(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Word `w` as it is now.
+    pub fn word(&self, w: usize) -> u64 {
+        self.words[w].load(Relaxed)
+    }
+
+    /// Replaces word `w`. Only for a worker that owns the word during a pass.
+    pub fn store_word(&self, w: usize, value: u64) {
+        self.words[w].store(value, Relaxed)
+    }
+
+    /// The entry of `rank`.
+    pub fn get(&self, rank: u64) -> u8 {
+        let word = self.words[(rank / ENTRIES_PER_WORD) as usize].load(Relaxed);
+        ((word >> (2 * (rank % ENTRIES_PER_WORD))) & 3) as u8
+    }
+
+    /// Sets the entry of `rank` to `value` if it is unreached; true when this call set it.
+    /// Concurrent claims within one pass all write the same value, so they never conflict.
+    pub fn claim(&self, rank: u64, value: u8) -> bool {
+        if self.get(rank) != UNREACHED {
+            return false;
+        }
+        let shift = 2 * (rank % ENTRIES_PER_WORD);
+        let mask = !(((UNREACHED ^ value) as u64) << shift);
+        let old = self.words[(rank / ENTRIES_PER_WORD) as usize].fetch_and(mask, Relaxed);
+        (old >> shift) & 3 == UNREACHED as u64
+    }
+
+    /// Mask of the entries of word `w` that are real ranks (not padding), one low bit each.
+    pub fn valid(&self, w: usize) -> u64 {
+        let first = w as u64 * ENTRIES_PER_WORD;
+        let live = (self.entries - first).min(ENTRIES_PER_WORD);
+        if live == ENTRIES_PER_WORD {
+            LOW_BITS
+        } else {
+            LOW_BITS & ((1u64 << (2 * live)) - 1)
+        }
+    }
+
+    /// Appends words `range` as little-endian bytes.
+    pub fn append_le_bytes(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
+        out.reserve(range.len() * 8);
+        for word in &self.words[range] {
+            out.extend_from_slice(&word.load(Relaxed).to_le_bytes());
+        }
+    }
+
+    /// How many entries hold each value 0, 1, 2, 3 (padding not counted).
+    pub fn histogram(&self) -> [u64; 4] {
+        (0..self.words.len())
+            .into_par_iter()
+            .map(|w| {
+                let word = self.word(w);
+                let valid = self.valid(w);
+                let mut h = [0u64; 4];
+                for (v, slot) in h.iter_mut().enumerate() {
+                    *slot = (matches(word, v as u8) & valid).count_ones() as u64;
+                }
+                h
+            })
+            .reduce(
+                || [0; 4],
+                |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]],
+            )
+    }
+}
+
+/// One low bit per entry of `word` that equals `value`.
+#[inline]
+pub fn matches(word: u64, value: u8) -> u64 {
+    let x = word ^ (LOW_BITS * value as u64);
+    !(x | (x >> 1)) & LOW_BITS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claim_sets_once_and_get_reads_back() {
+        let t = DistanceTable::new(70);
+        assert_eq!(t.word_count(), 3);
+        assert!(t.claim(5, 1));
+        assert!(!t.claim(5, 1));
+        assert!(!t.claim(5, 2));
+        assert_eq!(t.get(5), 1);
+        assert!(t.claim(69, 0));
+        assert_eq!(t.get(69), 0);
+        assert_eq!(t.get(68), UNREACHED);
+        assert_eq!(t.histogram(), [1, 1, 0, 68]);
+    }
+
+    #[test]
+    fn padding_is_masked() {
+        let t = DistanceTable::new(33);
+        assert_eq!(t.valid(0), LOW_BITS);
+        assert_eq!(t.valid(1), 1);
+    }
+
+    #[test]
+    fn matches_finds_equal_entries() {
+        let word = 0b11_10_01_00u64;
+        assert_eq!(matches(word, 0) & 0xff, 0b00_00_00_01);
+        assert_eq!(matches(word, 1) & 0xff, 0b00_00_01_00);
+        assert_eq!(matches(word, 2) & 0xff, 0b00_01_00_00);
+        assert_eq!(matches(word, 3) & 0xff, 0b01_00_00_00);
+    }
+
+    #[test]
+    fn bytes_round_trip() {
+        let t = DistanceTable::new(40);
+        t.claim(0, 0);
+        t.claim(39, 2);
+        let mut bytes = Vec::new();
+        t.append_le_bytes(0..t.word_count(), &mut bytes);
+        assert_eq!(bytes[0] & 3, 0);
+        let u = DistanceTable::from_le_bytes(40, &bytes);
+        assert_eq!(u.get(39), 2);
+        assert_eq!(u.histogram(), t.histogram());
+    }
+}

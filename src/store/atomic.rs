@@ -1,0 +1,87 @@
+//! Output files that appear whole or not at all.
+//!
+//! Each file is written under a temporary name in its final folder and renamed into place only
+//! when complete. The temporary names are registered so that an interrupt (Ctrl-C, SIGTERM)
+//! removes them before the process exits: a stopped run leaves no half-written file.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Temporary files being written right now.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Exit status of a run stopped by an interrupt (128 + SIGINT).
+pub const INTERRUPTED_EXIT: i32 = 130;
+
+/// Installs the interrupt handler: remove pending temporary files, say so, exit 130.
+pub fn remove_partial_files_on_interrupt() -> Result<(), String> {
+    ctrlc::set_handler(|| {
+        let pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+        for path in pending.iter() {
+            let _ = std::fs::remove_file(path);
+        }
+        eprintln!("gpusearch: interrupted; no output files were left half-written");
+        std::process::exit(INTERRUPTED_EXIT);
+    })
+    .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))
+}
+
+/// A file written under a temporary name, renamed to its final name by [`AtomicFile::commit`].
+pub struct AtomicFile {
+    target: PathBuf,
+    temp: PathBuf,
+    writer: Option<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    /// Starts writing what will become `target`.
+    pub fn create(target: &Path) -> std::io::Result<AtomicFile> {
+        let name = target.file_name().unwrap_or_default().to_string_lossy();
+        let temp = target.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+        let file = File::create(&temp)?;
+        pending.push(temp.clone());
+        Ok(AtomicFile {
+            target: target.to_path_buf(),
+            temp,
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+        })
+    }
+
+    /// The writer for the file's contents.
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        self.writer
+            .as_mut()
+            .expect("writer is present until commit")
+    }
+
+    /// Flushes, syncs and writes `bytes` as the whole file, then commits it.
+    pub fn write_all(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let mut file = AtomicFile::create(target)?;
+        file.writer().write_all(bytes)?;
+        file.commit()
+    }
+
+    /// Flushes and syncs the file and renames it to its final name.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let writer = self.writer.take().expect("commit runs once");
+        let file = writer.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+        std::fs::rename(&self.temp, &self.target)?;
+        pending.retain(|p| p != &self.temp);
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = std::fs::remove_file(&self.temp);
+            pending.retain(|p| p != &self.temp);
+        }
+    }
+}
