@@ -1,0 +1,270 @@
+//! The engine against a plain queue-based BFS written here from the seeds' move definitions,
+//! and against the values the seeds publish.
+
+use gpusearch::puzzle::{Cursor, Metric, StateSpace, Turnstyle};
+use gpusearch::search::path::path_to_solved;
+use gpusearch::search::table::UNREACHED;
+use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+/// The seeds' moves on a position (piece labels by position). lrf: L, R, F; flips: F0..F(n-1)
+/// on the ring read from piece 1.
+fn naive_moves(s: &[u32], metric: Metric) -> Vec<Vec<u32>> {
+    let n = s.len();
+    match metric {
+        Metric::Lrf => {
+            let l = (0..n).map(|i| s[(i + 1) % n]).collect();
+            let r = (0..n).map(|i| s[(i + n - 1) % n]).collect();
+            let mut f = s.to_vec();
+            f.swap(0, 1);
+            f.swap(2, 3);
+            vec![l, r, f]
+        }
+        Metric::Flips => (0..n)
+            .map(|i| {
+                let mut t = s.to_vec();
+                t.swap(i, (i + 1) % n);
+                t.swap((i + 2) % n, (i + 3) % n);
+                from_piece_one(&t)
+            })
+            .collect(),
+    }
+}
+
+fn from_piece_one(s: &[u32]) -> Vec<u32> {
+    let k = s.iter().position(|&x| x == 1).unwrap();
+    (0..s.len()).map(|j| s[(k + j) % s.len()]).collect()
+}
+
+struct Naive {
+    distance: HashMap<Vec<u32>, u32>,
+    levels: Vec<u64>,
+    antipodes: BTreeSet<Vec<u32>>,
+}
+
+fn naive_bfs(n: usize, metric: Metric) -> Naive {
+    let solved: Vec<u32> = (1..=n as u32).collect();
+    let mut distance = HashMap::from([(solved.clone(), 0u32)]);
+    let mut queue = VecDeque::from([solved]);
+    while let Some(s) = queue.pop_front() {
+        let d = distance[&s];
+        for t in naive_moves(&s, metric) {
+            if !distance.contains_key(&t) {
+                distance.insert(t.clone(), d + 1);
+                queue.push_back(t);
+            }
+        }
+    }
+    let diameter = *distance.values().max().unwrap();
+    let mut levels = vec![0u64; diameter as usize + 1];
+    for &d in distance.values() {
+        levels[d as usize] += 1;
+    }
+    let antipodes = distance
+        .iter()
+        .filter(|&(_, &d)| d == diameter)
+        .map(|(s, _)| s.clone())
+        .collect();
+    Naive {
+        distance,
+        levels,
+        antipodes,
+    }
+}
+
+fn run(space: &Turnstyle, strategy: Strategy) -> Outcome {
+    let options = Options {
+        antipode_limit: usize::MAX,
+        strategy,
+    };
+    search(space, &options, &Silent)
+}
+
+const STRATEGIES: [Strategy; 4] = [
+    Strategy::Auto,
+    Strategy::Lists,
+    Strategy::TopDown,
+    Strategy::BottomUp,
+];
+
+fn check_against_naive(metric: Metric) {
+    for n in 4..=9 {
+        let space = Turnstyle::new(n, metric).unwrap();
+        let naive = naive_bfs(n, metric);
+        for strategy in STRATEGIES {
+            let what = format!("n={n} {metric:?} {strategy:?}");
+            let outcome = run(&space, strategy);
+            assert_eq!(outcome.levels, naive.levels, "{what}: levels");
+            assert_eq!(outcome.reachable(), naive.distance.len() as u64, "{what}");
+            assert_eq!(outcome.diameter() + 1, naive.levels.len(), "{what}");
+            let antipodes: BTreeSet<Vec<u32>> =
+                outcome.antipodes.iter().map(|&r| space.state(r)).collect();
+            assert_eq!(antipodes, naive.antipodes, "{what}: antipodes");
+            // Every entry of the table: distance mod 3, or unreached.
+            for r in 0..space.size() {
+                let want = naive
+                    .distance
+                    .get(&space.state(r))
+                    .map_or(UNREACHED, |&d| (d % 3) as u8);
+                assert_eq!(outcome.table.get(r), want, "{what}: rank {r}");
+            }
+        }
+    }
+}
+
+#[test]
+fn lrf_matches_naive_bfs_for_n_4_to_9() {
+    check_against_naive(Metric::Lrf);
+}
+
+#[test]
+fn flips_matches_naive_bfs_for_n_4_to_9() {
+    check_against_naive(Metric::Flips);
+}
+
+#[test]
+fn ranks_round_trip_and_neighbours_match_the_moves() {
+    for metric in [Metric::Lrf, Metric::Flips] {
+        for n in 4..=9 {
+            let space = Turnstyle::new(n, metric).unwrap();
+            let mut cursor = space.cursor();
+            for r in 0..space.size() {
+                let state = space.state(r);
+                assert_eq!(space.rank(&state), Ok(r), "n={n} {metric:?}");
+                cursor.seek(r);
+                for (mv, next) in naive_moves(&state, metric).iter().enumerate() {
+                    assert_eq!(cursor.neighbour(mv), space.rank(next).unwrap());
+                }
+            }
+            // Jumping around: seeks backwards and far ahead give the same neighbours.
+            let mut r = space.size() / 2;
+            for _ in 0..500 {
+                r = (r * 7919 + 104_729) % space.size();
+                cursor.seek(r);
+                for mv in 0..space.move_names().len() {
+                    let state = space.state(r);
+                    let next = &naive_moves(&state, metric)[mv];
+                    assert_eq!(cursor.neighbour(mv), space.rank(next).unwrap());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ranks_round_trip_on_samples_for_n_14_and_16() {
+    for metric in [Metric::Lrf, Metric::Flips] {
+        for n in [13, 14, 15, 16] {
+            let space = Turnstyle::new(n, metric).unwrap();
+            let mut r = 12345u64;
+            for _ in 0..2000 {
+                r = r
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let rank = r % space.size();
+                let state = space.state(rank);
+                let mut sorted = state.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, (1..=n as u32).collect::<Vec<_>>());
+                assert_eq!(space.rank(&state), Ok(rank), "n={n} {metric:?}");
+            }
+            // The largest rank too.
+            let last = space.size() - 1;
+            assert_eq!(space.rank(&space.state(last)), Ok(last));
+        }
+    }
+}
+
+#[test]
+fn table_sizes_follow_parity() {
+    let size = |n, m| Turnstyle::new(n, m).unwrap().size();
+    assert_eq!(size(12, Metric::Lrf), 479_001_600);
+    assert_eq!(size(11, Metric::Lrf), 39_916_800 / 2);
+    assert_eq!(size(14, Metric::Lrf), 87_178_291_200);
+    assert_eq!(size(13, Metric::Lrf), 6_227_020_800 / 2);
+    assert_eq!(size(12, Metric::Flips), 39_916_800);
+    assert_eq!(size(13, Metric::Flips), 479_001_600 / 2);
+    assert!(Turnstyle::new(3, Metric::Lrf).is_err());
+    assert!(Turnstyle::new(17, Metric::Lrf).is_err());
+}
+
+#[test]
+fn bad_states_are_refused() {
+    let space = Turnstyle::new(9, Metric::Lrf).unwrap();
+    assert!(space.rank(&[1, 2, 3]).is_err());
+    assert!(space.rank(&[1, 2, 3, 4, 5, 6, 7, 8, 8]).is_err());
+    assert!(space.rank(&[0, 2, 3, 4, 5, 6, 7, 8, 9]).is_err());
+    // An odd permutation of 9 pieces is unreachable.
+    let odd = space.rank(&[2, 1, 3, 4, 5, 6, 7, 8, 9]).unwrap_err();
+    assert!(odd.contains("odd"), "{odd}");
+}
+
+/// Applies moves named by letters (L, R, F) from the solved state; returns each state.
+fn replay(space: &Turnstyle, moves: &str) -> Vec<Vec<u32>> {
+    let mut cursor = space.cursor();
+    let mut rank = space.solved();
+    let mut states = vec![space.state(rank)];
+    for letter in moves.chars() {
+        cursor.seek(rank);
+        rank = cursor.neighbour("LRF".find(letter).unwrap());
+        states.push(space.state(rank));
+    }
+    states
+}
+
+fn labels(s: &str) -> Vec<u32> {
+    s.split_whitespace().map(|x| x.parse().unwrap()).collect()
+}
+
+#[test]
+fn storer_swap_for_8_pieces_replays_and_is_optimal_at_18() {
+    let space = Turnstyle::new(8, Metric::Lrf).unwrap();
+    // turnstyle-storer.txt, "Puzzle of size 8": the state after each of the 18 moves.
+    let listing = [
+        "8 1 2 3 4 5 6 7",
+        "1 8 3 2 4 5 6 7",
+        "7 1 8 3 2 4 5 6",
+        "1 7 3 8 2 4 5 6",
+        "6 1 7 3 8 2 4 5",
+        "5 6 1 7 3 8 2 4",
+        "4 5 6 1 7 3 8 2",
+        "5 4 1 6 7 3 8 2",
+        "2 5 4 1 6 7 3 8",
+        "5 2 1 4 6 7 3 8",
+        "8 5 2 1 4 6 7 3",
+        "3 8 5 2 1 4 6 7",
+        "8 3 2 5 1 4 6 7",
+        "3 2 5 1 4 6 7 8",
+        "2 3 1 5 4 6 7 8",
+        "3 1 5 4 6 7 8 2",
+        "1 3 4 5 6 7 8 2",
+        "2 1 3 4 5 6 7 8",
+    ];
+    let states = replay(&space, "RFRFRRRFRFRRFLFLFR");
+    for (step, want) in listing.iter().enumerate() {
+        assert_eq!(states[step + 1], labels(want), "step {}", step + 1);
+    }
+    let outcome = run(&space, Strategy::Auto);
+    let swap = space.rank(&labels("2 1 3 4 5 6 7 8")).unwrap();
+    let path = path_to_solved(&space, &outcome.table, swap).unwrap();
+    assert_eq!(path.len(), 18);
+}
+
+#[test]
+fn storer_swap_for_10_pieces_is_optimal_at_25() {
+    let space = Turnstyle::new(10, Metric::Lrf).unwrap();
+    let states = replay(&space, "RRRFRFRFRRFLFLFLFRRFRFRFR");
+    assert_eq!(states[25], labels("2 1 3 4 5 6 7 8 9 10"));
+    let outcome = run(&space, Strategy::Auto);
+    let swap = space.rank(&labels("2 1 3 4 5 6 7 8 9 10")).unwrap();
+    let path = path_to_solved(&space, &outcome.table, swap).unwrap();
+    assert_eq!(path.len(), 25);
+    // The path really leads home.
+    let mut cursor = space.cursor();
+    let mut rank = swap;
+    for mv in path {
+        cursor.seek(rank);
+        rank = cursor.neighbour(mv);
+    }
+    assert_eq!(rank, space.solved());
+}
