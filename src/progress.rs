@@ -5,9 +5,11 @@ use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// A progress bar over the table's entries, with one line printed per finished level.
+/// A progress bar over the table's entries, with one line printed per finished level (also when
+/// stderr is not a terminal, so batch logs keep them).
 pub struct LevelBar {
     bar: ProgressBar,
+    quiet: bool,
     level_start: Mutex<Instant>,
 }
 
@@ -30,6 +32,7 @@ impl LevelBar {
         bar.set_message("1");
         LevelBar {
             bar,
+            quiet,
             level_start: Mutex::new(Instant::now()),
         }
     }
@@ -49,11 +52,18 @@ impl Progress for LevelBar {
         let mut start = self.level_start.lock().unwrap_or_else(|e| e.into_inner());
         let seconds = start.elapsed().as_secs_f64();
         *start = Instant::now();
-        self.bar.println(format!(
+        let line = format!(
             "level {depth:>3}: {:>15} states  {:<9} {seconds:8.3} s",
             HumanCount(count).to_string(),
             step.name()
-        ));
+        );
+        if self.bar.is_hidden() {
+            if !self.quiet {
+                eprintln!("{line}");
+            }
+        } else {
+            self.bar.println(line);
+        }
         self.bar.set_message((depth + 1).to_string());
     }
 }

@@ -48,6 +48,25 @@ pub trait StateSpace: Sync {
     fn rank(&self, state: &[u32]) -> Result<u64, String>;
     /// The description that goes into reports and file headers.
     fn info(&self) -> PuzzleInfo;
+
+    /// Ranks come in groups of this many consecutive ranks (at most 16), starting at rank 0,
+    /// which the *local* moves `0..first_far_move()` permute among themselves. The level loop
+    /// applies local moves to a whole group at once with bit operations.
+    fn group_size(&self) -> usize {
+        1
+    }
+
+    /// Moves numbered below this are local (see [`StateSpace::group_size`]).
+    fn first_far_move(&self) -> usize {
+        0
+    }
+
+    /// The offsets within a group one local move away from the offsets in `mask`, where group
+    /// offset `k` is bit `2k` (the low bit of its 2-bit table entry).
+    fn local_step(&self, mask: u32) -> u32 {
+        let _ = mask;
+        0
+    }
 }
 
 /// Walks ranks in any order and names each rank's neighbours.

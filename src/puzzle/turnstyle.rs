@@ -107,6 +107,21 @@ impl Turnstyle {
         if self.even { lex >> 1 } else { lex }
     }
 
+    /// Index of an arrangement packed four bits per label (label `j` of the ring at bits
+    /// `4j..4j+4`, piece 1 first).
+    fn packed_index(&self, packed: u64) -> u64 {
+        let m = self.n - 1;
+        let mut used = 0u32;
+        let mut lex = 0u64;
+        for k in 0..m {
+            let x = ((packed >> (4 * (k + 1))) & 15) as u32;
+            let digit = x - 1 - (used & ((1 << x) - 1)).count_ones();
+            lex += digit as u64 * rank::FACTORIALS[m - 1 - k];
+            used |= 1 << x;
+        }
+        if self.even { lex >> 1 } else { lex }
+    }
+
     /// The arrangement with this index, 0-based labels, `arr[0] == 0`.
     fn arrangement(&self, index: u64, arr: &mut [u8]) {
         let m = self.n - 1;
@@ -174,6 +189,7 @@ impl StateSpace for Turnstyle {
             digits: [0; MAX_PIECES],
             lex: 0,
             index: 0,
+            base: 0,
             offset: 0,
         };
         cursor.load(0);
@@ -228,6 +244,30 @@ impl StateSpace for Turnstyle {
         })
     }
 
+    fn group_size(&self) -> usize {
+        self.offsets() as usize
+    }
+
+    fn first_far_move(&self) -> usize {
+        match self.metric {
+            Metric::Lrf => 2,
+            Metric::Flips => 0,
+        }
+    }
+
+    /// `L` and `R` turn the offset of piece 1 within its arrangement's group: a rotation of the
+    /// group's `n` entries by one place either way.
+    fn local_step(&self, mask: u32) -> u32 {
+        if self.metric == Metric::Flips {
+            return 0;
+        }
+        let width = 2 * self.n as u32;
+        let all = if width == 32 { u32::MAX } else { (1 << width) - 1 };
+        let up = ((mask << 2) | (mask >> (width - 2))) & all;
+        let down = ((mask >> 2) | (mask << (width - 2))) & all;
+        up | down
+    }
+
     fn info(&self) -> PuzzleInfo {
         let mut params = serde_json::Map::new();
         params.insert("n".into(), self.n.into());
@@ -241,6 +281,15 @@ impl StateSpace for Turnstyle {
     }
 }
 
+/// Swaps the 4-bit fields `x` and `y` of `ring`.
+fn swap_nibbles(ring: &mut u64, x: usize, y: usize) {
+    let t = ((*ring >> (4 * x)) ^ (*ring >> (4 * y))) & 15;
+    *ring ^= (t << (4 * x)) | (t << (4 * y));
+}
+
+/// How many arrangements ahead a seek steps rather than unranks.
+const STEP_LIMIT: u64 = 6;
+
 /// Walks Turnstyle ranks, keeping the current arrangement and its Lehmer digits so that the
 /// next arrangement costs amortised O(1) and most flips re-rank in O(1).
 pub struct TurnstyleCursor<'a> {
@@ -253,6 +302,8 @@ pub struct TurnstyleCursor<'a> {
     lex: u64,
     /// Arrangement index.
     index: u64,
+    /// The rank of the arrangement's first entry: `index * offsets`.
+    base: u64,
     /// Position of piece 1 (lrf only).
     offset: usize,
 }
@@ -272,6 +323,7 @@ impl TurnstyleCursor<'_> {
             self.swap_last_two();
         }
         self.index = index;
+        self.base = index * self.space.offsets();
     }
 
     /// Swaps the last two labels: moves between lexicographic ranks `2k` and `2k + 1`.
@@ -324,6 +376,7 @@ impl TurnstyleCursor<'_> {
             self.next_lex();
         }
         self.index += 1;
+        self.base += self.space.offsets();
     }
 
     /// Flips ring positions `i..i+4` (mod n) of the arrangement; returns the new arrangement's
@@ -351,30 +404,40 @@ impl TurnstyleCursor<'_> {
             let index = if self.space.even { lex >> 1 } else { lex };
             return (index, 0);
         }
-        let mut ring = self.arr;
-        ring.swap(i, (i + 1) % n);
-        ring.swap((i + 2) % n, (i + 3) % n);
-        let shift = ring[..n].iter().position(|&x| x == 0).unwrap_or(0);
-        let mut arr = [0u8; MAX_PIECES];
-        for j in 0..n {
-            arr[j] = ring[(shift + j) % n];
+        // The window holds piece 1: work on the ring packed four bits per label.
+        let mut ring = 0u64;
+        for (j, &label) in self.arr[..n].iter().enumerate() {
+            ring |= (label as u64) << (4 * j);
         }
-        (self.space.arrangement_index(&arr[..n]), shift)
+        let wrap = |k: usize| if k >= n { k - n } else { k };
+        swap_nibbles(&mut ring, i, wrap(i + 1));
+        swap_nibbles(&mut ring, wrap(i + 2), wrap(i + 3));
+        // Piece 1 moved one place from position 0: to 1 (windows 0 and n-2) or to n-1.
+        let shift = if i == 0 || i == n - 2 { 1 } else { n - 1 };
+        let bits = 4 * n as u32;
+        let all = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let turned = ((ring >> (4 * shift)) | (ring << (bits - 4 * shift as u32))) & all;
+        (self.space.packed_index(turned), shift)
     }
 }
 
 impl Cursor for TurnstyleCursor<'_> {
     fn seek(&mut self, rank: u64) {
         let offsets = self.space.offsets();
-        let index = rank / offsets;
-        self.offset = (rank % offsets) as usize;
-        if index == self.index {
-            return;
-        }
-        if index == self.index + 1 {
-            self.next_arrangement();
+        // Walking forward within or into the next arrangement needs no division.
+        let ahead = rank.wrapping_sub(self.base);
+        if ahead < offsets {
+            self.offset = ahead as usize;
+        } else if ahead < STEP_LIMIT * offsets {
+            // A few arrangements ahead: stepping is cheaper than unranking.
+            let steps = ahead / offsets;
+            self.offset = (ahead - steps * offsets) as usize;
+            for _ in 0..steps {
+                self.next_arrangement();
+            }
         } else {
-            self.load(index);
+            self.offset = (rank % offsets) as usize;
+            self.load(rank / offsets);
         }
     }
 
@@ -382,19 +445,19 @@ impl Cursor for TurnstyleCursor<'_> {
         let n = self.space.n;
         match self.space.metric {
             Metric::Flips => self.flip(mv).0,
-            Metric::Lrf => {
-                let base = self.index * n as u64;
-                match mv {
-                    // L: every piece one place left, so piece 1 too.
-                    0 => base + ((self.offset + n - 1) % n) as u64,
-                    1 => base + ((self.offset + 1) % n) as u64,
-                    _ => {
-                        // F acts on ring positions 0..4, which start at arrangement index -offset.
-                        let (index, shift) = self.flip((n - self.offset) % n);
-                        index * n as u64 + ((self.offset + shift) % n) as u64
-                    }
+            Metric::Lrf => match mv {
+                // L: every piece one place left, so piece 1 too.
+                0 => self.base + if self.offset == 0 { n - 1 } else { self.offset - 1 } as u64,
+                1 => self.base + if self.offset == n - 1 { 0 } else { self.offset + 1 } as u64,
+                _ => {
+                    // F acts on ring positions 0..4, which start at arrangement index -offset.
+                    let window = if self.offset == 0 { 0 } else { n - self.offset };
+                    let (index, shift) = self.flip(window);
+                    let offset = self.offset + shift;
+                    let offset = if offset >= n { offset - n } else { offset };
+                    index * n as u64 + offset as u64
                 }
-            }
+            },
         }
     }
 }

@@ -114,8 +114,6 @@ impl Outcome {
 /// least `MIN_LIST` states are always allowed).
 const LIST_FRACTION: u64 = 256;
 const MIN_LIST: u64 = 4096;
-/// Words per scan task: small enough to balance, large enough to amortise a cursor seek.
-const WORDS_PER_TASK: usize = 2048;
 /// Frontier states per list task.
 const STATES_PER_TASK: usize = 4096;
 
@@ -237,7 +235,7 @@ fn expand_list<S: StateSpace>(
     }
 }
 
-/// A scan of the whole table, top-down or bottom-up, in word-aligned tasks.
+/// A scan of the whole table, top-down or bottom-up, in tasks that own whole words.
 fn scan<S: StateSpace>(
     space: &S,
     table: &DistanceTable,
@@ -247,21 +245,19 @@ fn scan<S: StateSpace>(
     step: Step,
     progress: &dyn Progress,
 ) -> Pass {
-    let words = table.word_count();
-    let tasks = words.div_ceil(WORDS_PER_TASK);
+    let groups = table.entries() / space.group_size() as u64;
+    let tasks = groups.div_ceil(GROUPS_PER_TASK);
     let (count, smallest) = (0..tasks)
         .into_par_iter()
         .map(|task| {
-            let range = task * WORDS_PER_TASK..((task + 1) * WORDS_PER_TASK).min(words);
-            let mut smallest = Smallest::new(limit);
-            let count = match step {
-                Step::BottomUp => {
-                    bottom_up_words(space, table, range, current, next, &mut smallest)
-                }
-                _ => top_down_words(space, table, range, current, next, &mut smallest),
-            };
-            progress.found(count);
-            (count, smallest.into_sorted())
+            let range = task * GROUPS_PER_TASK..((task + 1) * GROUPS_PER_TASK).min(groups);
+            let mut pass = TaskPass::new(space, table, next, limit);
+            match step {
+                Step::BottomUp => pass.bottom_up(range, current),
+                _ => pass.top_down(range, current),
+            }
+            progress.found(pass.count);
+            (pass.count, pass.smallest.into_sorted())
         })
         .reduce(
             || (0, Vec::new()),
@@ -275,70 +271,175 @@ fn scan<S: StateSpace>(
     }
 }
 
-/// Top-down over words `range`: expands entries holding `current`.
-fn top_down_words<S: StateSpace>(
-    space: &S,
-    table: &DistanceTable,
-    range: std::ops::Range<usize>,
-    current: u8,
+/// Groups per scan task: a multiple of 32, so that a task owns whole words.
+const GROUPS_PER_TASK: u64 = 32 * 64;
+/// Far neighbours looked up together, their cache lines prefetched first so that the misses
+/// overlap.
+const BATCH: usize = 64;
+
+/// One worker's share of a scan pass.
+struct TaskPass<'a, S: StateSpace + 'a> {
+    space: &'a S,
+    table: &'a DistanceTable,
+    cursor: S::Cursor<'a>,
     next: u8,
-    smallest: &mut Smallest,
-) -> u64 {
-    let moves = space.move_names().len();
-    let mut cursor = space.cursor();
-    let mut count = 0;
-    for w in range {
-        let mut hits = matches(table.word(w), current) & table.valid(w);
-        while hits != 0 {
-            let rank = w as u64 * ENTRIES_PER_WORD + (hits.trailing_zeros() / 2) as u64;
-            hits &= hits - 1;
-            cursor.seek(rank);
-            for mv in 0..moves {
-                let neighbour = cursor.neighbour(mv);
-                if table.claim(neighbour, next) {
-                    count += 1;
-                    smallest.push(neighbour);
+    group: usize,
+    /// Low bit of each entry of a group.
+    low: u32,
+    far: std::ops::Range<usize>,
+    /// (rank, far neighbour) pairs waiting for their lookups.
+    batch: Vec<(u64, u64)>,
+    count: u64,
+    smallest: Smallest,
+}
+
+impl<'a, S: StateSpace> TaskPass<'a, S> {
+    fn new(space: &'a S, table: &'a DistanceTable, next: u8, limit: usize) -> Self {
+        let group = space.group_size();
+        TaskPass {
+            space,
+            table,
+            cursor: space.cursor(),
+            next,
+            group,
+            low: (table::LOW_BITS & ((1u64 << (2 * group)) - 1)) as u32,
+            far: space.first_far_move()..space.move_names().len(),
+            batch: Vec::with_capacity(BATCH + 16),
+            count: 0,
+            smallest: Smallest::new(limit),
+        }
+    }
+
+    /// Queues the far neighbours of `rank` and prefetches them.
+    fn queue_far(&mut self, rank: u64) {
+        self.cursor.seek(rank);
+        for mv in self.far.clone() {
+            let neighbour = self.cursor.neighbour(mv);
+            self.table.prefetch(neighbour);
+            self.batch.push((rank, neighbour));
+        }
+    }
+
+    /// Top-down over `groups`: claims the unreached neighbours of entries holding `current`.
+    fn top_down(&mut self, groups: std::ops::Range<u64>, current: u8) {
+        let g = self.group as u64;
+        let table = self.table;
+        for group in groups {
+            let bits = group_bits(|w| table.word(w), group * g, self.group);
+            let frontier = matches(bits, current) as u32 & self.low;
+            if frontier == 0 {
+                continue;
+            }
+            let unreached = matches(bits, UNREACHED) as u32 & self.low;
+            let mut near = self.space.local_step(frontier) & unreached;
+            while near != 0 {
+                let rank = group * g + (near.trailing_zeros() / 2) as u64;
+                near &= near - 1;
+                if table.claim(rank, self.next) {
+                    self.found(rank);
+                }
+            }
+            if self.far.is_empty() {
+                continue;
+            }
+            let mut todo = frontier;
+            while todo != 0 {
+                self.queue_far(group * g + (todo.trailing_zeros() / 2) as u64);
+                todo &= todo - 1;
+                if self.batch.len() >= BATCH {
+                    self.claim_batch();
                 }
             }
         }
+        self.claim_batch();
     }
-    count
-}
 
-/// Bottom-up over words `range`: an unreached entry with a neighbour holding `current` is at
-/// the next level. Only this worker writes these words during the pass.
-fn bottom_up_words<S: StateSpace>(
-    space: &S,
-    table: &DistanceTable,
-    range: std::ops::Range<usize>,
-    current: u8,
-    next: u8,
-    smallest: &mut Smallest,
-) -> u64 {
-    let moves = space.move_names().len();
-    let mut cursor = space.cursor();
-    let mut count = 0;
-    let clear = (UNREACHED ^ next) as u64;
-    for w in range {
-        let word = table.word(w);
-        let mut todo = matches(word, UNREACHED) & table.valid(w);
-        let mut updated = word;
-        while todo != 0 {
-            let slot = todo.trailing_zeros() as u64;
-            todo &= todo - 1;
-            let rank = w as u64 * ENTRIES_PER_WORD + slot / 2;
-            cursor.seek(rank);
-            if (0..moves).any(|mv| table.get(cursor.neighbour(mv)) == current) {
-                updated &= !(clear << slot);
-                count += 1;
-                smallest.push(rank);
+    fn claim_batch(&mut self) {
+        for i in 0..self.batch.len() {
+            let neighbour = self.batch[i].1;
+            if self.table.claim(neighbour, self.next) {
+                self.found(neighbour);
             }
         }
-        if updated != word {
-            table.store_word(w, updated);
+        self.batch.clear();
+    }
+
+    /// Bottom-up over `groups`: an unreached entry with a neighbour holding `current` is at the
+    /// next level. This task owns the words of its groups: it edits a copy and stores it back.
+    fn bottom_up(&mut self, groups: std::ops::Range<u64>, current: u8) {
+        let g = self.group as u64;
+        let first = (groups.start * g / ENTRIES_PER_WORD) as usize;
+        let end = ((groups.end * g).div_ceil(ENTRIES_PER_WORD) as usize).min(self.table.word_count());
+        let mut words: Vec<u64> = (first..end).map(|w| self.table.word(w)).collect();
+        for group in groups {
+            let bits = group_bits(|w| words[w - first], group * g, self.group);
+            let unreached = matches(bits, UNREACHED) as u32 & self.low;
+            if unreached == 0 {
+                continue;
+            }
+            let frontier = matches(bits, current) as u32 & self.low;
+            let near = self.space.local_step(frontier) & unreached;
+            let mut todo = near;
+            while todo != 0 {
+                let rank = group * g + (todo.trailing_zeros() / 2) as u64;
+                todo &= todo - 1;
+                self.set_own(&mut words, first, rank);
+            }
+            let mut rest = unreached & !near;
+            while rest != 0 && !self.far.is_empty() {
+                self.queue_far(group * g + (rest.trailing_zeros() / 2) as u64);
+                rest &= rest - 1;
+                if self.batch.len() >= BATCH {
+                    self.check_batch(&mut words, first, current);
+                }
+            }
+        }
+        self.check_batch(&mut words, first, current);
+        for (i, &word) in words.iter().enumerate() {
+            if word != self.table.word(first + i) {
+                self.table.store_word(first + i, word);
+            }
         }
     }
-    count
+
+    fn check_batch(&mut self, words: &mut [u64], first: usize, current: u8) {
+        for i in 0..self.batch.len() {
+            let (rank, neighbour) = self.batch[i];
+            let w = (rank / ENTRIES_PER_WORD) as usize - first;
+            let shift = 2 * (rank % ENTRIES_PER_WORD);
+            if (words[w] >> shift) & 3 == UNREACHED as u64 && self.table.get(neighbour) == current {
+                self.set_own(words, first, rank);
+            }
+        }
+        self.batch.clear();
+    }
+
+    /// Sets an unreached entry in this task's own words to the next level.
+    fn set_own(&mut self, words: &mut [u64], first: usize, rank: u64) {
+        let w = (rank / ENTRIES_PER_WORD) as usize - first;
+        let shift = 2 * (rank % ENTRIES_PER_WORD);
+        words[w] &= !(((UNREACHED ^ self.next) as u64) << shift);
+        self.found(rank);
+    }
+
+    fn found(&mut self, rank: u64) {
+        self.count += 1;
+        self.smallest.push(rank);
+    }
+}
+
+/// The `2 * group` entry bits starting at entry `first`, read through `word`.
+#[inline]
+fn group_bits(word: impl Fn(usize) -> u64, first: u64, group: usize) -> u64 {
+    let bit = 2 * first;
+    let w = (bit / 64) as usize;
+    let shift = bit % 64;
+    let width = 2 * group as u64;
+    let mut bits = word(w) >> shift;
+    if shift + width > 64 {
+        bits |= word(w + 1) << (64 - shift);
+    }
+    bits & ((1u64 << width) - 1)
 }
 
 /// Keeps the `limit` smallest ranks pushed into it.

@@ -14,7 +14,7 @@ pub const UNREACHED: u8 = 3;
 pub const ENTRIES_PER_WORD: u64 = 32;
 
 /// Low bit of every 2-bit entry in a word.
-const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+pub const LOW_BITS: u64 = 0x5555_5555_5555_5555;
 
 /// The table itself. Words are atomic so that workers may read and claim entries concurrently.
 pub struct DistanceTable {
@@ -83,6 +83,20 @@ impl DistanceTable {
         let mask = !(((UNREACHED ^ value) as u64) << shift);
         let old = self.words[(rank / ENTRIES_PER_WORD) as usize].fetch_and(mask, Relaxed);
         (old >> shift) & 3 == UNREACHED as u64
+    }
+
+    /// Asks the processor to bring the word of `rank` into cache (a hint; no effect elsewhere).
+    #[inline]
+    pub fn prefetch(&self, rank: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let word = &self.words[(rank / ENTRIES_PER_WORD) as usize];
+            // SAFETY: prefetching is a hint that never faults, and the address is in bounds.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(word.as_ptr() as *const i8) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = rank;
     }
 
     /// Mask of the entries of word `w` that are real ranks (not padding), one low bit each.
