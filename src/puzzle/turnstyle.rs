@@ -262,7 +262,11 @@ impl StateSpace for Turnstyle {
             return 0;
         }
         let width = 2 * self.n as u32;
-        let all = if width == 32 { u32::MAX } else { (1 << width) - 1 };
+        let all = if width == 32 {
+            u32::MAX
+        } else {
+            (1 << width) - 1
+        };
         let up = ((mask << 2) | (mask >> (width - 2))) & all;
         let down = ((mask >> 2) | (mask << (width - 2))) & all;
         up | down
@@ -316,8 +320,8 @@ impl TurnstyleCursor<'_> {
         let mut p = [0u8; MAX_PIECES];
         rank::perm_from_digits(&self.digits[..m], &mut p[..m]);
         self.arr[0] = 0;
-        for j in 0..m {
-            self.arr[j + 1] = p[j] + 1;
+        for (slot, &x) in self.arr[1..=m].iter_mut().zip(&p[..m]) {
+            *slot = x + 1;
         }
         if self.space.even && self.digits[..m].iter().map(|&d| d as u32).sum::<u32>() & 1 == 1 {
             self.swap_last_two();
@@ -415,7 +419,11 @@ impl TurnstyleCursor<'_> {
         // Piece 1 moved one place from position 0: to 1 (windows 0 and n-2) or to n-1.
         let shift = if i == 0 || i == n - 2 { 1 } else { n - 1 };
         let bits = 4 * n as u32;
-        let all = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let all = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let turned = ((ring >> (4 * shift)) | (ring << (bits - 4 * shift as u32))) & all;
         (self.space.packed_index(turned), shift)
     }
@@ -447,8 +455,22 @@ impl Cursor for TurnstyleCursor<'_> {
             Metric::Flips => self.flip(mv).0,
             Metric::Lrf => match mv {
                 // L: every piece one place left, so piece 1 too.
-                0 => self.base + if self.offset == 0 { n - 1 } else { self.offset - 1 } as u64,
-                1 => self.base + if self.offset == n - 1 { 0 } else { self.offset + 1 } as u64,
+                0 => {
+                    self.base
+                        + if self.offset == 0 {
+                            n - 1
+                        } else {
+                            self.offset - 1
+                        } as u64
+                }
+                1 => {
+                    self.base
+                        + if self.offset == n - 1 {
+                            0
+                        } else {
+                            self.offset + 1
+                        } as u64
+                }
                 _ => {
                     // F acts on ring positions 0..4, which start at arrangement index -offset.
                     let window = if self.offset == 0 { 0 } else { n - self.offset };

@@ -369,7 +369,8 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
     fn bottom_up(&mut self, groups: std::ops::Range<u64>, current: u8) {
         let g = self.group as u64;
         let first = (groups.start * g / ENTRIES_PER_WORD) as usize;
-        let end = ((groups.end * g).div_ceil(ENTRIES_PER_WORD) as usize).min(self.table.word_count());
+        let end =
+            ((groups.end * g).div_ceil(ENTRIES_PER_WORD) as usize).min(self.table.word_count());
         let mut words: Vec<u64> = (first..end).map(|w| self.table.word(w)).collect();
         for group in groups {
             let bits = group_bits(|w| words[w - first], group * g, self.group);
@@ -459,10 +460,10 @@ impl Smallest {
     fn push(&mut self, rank: u64) {
         if self.heap.len() < self.limit {
             self.heap.push(rank);
-        } else if let Some(mut top) = self.heap.peek_mut() {
-            if rank < *top {
-                *top = rank;
-            }
+        } else if let Some(mut top) = self.heap.peek_mut()
+            && rank < *top
+        {
+            *top = rank;
         }
     }
 

@@ -157,7 +157,7 @@ pub fn parse(bytes: &[u8]) -> Result<(Header, DistanceTable), String> {
     let table_bytes = header.entries.div_ceil(4);
     let expected_chunks = header.entries.div_ceil(header.chunk_entries.max(1)) as usize;
     if header.chunk_entries == 0
-        || header.chunk_entries % ENTRIES_PER_WORD != 0
+        || !header.chunk_entries.is_multiple_of(ENTRIES_PER_WORD)
         || header.chunks.len() != expected_chunks
     {
         return Err(format!(

@@ -1,0 +1,296 @@
+//! The command line end to end: output files, determinism, bad input, interrupts.
+
+use gpusearch::store;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gpusearch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A fresh, empty scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusearch-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn run_ok(args: &[&str]) {
+    let out = gpusearch(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_run_writes_reports_and_a_readable_distances_file() {
+    let dir = scratch("files");
+    let out = dir.join("run");
+    let out_s = out.to_str().unwrap();
+    run_ok(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "8",
+        "--out",
+        out_s,
+        "--quiet",
+    ]);
+    assert_eq!(
+        files_in(&out),
+        ["distances.gsd", "levels.csv", "report.json", "report.md"]
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    for key in [
+        "puzzle",
+        "params",
+        "metric",
+        "moves",
+        "rank_space",
+        "reachable",
+        "levels",
+        "diameter",
+        "antipode_count",
+        "antipodes",
+        "backend",
+        "threads",
+        "seconds",
+        "states_per_second",
+        "version",
+        "distances_file",
+        "distances_sha256",
+    ] {
+        assert!(report.get(key).is_some(), "report.json lacks {key}");
+    }
+    assert_eq!(report["puzzle"], "turnstyle");
+    assert_eq!(report["params"]["n"], 8);
+    assert_eq!(report["metric"], "lrf");
+    assert_eq!(report["moves"], serde_json::json!(["L", "R", "F"]));
+    assert_eq!(report["rank_space"], 40320);
+    assert_eq!(report["reachable"], 40320);
+    let levels: Vec<u64> = serde_json::from_value(report["levels"].clone()).unwrap();
+    assert_eq!(levels.iter().sum::<u64>(), 40320);
+    assert_eq!(report["diameter"], levels.len() - 1);
+    assert_eq!(report["antipode_count"], *levels.last().unwrap());
+
+    // levels.csv and report.md say the same.
+    let csv = std::fs::read_to_string(out.join("levels.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], "distance,count");
+    assert_eq!(rows.len(), levels.len() + 1);
+    assert_eq!(rows[1 + 18], format!("18,{}", levels[18]));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains(&format!(
+        "| diameter (God's number) | {} |",
+        levels.len() - 1
+    )));
+
+    // The distances file: its SHA-256 is the one reported, and it reads back (chunk checksums
+    // checked) to a table whose counts agree.
+    let bytes = std::fs::read(out.join("distances.gsd")).unwrap();
+    let sha: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(report["distances_sha256"], sha);
+    let (header, table) = store::parse(&bytes).unwrap();
+    assert_eq!(header.entries, 40320);
+    assert_eq!(header.levels, levels);
+    let hist = table.histogram();
+    for (v, &count) in hist.iter().take(3).enumerate() {
+        let want: u64 = levels.iter().skip(v).step_by(3).sum();
+        assert_eq!(count, want, "entries holding {v}");
+    }
+    assert_eq!(hist[3], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_distances_file_reads_without_our_code() {
+    // Follow the README's description with nothing but zstd and a JSON parser.
+    let dir = scratch("format");
+    let out = dir.join("run");
+    run_ok(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "7",
+        "--metric",
+        "flips",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let bytes = std::fs::read(out.join("distances.gsd")).unwrap();
+    assert_eq!(&bytes[..8], b"GSD2BIT\n");
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let header: Value = serde_json::from_slice(&bytes[16..16 + len]).unwrap();
+    let entries = header["entries"].as_u64().unwrap();
+    assert_eq!(entries, 360); // 6!/2
+    let mut at = 16 + len;
+    let mut table = Vec::new();
+    for chunk in header["chunks"].as_array().unwrap() {
+        let n = chunk["compressed_bytes"].as_u64().unwrap() as usize;
+        table.extend(zstd::decode_all(&bytes[at..at + n]).unwrap());
+        at += n;
+    }
+    assert_eq!(at, bytes.len());
+    assert_eq!(table.len() as u64, entries.div_ceil(4));
+    let entry = |r: u64| (table[(r / 4) as usize] >> (2 * (r % 4))) & 3;
+    assert_eq!(entry(header["solved_rank"].as_u64().unwrap()), 0);
+    let levels: Vec<u64> = serde_json::from_value(header["levels"].clone()).unwrap();
+    let zeros = (0..entries).filter(|&r| entry(r) == 0).count() as u64;
+    assert_eq!(zeros, levels.iter().step_by(3).sum::<u64>());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn runs_are_deterministic_across_thread_counts() {
+    let dir = scratch("determinism");
+    let mut outputs = Vec::new();
+    for (i, threads) in ["1", "2", "3"].iter().enumerate() {
+        let out = dir.join(format!("run{i}"));
+        run_ok(&[
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "9",
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        let mut report: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
+                .unwrap();
+        for timing in ["seconds", "states_per_second", "threads"] {
+            report.as_object_mut().unwrap().remove(timing);
+        }
+        outputs.push((
+            std::fs::read(out.join("distances.gsd")).unwrap(),
+            std::fs::read(out.join("levels.csv")).unwrap(),
+            report,
+        ));
+    }
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Asserts a one-line error, exit status 2, and no files written into `out`.
+fn refused(args: &[&str], out: &Path, needle: &str) {
+    let result = gpusearch(args);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    assert!(
+        files_in(out).is_empty(),
+        "{args:?} left {:?}",
+        files_in(out)
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_one_line_and_exit_2() {
+    let dir = scratch("bad");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let o = out.to_str().unwrap();
+    let base = ["--puzzle", "turnstyle", "--out", o, "--quiet"];
+    let with = |extra: &[&'static str]| -> Vec<&str> {
+        base.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    refused(&with(&["--n", "3"]), &out, "4 <= N <= 16");
+    refused(&with(&["--n", "17"]), &out, "4 <= N <= 16");
+    refused(&with(&["--n", "x"]), &out, "--n");
+    refused(
+        &with(&["--n", "8", "--metric", "qtm"]),
+        &out,
+        "unknown metric 'qtm'",
+    );
+    refused(&with(&["--n", "8", "--threads", "0"]), &out, "--threads");
+    refused(&with(&["--n", "16"]), &out, "bytes");
+    refused(
+        &["--puzzle", "cube", "--n", "8", "--out", o],
+        &out,
+        "unknown puzzle 'cube'",
+    );
+    refused(&["--puzzle", "turnstyle", "--out", o], &out, "--n");
+    // An output folder that cannot be created: its parent is a file.
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let under_file = file.join("out");
+    refused(
+        &[
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "6",
+            "--out",
+            under_file.to_str().unwrap(),
+        ],
+        &out,
+        "cannot write to the output folder",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_half_written_file() {
+    let dir = scratch("interrupt");
+    // Interrupt runs at different moments: during the search and while files are written.
+    for (i, delay_ms) in [50u64, 200, 400, 700, 1000].iter().enumerate() {
+        let out = dir.join(format!("run{i}"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+            .args(["--puzzle", "turnstyle", "--n", "10", "--quiet", "--out"])
+            .arg(&out)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(*delay_ms));
+        let _ = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let status = child.wait().unwrap();
+        let files = files_in(&out);
+        assert!(
+            files.iter().all(|f| !f.starts_with('.')),
+            "temporary files left: {files:?}"
+        );
+        if status.success() {
+            continue; // finished before the signal
+        }
+        assert_eq!(status.code(), Some(130));
+        // Whatever was written is complete.
+        if files.contains(&"distances.gsd".to_string()) {
+            store::read(&out.join("distances.gsd")).unwrap();
+        }
+        if files.contains(&"report.json".to_string()) {
+            let text = std::fs::read_to_string(out.join("report.json")).unwrap();
+            serde_json::from_str::<Value>(&text).unwrap();
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
