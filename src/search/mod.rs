@@ -387,11 +387,27 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
                 self.set_own(&mut words, first, rank);
             }
             let mut rest = unreached & !near;
-            while rest != 0 && !self.far.is_empty() {
-                self.queue_far(group * g + (rest.trailing_zeros() / 2) as u64);
+            while rest != 0 {
+                let rank = group * g + (rest.trailing_zeros() / 2) as u64;
                 rest &= rest - 1;
-                if self.batch.len() >= BATCH {
-                    self.check_batch(&mut words, first, current);
+                if self.far.len() == 1 {
+                    // One far move: batch it so the cache misses overlap.
+                    self.queue_far(rank);
+                    if self.batch.len() >= BATCH {
+                        self.check_batch(&mut words, first, current);
+                    }
+                } else {
+                    // Several: stopping at the first neighbour found saves more.
+                    self.cursor.seek(rank);
+                    let table = self.table;
+                    let cursor = &mut self.cursor;
+                    if self
+                        .far
+                        .clone()
+                        .any(|mv| table.get(cursor.neighbour(mv)) == current)
+                    {
+                        self.set_own(&mut words, first, rank);
+                    }
                 }
             }
         }
