@@ -107,21 +107,6 @@ impl Turnstyle {
         if self.even { lex >> 1 } else { lex }
     }
 
-    /// Index of an arrangement packed four bits per label (label `j` of the ring at bits
-    /// `4j..4j+4`, piece 1 first).
-    fn packed_index(&self, packed: u64) -> u64 {
-        let m = self.n - 1;
-        let mut used = 0u32;
-        let mut lex = 0u64;
-        for k in 0..m {
-            let x = ((packed >> (4 * (k + 1))) & 15) as u32;
-            let digit = x - 1 - (used & ((1 << x) - 1)).count_ones();
-            lex += digit as u64 * rank::FACTORIALS[m - 1 - k];
-            used |= 1 << x;
-        }
-        if self.even { lex >> 1 } else { lex }
-    }
-
     /// The arrangement with this index, 0-based labels, `arr[0] == 0`.
     fn arrangement(&self, index: u64, arr: &mut [u8]) {
         let m = self.n - 1;
@@ -188,6 +173,7 @@ impl StateSpace for Turnstyle {
             arr: [0; MAX_PIECES],
             digits: [0; MAX_PIECES],
             lex: 0,
+            turned: None,
             index: 0,
             base: 0,
             offset: 0,
@@ -285,12 +271,6 @@ impl StateSpace for Turnstyle {
     }
 }
 
-/// Swaps the 4-bit fields `x` and `y` of `ring`.
-fn swap_nibbles(ring: &mut u64, x: usize, y: usize) {
-    let t = ((*ring >> (4 * x)) ^ (*ring >> (4 * y))) & 15;
-    *ring ^= (t << (4 * x)) | (t << (4 * y));
-}
-
 /// How many arrangements ahead a seek steps rather than unranks.
 const STEP_LIMIT: u64 = 6;
 
@@ -304,6 +284,8 @@ pub struct TurnstyleCursor<'a> {
     digits: [u8; MAX_PIECES],
     /// Lexicographic rank of `arr[1..n]` (before halving for odd `n`).
     lex: u64,
+    /// The ranks of `arr[1..n]` turned one place left and right, once computed.
+    turned: Option<(u64, u64)>,
     /// Arrangement index.
     index: u64,
     /// The rank of the arrangement's first entry: `index * offsets`.
@@ -327,6 +309,7 @@ impl TurnstyleCursor<'_> {
             self.swap_last_two();
         }
         self.index = index;
+        self.turned = None;
         self.base = index * self.space.offsets();
     }
 
@@ -337,6 +320,7 @@ impl TurnstyleCursor<'_> {
         // The second-to-last digit toggles between 0 and 1; the last digit is always 0.
         self.digits[n - 3] ^= 1;
         self.lex ^= 1;
+        self.turned = None;
     }
 
     /// Advances to the lexicographically next permutation of `arr[1..n]`.
@@ -361,6 +345,7 @@ impl TurnstyleCursor<'_> {
         p.swap(j, k);
         p[j + 1..].reverse();
         self.lex += 1;
+        self.turned = None;
     }
 
     /// Moves to the next arrangement index.
@@ -385,48 +370,85 @@ impl TurnstyleCursor<'_> {
 
     /// Flips ring positions `i..i+4` (mod n) of the arrangement; returns the new arrangement's
     /// index and how far piece 1 moved along the ring.
-    fn flip(&self, i: usize) -> (u64, usize) {
+    fn flip(&mut self, i: usize) -> (u64, usize) {
         let n = self.space.n;
-        if (1..=n - 4).contains(&i) {
-            // Two adjacent swaps away from piece 1: only four Lehmer digits change, so the new
-            // rank is the old one plus a delta.
+        let m = n - 1;
+        let p = &self.arr[1..n];
+        let d = &self.digits[..m];
+        let (lex, shift) = if (1..=n - 4).contains(&i) {
+            // Two adjacent swaps away from piece 1: only four Lehmer digits change.
             let j = i - 1;
-            let x = &self.arr[i..i + 4];
-            let d = &self.digits[j..j + 4];
-            let new = [
-                d[1] + (x[0] < x[1]) as u8,
-                d[0] - (x[1] < x[0]) as u8,
-                d[3] + (x[2] < x[3]) as u8,
-                d[2] - (x[3] < x[2]) as u8,
-            ];
-            let m = n - 1;
-            let mut lex = self.lex;
-            for k in 0..4 {
-                let w = rank::FACTORIALS[m - 1 - (j + k)];
-                lex = lex + new[k] as u64 * w - d[k] as u64 * w;
-            }
-            let index = if self.space.even { lex >> 1 } else { lex };
-            return (index, 0);
-        }
-        // The window holds piece 1: work on the ring packed four bits per label.
-        let mut ring = 0u64;
-        for (j, &label) in self.arr[..n].iter().enumerate() {
-            ring |= (label as u64) << (4 * j);
-        }
-        let wrap = |k: usize| if k >= n { k - n } else { k };
-        swap_nibbles(&mut ring, i, wrap(i + 1));
-        swap_nibbles(&mut ring, wrap(i + 2), wrap(i + 3));
-        // Piece 1 moved one place from position 0: to 1 (windows 0 and n-2) or to n-1.
-        let shift = if i == 0 || i == n - 2 { 1 } else { n - 1 };
-        let bits = 4 * n as u32;
-        let all = if bits == 64 {
-            u64::MAX
+            let lex = swap_delta(self.lex, m, j, p[j], p[j + 1], d[j], d[j + 1]);
+            let lex = swap_delta(lex, m, j + 2, p[j + 2], p[j + 3], d[j + 2], d[j + 3]);
+            (lex, 0)
         } else {
-            (1u64 << bits) - 1
+            // The window holds piece 1, which moves one place, so the ring is read from it again:
+            // the labels after it turn by one, and two of them are swapped. Windows 0 and n-2
+            // give [p1 .. p(m-1), p0] with a swap, windows n-1 and n-3 give [p(m-1), p0 ..
+            // p(m-2)] with a swap; both turned ranks are computed once per arrangement.
+            let (left, right) = match self.turned {
+                Some(t) => t,
+                None => {
+                    let t = turned_ranks(p, d);
+                    self.turned = Some(t);
+                    t
+                }
+            };
+            let first = p[0];
+            let last = p[m - 1];
+            let lt = |a: u8, b: u8| (a < b) as u8;
+            if i == 0 {
+                let e0 = d[1] + lt(first, p[1]);
+                let e1 = d[2] + lt(first, p[2]);
+                (swap_delta(left, m, 0, p[1], p[2], e0, e1), 1)
+            } else if i == n - 2 {
+                let e0 = d[m - 2] + lt(first, p[m - 2]);
+                let e1 = lt(first, p[m - 1]);
+                (swap_delta(left, m, m - 3, p[m - 2], p[m - 1], e0, e1), 1)
+            } else if i == n - 1 {
+                let e0 = d[0] - lt(last, p[0]);
+                let e1 = d[1] - lt(last, p[1]);
+                (swap_delta(right, m, 1, p[0], p[1], e0, e1), n - 1)
+            } else {
+                let e0 = d[m - 3] - lt(last, p[m - 3]);
+                let e1 = d[m - 2] - lt(last, p[m - 2]);
+                (
+                    swap_delta(right, m, m - 2, p[m - 3], p[m - 2], e0, e1),
+                    n - 1,
+                )
+            }
         };
-        let turned = ((ring >> (4 * shift)) | (ring << (bits - 4 * shift as u32))) & all;
-        (self.space.packed_index(turned), shift)
+        let index = if self.space.even { lex >> 1 } else { lex };
+        (index, shift)
     }
+}
+
+/// The lexicographic rank after swapping positions `j` and `j + 1` (holding `x` and `y`, with
+/// Lehmer digits `e0` and `e1`) of a permutation of length `m` with rank `lex`: only those two
+/// digits change.
+#[inline]
+fn swap_delta(lex: u64, m: usize, j: usize, x: u8, y: u8, e0: u8, e1: u8) -> u64 {
+    let new0 = e1 + (x < y) as u8;
+    let new1 = e0 - (y < x) as u8;
+    let w0 = rank::FACTORIALS[m - 1 - j];
+    let w1 = rank::FACTORIALS[m - 2 - j];
+    lex + new0 as u64 * w0 + new1 as u64 * w1 - e0 as u64 * w0 - e1 as u64 * w1
+}
+
+/// The ranks of `p` turned by one place left (`[p1 .. p(m-1), p0]`) and right
+/// (`[p(m-1), p0 .. p(m-2)]`), from `p`'s Lehmer digits `d`.
+fn turned_ranks(p: &[u8], d: &[u8]) -> (u64, u64) {
+    let m = p.len();
+    let (first, last) = (p[0], p[m - 1]);
+    let mut left = 0u64;
+    let mut right = (last as u64 - 1) * rank::FACTORIALS[m - 1];
+    for k in 0..m - 1 {
+        // Left: p(k+1) moves to position k and now has p0 after it.
+        left += (d[k + 1] + (first < p[k + 1]) as u8) as u64 * rank::FACTORIALS[m - 1 - k];
+        // Right: p(k) moves to position k+1 and no longer has p(m-1) after it.
+        right += (d[k] - (last < p[k]) as u8) as u64 * rank::FACTORIALS[m - 2 - k];
+    }
+    (left, right)
 }
 
 impl Cursor for TurnstyleCursor<'_> {
