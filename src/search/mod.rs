@@ -331,13 +331,9 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
                 continue;
             }
             let unreached = matches(bits, UNREACHED) as u32 & self.low;
-            let mut near = self.space.local_step(frontier) & unreached;
-            while near != 0 {
-                let rank = group * g + (near.trailing_zeros() / 2) as u64;
-                near &= near - 1;
-                if table.claim(rank, self.next) {
-                    self.found(rank);
-                }
+            let near = self.space.local_step(frontier) & unreached;
+            if near != 0 {
+                self.claim_in_group(group * g, near);
             }
             if self.far.is_empty() {
                 continue;
@@ -352,6 +348,25 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
             }
         }
         self.claim_batch();
+    }
+
+    /// Claims the entries `mask` (one low bit each) of the group starting at rank `first`,
+    /// with one atomic operation per word.
+    fn claim_in_group(&mut self, first: u64, mask: u32) {
+        let bit = 2 * first;
+        let w = (bit / 64) as usize;
+        let shift = bit % 64;
+        let clear = mask as u64 * (UNREACHED ^ self.next) as u64;
+        let mut won = self.table.clear_bits(w, clear << shift) >> shift;
+        if shift + 2 * self.group as u64 > 64 {
+            won |= self.table.clear_bits(w + 1, clear >> (64 - shift)) << (64 - shift);
+        }
+        // Entries that were still unreached are this worker's.
+        let mut set = matches(won, UNREACHED) & mask as u64;
+        while set != 0 {
+            self.found(first + (set.trailing_zeros() / 2) as u64);
+            set &= set - 1;
+        }
     }
 
     fn claim_batch(&mut self) {
@@ -463,6 +478,8 @@ fn group_bits(word: impl Fn(usize) -> u64, first: u64, group: usize) -> u64 {
 struct Smallest {
     limit: usize,
     heap: BinaryHeap<u64>,
+    /// Ranks at or above this cannot enter (the largest kept, once full).
+    bound: u64,
 }
 
 impl Smallest {
@@ -470,16 +487,22 @@ impl Smallest {
         Smallest {
             limit,
             heap: BinaryHeap::new(),
+            bound: if limit == 0 { 0 } else { u64::MAX },
         }
     }
 
+    #[inline]
     fn push(&mut self, rank: u64) {
+        if rank >= self.bound {
+            return;
+        }
         if self.heap.len() < self.limit {
             self.heap.push(rank);
-        } else if let Some(mut top) = self.heap.peek_mut()
-            && rank < *top
-        {
+        } else if let Some(mut top) = self.heap.peek_mut() {
             *top = rank;
+        }
+        if self.heap.len() == self.limit {
+            self.bound = *self.heap.peek().unwrap_or(&0);
         }
     }
 

@@ -85,6 +85,11 @@ impl DistanceTable {
         (old >> shift) & 3 == UNREACHED as u64
     }
 
+    /// Clears `bits` in word `w` atomically; returns the word as it was.
+    pub fn clear_bits(&self, w: usize, bits: u64) -> u64 {
+        self.words[w].fetch_and(!bits, Relaxed)
+    }
+
     /// Asks the processor to bring the word of `rank` into cache (a hint; no effect elsewhere).
     #[inline]
     pub fn prefetch(&self, rank: u64) {
