@@ -62,6 +62,8 @@ pub struct Turnstyle {
     /// Odd `n`: only even arrangements exist, indexed by `lex_rank / 2`.
     even: bool,
     arrangements: u64,
+    /// Each Lehmer digit at its maximum, four bits each: digit `k` may reach `n - 2 - k`.
+    max_digits: u64,
 }
 
 impl Turnstyle {
@@ -74,11 +76,13 @@ impl Turnstyle {
         }
         let even = n % 2 == 1;
         let all = rank::factorial(n - 1);
+        let max_digits = (0..n - 1).fold(0u64, |acc, k| acc | ((n - 2 - k) as u64) << (4 * k));
         Ok(Turnstyle {
             n,
             metric,
             even,
             arrangements: if even { all / 2 } else { all },
+            max_digits,
         })
     }
 
@@ -170,8 +174,8 @@ impl StateSpace for Turnstyle {
     fn cursor(&self) -> TurnstyleCursor<'_> {
         let mut cursor = TurnstyleCursor {
             space: self,
-            arr: [0; MAX_PIECES],
-            digits: [0; MAX_PIECES],
+            digits: 0,
+            pair: 0,
             lex: 0,
             turned: None,
             index: 0,
@@ -274,18 +278,22 @@ impl StateSpace for Turnstyle {
 /// How many arrangements ahead a seek steps rather than unranks.
 const STEP_LIMIT: u64 = 6;
 
-/// Walks Turnstyle ranks, keeping the current arrangement and its Lehmer digits so that the
-/// next arrangement costs amortised O(1) and most flips re-rank in O(1).
+/// Walks Turnstyle ranks. It keeps only the Lehmer digits of the current arrangement (four
+/// bits each), so stepping to the next arrangement is a few word operations, and a flip that
+/// misses piece 1 re-ranks in O(1) from four digits. The labels themselves are decoded only for
+/// the flips through piece 1, once per arrangement.
 pub struct TurnstyleCursor<'a> {
     space: &'a Turnstyle,
-    /// The arrangement, 0-based labels, `arr[0] == 0`.
-    arr: [u8; MAX_PIECES],
-    /// Lehmer digits of `arr[1..n]`: `digits[j]` belongs to `arr[j + 1]`.
-    digits: [u8; MAX_PIECES],
-    /// Lexicographic rank of `arr[1..n]` (before halving for odd `n`).
+    /// Lehmer digits of the labels after piece 1: digit `k` (of the label at arrangement
+    /// position `k + 1`) in bits `4k..4k+4`.
+    digits: u64,
+    /// Odd `n`: the digits of lexicographic rank `2 * index`, of which the arrangement is the
+    /// even one of the pair `2 * index`, `2 * index + 1`.
+    pair: u64,
+    /// Lexicographic rank of the labels after piece 1 (before halving for odd `n`).
     lex: u64,
-    /// The ranks of `arr[1..n]` turned one place left and right, once computed.
-    turned: Option<(u64, u64)>,
+    /// What the flips through piece 1 need, once computed for this arrangement.
+    turned: Option<Turned>,
     /// Arrangement index.
     index: u64,
     /// The rank of the arrangement's first entry: `index * offsets`.
@@ -294,78 +302,108 @@ pub struct TurnstyleCursor<'a> {
     offset: usize,
 }
 
+/// The labels after piece 1 and their ranks turned one place left (`[p1 .. p(m-1), p0]`) and
+/// right (`[p(m-1), p0 .. p(m-2)]`).
+#[derive(Clone, Copy)]
+struct Turned {
+    labels: [u8; MAX_PIECES],
+    left: u64,
+    right: u64,
+}
+
 impl TurnstyleCursor<'_> {
+    fn m(&self) -> usize {
+        self.space.n - 1
+    }
+
+    /// Digit `k`.
+    #[inline]
+    fn digit(&self, k: usize) -> u8 {
+        ((self.digits >> (4 * k)) & 15) as u8
+    }
+
     fn load(&mut self, index: u64) {
-        let m = self.space.n - 1;
-        self.lex = if self.space.even { index << 1 } else { index };
-        rank::lex_digits(self.lex, &mut self.digits[..m]);
-        let mut p = [0u8; MAX_PIECES];
-        rank::perm_from_digits(&self.digits[..m], &mut p[..m]);
-        self.arr[0] = 0;
-        for (slot, &x) in self.arr[1..=m].iter_mut().zip(&p[..m]) {
-            *slot = x + 1;
-        }
-        if self.space.even && self.digits[..m].iter().map(|&d| d as u32).sum::<u32>() & 1 == 1 {
-            self.swap_last_two();
+        let m = self.m();
+        let lex = if self.space.even { index << 1 } else { index };
+        let mut d = [0u8; MAX_PIECES];
+        rank::lex_digits(lex, &mut d[..m]);
+        let packed = d[..m]
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (k, &x)| acc | (x as u64) << (4 * k));
+        self.set(index, packed);
+    }
+
+    /// Makes the arrangement with this index current, from the digits of lexicographic rank
+    /// `index` (even `n`) or `2 * index` (odd `n`).
+    #[inline]
+    fn set(&mut self, index: u64, packed: u64) {
+        if self.space.even {
+            // Lexicographic ranks 2k and 2k+1 differ in digit m-2 (0 or 1): a digit sum of odd
+            // parity means the arrangement is the other one.
+            let odd = (packed & NIBBLE_LOW_BITS).count_ones() as u64 & 1;
+            self.pair = packed;
+            self.digits = packed ^ (odd << (4 * (self.m() - 2)));
+            self.lex = (index << 1) | odd;
+        } else {
+            self.digits = packed;
+            self.lex = index;
         }
         self.index = index;
-        self.turned = None;
         self.base = index * self.space.offsets();
-    }
-
-    /// Swaps the last two labels: moves between lexicographic ranks `2k` and `2k + 1`.
-    fn swap_last_two(&mut self) {
-        let n = self.space.n;
-        self.arr.swap(n - 2, n - 1);
-        // The second-to-last digit toggles between 0 and 1; the last digit is always 0.
-        self.digits[n - 3] ^= 1;
-        self.lex ^= 1;
         self.turned = None;
     }
 
-    /// Advances to the lexicographically next permutation of `arr[1..n]`.
-    fn next_lex(&mut self) {
-        let m = self.space.n - 1;
-        let p = &mut self.arr[1..=m];
-        // Pivot: the last j with a digit below its maximum m-1-j.
-        let mut j = m - 1;
-        while j > 0 && self.digits[j - 1] as usize == m - j {
-            j -= 1;
-        }
-        let j = j - 1;
-        self.digits[j] += 1;
-        for d in &mut self.digits[j + 1..m] {
-            *d = 0;
-        }
-        // Swap the pivot with the smallest larger entry of the (descending) suffix, then reverse.
-        let mut k = m - 1;
-        while p[k] < p[j] {
-            k -= 1;
-        }
-        p.swap(j, k);
-        p[j + 1..].reverse();
-        self.lex += 1;
-        self.turned = None;
+    /// The digits of the lexicographically next permutation: factorial-base increment.
+    #[inline]
+    fn increment(&self, digits: u64) -> u64 {
+        // Digits never exceed their maximum, so this subtraction borrows across no nibble; the
+        // highest nonzero nibble is the last digit below its maximum.
+        let room = self.space.max_digits - digits;
+        let k = (63 - room.leading_zeros()) / 4;
+        (digits + (1 << (4 * k))) & ((1u64 << (4 * k + 4)) - 1)
     }
 
     /// Moves to the next arrangement index.
     fn next_arrangement(&mut self) {
+        let index = self.index + 1;
         if self.space.even {
-            // Back to lexicographic rank 2k, then on to 2k + 2.
-            if self.lex & 1 == 1 {
-                self.swap_last_two();
-            }
-            self.next_lex();
-            self.next_lex();
-            let m = self.space.n - 1;
-            if self.digits[..m].iter().map(|&d| d as u32).sum::<u32>() & 1 == 1 {
-                self.swap_last_two();
-            }
+            let pair = self.increment(self.increment(self.pair));
+            self.set(index, pair);
         } else {
-            self.next_lex();
+            let digits = self.increment(self.digits);
+            self.set(index, digits);
         }
-        self.index += 1;
-        self.base += self.space.offsets();
+    }
+
+    /// The labels and turned ranks for the flips through piece 1.
+    fn turned(&mut self) -> Turned {
+        if let Some(t) = self.turned {
+            return t;
+        }
+        let m = self.m();
+        let mut d = [0u8; MAX_PIECES];
+        for (k, slot) in d[..m].iter_mut().enumerate() {
+            *slot = self.digit(k);
+        }
+        let mut labels = [0u8; MAX_PIECES];
+        rank::perm_from_digits(&d[..m], &mut labels[..m]);
+        let (first, last) = (labels[0], labels[m - 1]);
+        // Left: p(k+1) moves to position k and now has p0 after it.
+        // Right: p(k) moves to position k+1 and no longer has p(m-1) after it.
+        let mut left = 0u64;
+        let mut right = last as u64 * rank::FACTORIALS[m - 1];
+        for k in 0..m - 1 {
+            left += (d[k + 1] + (first < labels[k + 1]) as u8) as u64 * rank::FACTORIALS[m - 1 - k];
+            right += (d[k] - (last < labels[k]) as u8) as u64 * rank::FACTORIALS[m - 2 - k];
+        }
+        let t = Turned {
+            labels,
+            left,
+            right,
+        };
+        self.turned = Some(t);
+        t
     }
 
     /// Flips ring positions `i..i+4` (mod n) of the arrangement; returns the new arrangement's
@@ -373,49 +411,38 @@ impl TurnstyleCursor<'_> {
     fn flip(&mut self, i: usize) -> (u64, usize) {
         let n = self.space.n;
         let m = n - 1;
-        let p = &self.arr[1..n];
-        let d = &self.digits[..m];
         let (lex, shift) = if (1..=n - 4).contains(&i) {
             // Two adjacent swaps away from piece 1: only four Lehmer digits change.
             let j = i - 1;
-            let lex = swap_delta(self.lex, m, j, p[j], p[j + 1], d[j], d[j + 1]);
-            let lex = swap_delta(lex, m, j + 2, p[j + 2], p[j + 3], d[j + 2], d[j + 3]);
+            let lex = swap_delta(self.lex, m, j, self.digit(j), self.digit(j + 1));
+            let lex = swap_delta(lex, m, j + 2, self.digit(j + 2), self.digit(j + 3));
             (lex, 0)
         } else {
             // The window holds piece 1, which moves one place, so the ring is read from it again:
             // the labels after it turn by one, and two of them are swapped. Windows 0 and n-2
             // give [p1 .. p(m-1), p0] with a swap, windows n-1 and n-3 give [p(m-1), p0 ..
-            // p(m-2)] with a swap; both turned ranks are computed once per arrangement.
-            let (left, right) = match self.turned {
-                Some(t) => t,
-                None => {
-                    let t = turned_ranks(p, d);
-                    self.turned = Some(t);
-                    t
-                }
-            };
-            let first = p[0];
-            let last = p[m - 1];
+            // p(m-2)] with a swap.
+            let t = self.turned();
+            let p = &t.labels;
+            let (first, last) = (p[0], p[m - 1]);
             let lt = |a: u8, b: u8| (a < b) as u8;
+            let d = |k: usize| self.digit(k);
             if i == 0 {
-                let e0 = d[1] + lt(first, p[1]);
-                let e1 = d[2] + lt(first, p[2]);
-                (swap_delta(left, m, 0, p[1], p[2], e0, e1), 1)
+                let e0 = d(1) + lt(first, p[1]);
+                let e1 = d(2) + lt(first, p[2]);
+                (swap_delta(t.left, m, 0, e0, e1), 1)
             } else if i == n - 2 {
-                let e0 = d[m - 2] + lt(first, p[m - 2]);
+                let e0 = d(m - 2) + lt(first, p[m - 2]);
                 let e1 = lt(first, p[m - 1]);
-                (swap_delta(left, m, m - 3, p[m - 2], p[m - 1], e0, e1), 1)
+                (swap_delta(t.left, m, m - 3, e0, e1), 1)
             } else if i == n - 1 {
-                let e0 = d[0] - lt(last, p[0]);
-                let e1 = d[1] - lt(last, p[1]);
-                (swap_delta(right, m, 1, p[0], p[1], e0, e1), n - 1)
+                let e0 = d(0) - lt(last, p[0]);
+                let e1 = d(1) - lt(last, p[1]);
+                (swap_delta(t.right, m, 1, e0, e1), n - 1)
             } else {
-                let e0 = d[m - 3] - lt(last, p[m - 3]);
-                let e1 = d[m - 2] - lt(last, p[m - 2]);
-                (
-                    swap_delta(right, m, m - 2, p[m - 3], p[m - 2], e0, e1),
-                    n - 1,
-                )
+                let e0 = d(m - 3) - lt(last, p[m - 3]);
+                let e1 = d(m - 2) - lt(last, p[m - 2]);
+                (swap_delta(t.right, m, m - 2, e0, e1), n - 1)
             }
         };
         let index = if self.space.even { lex >> 1 } else { lex };
@@ -423,32 +450,21 @@ impl TurnstyleCursor<'_> {
     }
 }
 
-/// The lexicographic rank after swapping positions `j` and `j + 1` (holding `x` and `y`, with
-/// Lehmer digits `e0` and `e1`) of a permutation of length `m` with rank `lex`: only those two
-/// digits change.
+/// The low bit of every four-bit digit.
+const NIBBLE_LOW_BITS: u64 = 0x1111_1111_1111_1111;
+
+/// The lexicographic rank after swapping positions `j` and `j + 1`, whose Lehmer digits are
+/// `e0` and `e1`, of a permutation of length `m` with rank `lex`. Only those two digits change,
+/// and the entries compare as their digits do: entry `j` is the smaller exactly when
+/// `e0 <= e1`.
 #[inline]
-fn swap_delta(lex: u64, m: usize, j: usize, x: u8, y: u8, e0: u8, e1: u8) -> u64 {
-    let new0 = e1 + (x < y) as u8;
-    let new1 = e0 - (y < x) as u8;
+fn swap_delta(lex: u64, m: usize, j: usize, e0: u8, e1: u8) -> u64 {
+    let rising = (e0 <= e1) as u8;
+    let new0 = e1 + rising;
+    let new1 = e0 + rising - 1;
     let w0 = rank::FACTORIALS[m - 1 - j];
     let w1 = rank::FACTORIALS[m - 2 - j];
     lex + new0 as u64 * w0 + new1 as u64 * w1 - e0 as u64 * w0 - e1 as u64 * w1
-}
-
-/// The ranks of `p` turned by one place left (`[p1 .. p(m-1), p0]`) and right
-/// (`[p(m-1), p0 .. p(m-2)]`), from `p`'s Lehmer digits `d`.
-fn turned_ranks(p: &[u8], d: &[u8]) -> (u64, u64) {
-    let m = p.len();
-    let (first, last) = (p[0], p[m - 1]);
-    let mut left = 0u64;
-    let mut right = (last as u64 - 1) * rank::FACTORIALS[m - 1];
-    for k in 0..m - 1 {
-        // Left: p(k+1) moves to position k and now has p0 after it.
-        left += (d[k + 1] + (first < p[k + 1]) as u8) as u64 * rank::FACTORIALS[m - 1 - k];
-        // Right: p(k) moves to position k+1 and no longer has p(m-1) after it.
-        right += (d[k] - (last < p[k]) as u8) as u64 * rank::FACTORIALS[m - 2 - k];
-    }
-    (left, right)
 }
 
 impl Cursor for TurnstyleCursor<'_> {

@@ -60,14 +60,27 @@ pub fn perm_from_digits(digits: &[u8], perm: &mut [u8]) {
         (1u32 << digits.len()) - 1
     };
     for (slot, &d) in perm.iter_mut().zip(digits) {
-        // The d-th (0-based) set bit of `unused`.
-        let mut bits = unused;
-        for _ in 0..d {
-            bits &= bits - 1;
-        }
-        let x = bits.trailing_zeros();
+        let x = nth_set_bit(unused, d as u32);
         *slot = x as u8;
         unused &= !(1 << x);
+    }
+}
+
+/// The position of the `k`-th (0-based) set bit of `bits`.
+#[inline]
+fn nth_set_bit(bits: u32, k: u32) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the bmi2 target feature is enabled for this build.
+        unsafe { std::arch::x86_64::_pdep_u32(1 << k, bits) }.trailing_zeros()
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let mut bits = bits;
+        for _ in 0..k {
+            bits &= bits - 1;
+        }
+        bits.trailing_zeros()
     }
 }
 
