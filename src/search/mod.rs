@@ -17,6 +17,7 @@ pub mod table;
 use crate::puzzle::{Cursor, StateSpace};
 use rayon::prelude::*;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED, matches};
 
 /// How the level loop picks the kind of each pass.
@@ -135,7 +136,9 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
     let limit = options.antipode_limit;
     let mut levels = vec![1u64];
     let mut antipodes = vec![start];
-    let mut frontier = (list_limit > 0).then(|| vec![start]);
+    // The states of the last level, while listed.
+    let mut frontier = Some(vec![start]);
+    let mut unseen: Option<Unseen> = None;
     let mut reached = 1u64;
     let mut bottom_up = options.strategy == Strategy::BottomUp;
 
@@ -143,26 +146,34 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
         let depth = levels.len() - 1;
         let current = (depth % 3) as u8;
         let next = ((depth + 1) % 3) as u8;
-        let pass = if let Some(list) = frontier.take() {
+        let listed = frontier.as_ref().map_or(0, |l| l.len() as u64);
+        let pass = if frontier.is_some() && listed <= list_limit {
+            let list = frontier.take().unwrap_or_default();
             let mut pass = expand_list(space, &table, &list, next, progress);
             pass.new.par_sort_unstable();
-            let keep = pass.new.len() as u64 <= list_limit;
             let new = std::mem::take(&mut pass.new);
             pass.smallest = new[..new.len().min(limit)].to_vec();
-            frontier = keep.then_some(new);
-            pass.step = Step::Frontier;
+            frontier = Some(new);
             pass
         } else {
-            // Entries holding `current`: levels depth, depth - 3, ...
-            let holding: u64 = levels.iter().rev().step_by(3).sum();
             let unreached = size - reached;
-            if options.strategy == Strategy::Auto && unreached < holding * moves as u64 / 2 {
+            // A top-down scan expands the entries of the last level; without the unseen bitmap
+            // (before it exists) also those of levels depth - 3, depth - 6, ...
+            let expanded = if unseen.is_some() || frontier.is_some() {
+                levels[depth]
+            } else {
+                levels.iter().rev().step_by(3).sum()
+            };
+            if options.strategy == Strategy::Auto && 2 * unreached < expanded * (moves as u64 + 1) {
                 bottom_up = true;
             }
             if bottom_up {
+                unseen = None;
+                frontier = None;
                 scan(
                     space,
                     &table,
+                    None,
                     current,
                     next,
                     limit,
@@ -170,7 +181,20 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
                     progress,
                 )
             } else {
-                scan(space, &table, current, next, limit, Step::TopDown, progress)
+                if let Some(list) = frontier.take() {
+                    unseen = Some(Unseen::new(&table, &list));
+                }
+                let unseen = unseen.as_ref();
+                scan(
+                    space,
+                    &table,
+                    unseen,
+                    current,
+                    next,
+                    limit,
+                    Step::TopDown,
+                    progress,
+                )
             }
         };
         if pass.count == 0 {
@@ -236,9 +260,11 @@ fn expand_list<S: StateSpace>(
 }
 
 /// A scan of the whole table, top-down or bottom-up, in tasks that own whole words.
+#[allow(clippy::too_many_arguments)]
 fn scan<S: StateSpace>(
     space: &S,
     table: &DistanceTable,
+    unseen: Option<&Unseen>,
     current: u8,
     next: u8,
     limit: usize,
@@ -251,7 +277,7 @@ fn scan<S: StateSpace>(
         .into_par_iter()
         .map(|task| {
             let range = task * GROUPS_PER_TASK..((task + 1) * GROUPS_PER_TASK).min(groups);
-            let mut pass = TaskPass::new(space, table, next, limit);
+            let mut pass = TaskPass::new(space, table, unseen, next, limit);
             match step {
                 Step::BottomUp => pass.bottom_up(range, current),
                 _ => pass.top_down(range, current),
@@ -281,6 +307,7 @@ const BATCH: usize = 64;
 struct TaskPass<'a, S: StateSpace + 'a> {
     space: &'a S,
     table: &'a DistanceTable,
+    unseen: Option<&'a Unseen>,
     cursor: S::Cursor<'a>,
     next: u8,
     group: usize,
@@ -294,11 +321,18 @@ struct TaskPass<'a, S: StateSpace + 'a> {
 }
 
 impl<'a, S: StateSpace> TaskPass<'a, S> {
-    fn new(space: &'a S, table: &'a DistanceTable, next: u8, limit: usize) -> Self {
+    fn new(
+        space: &'a S,
+        table: &'a DistanceTable,
+        unseen: Option<&'a Unseen>,
+        next: u8,
+        limit: usize,
+    ) -> Self {
         let group = space.group_size();
         TaskPass {
             space,
             table,
+            unseen,
             cursor: space.cursor(),
             next,
             group,
@@ -326,9 +360,16 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         let table = self.table;
         for group in groups {
             let bits = group_bits(|w| table.word(w), group * g, self.group);
-            let frontier = matches(bits, current) as u32 & self.low;
+            let mut frontier = matches(bits, current) as u32 & self.low;
             if frontier == 0 {
                 continue;
+            }
+            if let Some(unseen) = self.unseen {
+                // Only the entries first reached at the last level; and they are seen now.
+                frontier &= unseen.take(group * g, self.group, frontier);
+                if frontier == 0 {
+                    continue;
+                }
             }
             let unreached = matches(bits, UNREACHED) as u32 & self.low;
             let near = self.space.local_step(frontier) & unreached;
@@ -472,6 +513,76 @@ fn group_bits(word: impl Fn(usize) -> u64, first: u64, group: usize) -> u64 {
         bits |= word(w + 1) << (64 - shift);
     }
     bits & ((1u64 << width) - 1)
+}
+
+/// One bit per entry, set while the entry was unreached at the start of the previous pass:
+/// an entry holding `d mod 3` whose bit is set is at level `d` exactly, not `d - 3`, `d - 6`, ...
+/// So top-down scans expand only the last level. Scan tasks own whole words of it, as of the
+/// table.
+struct Unseen {
+    words: Vec<AtomicU64>,
+}
+
+impl Unseen {
+    /// The entries unreached now, plus `last` (the states of the level just found).
+    fn new(table: &DistanceTable, last: &[u64]) -> Unseen {
+        let words = (0..table.entries().div_ceil(64) as usize)
+            .into_par_iter()
+            .map(|w| {
+                let low = matches(table.word(2 * w), UNREACHED) & table.valid(2 * w);
+                let high = if 2 * w + 1 < table.word_count() {
+                    matches(table.word(2 * w + 1), UNREACHED) & table.valid(2 * w + 1)
+                } else {
+                    0
+                };
+                AtomicU64::new(squeeze(low) as u64 | (squeeze(high) as u64) << 32)
+            })
+            .collect::<Vec<_>>();
+        for &rank in last {
+            words[(rank / 64) as usize].fetch_or(1 << (rank % 64), Relaxed);
+        }
+        Unseen { words }
+    }
+
+    /// Of the entries `mask` (one low bit each, as in the table) of the group starting at
+    /// `first`, those still unseen; they are marked seen.
+    fn take(&self, first: u64, group: usize, mask: u32) -> u32 {
+        let wanted = squeeze(mask as u64) as u64;
+        let w = (first / 64) as usize;
+        let shift = first % 64;
+        let mut bits = self.words[w].load(Relaxed) >> shift;
+        if shift + group as u64 > 64 {
+            bits |= self.words[w + 1].load(Relaxed) << (64 - shift);
+        }
+        let found = bits & wanted;
+        if found != 0 {
+            self.words[w].fetch_and(!(found << shift), Relaxed);
+            if shift + group as u64 > 64 {
+                self.words[w + 1].fetch_and(!(found >> (64 - shift)), Relaxed);
+            }
+        }
+        spread(found as u32) as u32
+    }
+}
+
+/// Spreads the 32 bits of `bits` to the low bits of 2-bit fields (bit k to bit 2k).
+fn spread(bits: u32) -> u64 {
+    let mut x = bits as u64;
+    x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+    x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+    x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+    x = (x | x << 2) & 0x3333_3333_3333_3333;
+    (x | x << 1) & 0x5555_5555_5555_5555
+}
+
+/// The inverse of [`spread`]: bit 2k to bit k.
+fn squeeze(mask: u64) -> u32 {
+    let mut x = mask & 0x5555_5555_5555_5555;
+    x = (x | x >> 1) & 0x3333_3333_3333_3333;
+    x = (x | x >> 2) & 0x0f0f_0f0f_0f0f_0f0f;
+    x = (x | x >> 4) & 0x00ff_00ff_00ff_00ff;
+    x = (x | x >> 8) & 0x0000_ffff_0000_ffff;
+    (x | x >> 16) as u32
 }
 
 /// Keeps the `limit` smallest ranks pushed into it.
