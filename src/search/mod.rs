@@ -1,15 +1,18 @@
 //! The level loop: breadth-first search over a [`StateSpace`] into a [`DistanceTable`].
 //!
-//! Each pass turns level `d` into level `d + 1` in one of three ways:
+//! Each pass turns level `d` into level `d + 1` in one of four ways:
 //! - **frontier list** (top-down from an explicit list of the states at level `d`), while levels
 //!   are small — no scan of the table at all, which keeps long thin graphs linear;
-//! - **top-down scan**: every entry holding `d mod 3` is expanded and its unreached neighbours
-//!   claimed (entries at `d - 3`, `d - 6`, ... are expanded again, harmlessly);
+//! - **top-down scan**: every state at level `d` is expanded and its unreached neighbours
+//!   claimed with atomic operations;
 //! - **bottom-up scan**: every unreached entry looks for a neighbour holding `d mod 3`; each
-//!   worker writes only its own words.
+//!   worker writes only its own words;
+//! - **remaining list**: once few states are left unreached, they are listed and only those are
+//!   checked, bottom-up.
 //!
-//! The loop switches from top-down to bottom-up once the unreached states are fewer than the
-//! entries a top-down pass would expand (direction-optimising BFS).
+//! The loop switches from top-down to bottom-up once the unreached states are few compared with
+//! the last level (direction-optimising BFS). A bitmap of the states not yet seen keeps top-down
+//! scans from expanding levels `d - 3`, `d - 6`, ... again.
 
 pub mod path;
 pub mod table;
@@ -42,6 +45,8 @@ pub enum Step {
     TopDown,
     /// Bottom-up over a scan of the whole table.
     BottomUp,
+    /// Bottom-up over a list of the states still unreached.
+    Remaining,
 }
 
 impl Step {
@@ -51,6 +56,7 @@ impl Step {
             Step::Frontier => "frontier",
             Step::TopDown => "top-down",
             Step::BottomUp => "bottom-up",
+            Step::Remaining => "remaining",
         }
     }
 }
@@ -117,6 +123,8 @@ const LIST_FRACTION: u64 = 256;
 const MIN_LIST: u64 = 4096;
 /// Frontier states per list task.
 const STATES_PER_TASK: usize = 4096;
+/// Table words per task when listing unreached ranks.
+const WORDS_PER_LIST_TASK: usize = 1 << 14;
 
 /// Runs a full breadth-first search of `space` from its solved state, in the current rayon pool.
 pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progress) -> Outcome {
@@ -139,6 +147,8 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
     // The states of the last level, while listed.
     let mut frontier = Some(vec![start]);
     let mut unseen: Option<Unseen> = None;
+    // The states still unreached, once few enough to list.
+    let mut remaining: Option<Vec<u64>> = None;
     let mut reached = 1u64;
     let mut bottom_up = options.strategy == Strategy::BottomUp;
 
@@ -167,7 +177,13 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
             if options.strategy == Strategy::Auto && 2 * unreached < expanded * (moves as u64 + 1) {
                 bottom_up = true;
             }
-            if bottom_up {
+            if bottom_up && unreached <= list_limit {
+                // The last few unreached states: list them once, then check only those.
+                let list = remaining.take().unwrap_or_else(|| unreached_ranks(&table));
+                let (pass, left) = check_list(space, &table, &list, current, next, limit, progress);
+                remaining = Some(left);
+                pass
+            } else if bottom_up {
                 unseen = None;
                 frontier = None;
                 scan(
@@ -257,6 +273,67 @@ fn expand_list<S: StateSpace>(
         smallest: Vec::new(),
         new,
     }
+}
+
+/// Every unreached rank, ascending.
+fn unreached_ranks(table: &DistanceTable) -> Vec<u64> {
+    let words = table.word_count();
+    (0..words.div_ceil(WORDS_PER_LIST_TASK))
+        .into_par_iter()
+        .flat_map_iter(|task| {
+            let mut ranks = Vec::new();
+            for w in task * WORDS_PER_LIST_TASK..((task + 1) * WORDS_PER_LIST_TASK).min(words) {
+                let mut todo = matches(table.word(w), UNREACHED) & table.valid(w);
+                while todo != 0 {
+                    ranks.push(w as u64 * ENTRIES_PER_WORD + (todo.trailing_zeros() / 2) as u64);
+                    todo &= todo - 1;
+                }
+            }
+            ranks
+        })
+        .collect()
+}
+
+/// Bottom-up over a list of unreached ranks (ascending): returns the pass and the ranks still
+/// unreached (ascending).
+fn check_list<S: StateSpace>(
+    space: &S,
+    table: &DistanceTable,
+    list: &[u64],
+    current: u8,
+    next: u8,
+    limit: usize,
+    progress: &dyn Progress,
+) -> (Pass, Vec<u64>) {
+    let moves = space.move_names().len();
+    let parts: Vec<(Vec<u64>, Vec<u64>)> = list
+        .par_chunks(STATES_PER_TASK)
+        .map(|chunk| {
+            let mut cursor = space.cursor();
+            let (mut new, mut left) = (Vec::new(), Vec::new());
+            for &rank in chunk {
+                cursor.seek(rank);
+                if (0..moves).any(|mv| table.get(cursor.neighbour(mv)) == current) {
+                    // Holding `next` now cannot make another state of this pass look found.
+                    table.claim(rank, next);
+                    new.push(rank);
+                } else {
+                    left.push(rank);
+                }
+            }
+            progress.found(new.len() as u64);
+            (new, left)
+        })
+        .collect();
+    let (new, left): (Vec<Vec<u64>>, Vec<Vec<u64>>) = parts.into_iter().unzip();
+    let new = new.concat();
+    let pass = Pass {
+        step: Step::Remaining,
+        count: new.len() as u64,
+        smallest: new[..new.len().min(limit)].to_vec(),
+        new: Vec::new(),
+    };
+    (pass, left.concat())
 }
 
 /// A scan of the whole table, top-down or bottom-up, in tasks that own whole words.
@@ -556,9 +633,12 @@ impl Unseen {
         }
         let found = bits & wanted;
         if found != 0 {
-            self.words[w].fetch_and(!(found << shift), Relaxed);
+            // Only the task that owns these words writes them: no read-modify-write needed.
+            let word = &self.words[w];
+            word.store(word.load(Relaxed) & !(found << shift), Relaxed);
             if shift + group as u64 > 64 {
-                self.words[w + 1].fetch_and(!(found >> (64 - shift)), Relaxed);
+                let word = &self.words[w + 1];
+                word.store(word.load(Relaxed) & !(found >> (64 - shift)), Relaxed);
             }
         }
         spread(found as u32) as u32
