@@ -45,12 +45,38 @@ pub fn lex_rank(perm: &[u8]) -> u64 {
 /// of entries after position `i` that are smaller than entry `i`.
 pub fn lex_digits(mut rank: u64, digits: &mut [u8]) {
     let m = digits.len();
-    for i in (0..m).rev() {
+    let mut i = m;
+    // Hardware 64-bit division is slow; below 2^32 a multiplication by a reciprocal is exact.
+    while i > 0 && rank > u32::MAX as u64 {
+        i -= 1;
         let base = (m - i) as u64;
         digits[i] = (rank % base) as u8;
         rank /= base;
     }
+    while i > 0 {
+        i -= 1;
+        let base = m - i;
+        if base == 1 {
+            digits[i] = 0;
+            continue;
+        }
+        let quotient = ((rank as u128 * RECIPROCALS[base] as u128) >> 64) as u64;
+        digits[i] = (rank - quotient * base as u64) as u8;
+        rank = quotient;
+    }
 }
+
+/// `RECIPROCALS[d] = floor(2^64 / d) + 1` for `d >= 2`: for `x < 2^32`, `x / d` is the high
+/// half of `x * RECIPROCALS[d]` (the error term stays below `1 / d`).
+const RECIPROCALS: [u64; MAX_LEN + 1] = {
+    let mut r = [0u64; MAX_LEN + 1];
+    let mut d = 2;
+    while d <= MAX_LEN {
+        r[d] = u64::MAX / d as u64 + 1;
+        d += 1;
+    }
+    r
+};
 
 /// Writes into `perm` the permutation of `0..perm.len()` whose Lehmer digits are `digits`.
 pub fn perm_from_digits(digits: &[u8], perm: &mut [u8]) {
@@ -148,6 +174,26 @@ mod tests {
                     assert!(q < p, "lexicographic order");
                 }
                 prev = Some(p);
+            }
+        }
+    }
+
+    #[test]
+    fn digits_agree_with_plain_division() {
+        let mut x = 7u64;
+        for _ in 0..10_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            for m in [1, 2, 12, 13, 16, MAX_LEN] {
+                let rank = x % factorial(m);
+                let mut digits = vec![0u8; m];
+                lex_digits(rank, &mut digits);
+                let mut r = rank;
+                for i in (0..m).rev() {
+                    assert_eq!(digits[i] as u64, r % (m - i) as u64);
+                    r /= (m - i) as u64;
+                }
             }
         }
     }

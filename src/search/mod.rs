@@ -119,7 +119,7 @@ impl Outcome {
 
 /// Frontier lists are kept while a level has at most this many states per table entry (and at
 /// least `MIN_LIST` states are always allowed).
-const LIST_FRACTION: u64 = 256;
+const LIST_FRACTION: u64 = 512;
 const MIN_LIST: u64 = 4096;
 /// Frontier states per list task.
 const STATES_PER_TASK: usize = 4096;
