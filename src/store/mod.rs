@@ -31,8 +31,9 @@ pub const MAGIC: &[u8; 8] = b"GSD2BIT\n";
 pub const VERSION: u32 = 1;
 /// Entries per chunk (4 MiB uncompressed).
 pub const CHUNK_ENTRIES: u64 = 1 << 24;
-/// The zstd level: fast, and the table barely compresses further at higher levels.
-const ZSTD_LEVEL: i32 = 3;
+/// The zstd level: the fastest; levels 1 and 3 give the same size on these tables (N=12 lrf:
+/// 88.2 MB from 119.8 MB) and level 3 takes 50% longer.
+const ZSTD_LEVEL: i32 = 1;
 
 /// The file's JSON header.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
