@@ -306,7 +306,8 @@ pub struct TurnstyleCursor<'a> {
 /// right (`[p(m-1), p0 .. p(m-2)]`).
 #[derive(Clone, Copy)]
 struct Turned {
-    labels: [u8; MAX_PIECES],
+    /// Four bits per label.
+    labels: u64,
     left: u64,
     right: u64,
 }
@@ -382,23 +383,28 @@ impl TurnstyleCursor<'_> {
             return t;
         }
         let m = self.m();
-        let mut d = [0u8; MAX_PIECES];
-        for (k, slot) in d[..m].iter_mut().enumerate() {
-            *slot = self.digit(k);
+        // Decode the labels into a register, four bits each: label k = the d(k)-th unused value.
+        let mut unused = (1u32 << m) - 1;
+        let mut packed = 0u64;
+        for k in 0..m {
+            let x = rank::nth_set_bit(unused, self.digit(k) as u32);
+            packed |= (x as u64) << (4 * k);
+            unused &= !(1 << x);
         }
-        let mut labels = [0u8; MAX_PIECES];
-        rank::perm_from_digits(&d[..m], &mut labels[..m]);
-        let (first, last) = (labels[0], labels[m - 1]);
+        let label = |k: usize| ((packed >> (4 * k)) & 15) as u8;
+        let (first, last) = (label(0), label(m - 1));
         // Left: p(k+1) moves to position k and now has p0 after it.
         // Right: p(k) moves to position k+1 and no longer has p(m-1) after it.
         let mut left = 0u64;
         let mut right = last as u64 * rank::FACTORIALS[m - 1];
         for k in 0..m - 1 {
-            left += (d[k + 1] + (first < labels[k + 1]) as u8) as u64 * rank::FACTORIALS[m - 1 - k];
-            right += (d[k] - (last < labels[k]) as u8) as u64 * rank::FACTORIALS[m - 2 - k];
+            let (now, after) = (label(k), label(k + 1));
+            left +=
+                (self.digit(k + 1) + (first < after) as u8) as u64 * rank::FACTORIALS[m - 1 - k];
+            right += (self.digit(k) - (last < now) as u8) as u64 * rank::FACTORIALS[m - 2 - k];
         }
         let t = Turned {
-            labels,
+            labels: packed,
             left,
             right,
         };
@@ -423,25 +429,25 @@ impl TurnstyleCursor<'_> {
             // give [p1 .. p(m-1), p0] with a swap, windows n-1 and n-3 give [p(m-1), p0 ..
             // p(m-2)] with a swap.
             let t = self.turned();
-            let p = &t.labels;
-            let (first, last) = (p[0], p[m - 1]);
+            let p = |k: usize| ((t.labels >> (4 * k)) & 15) as u8;
+            let (first, last) = (p(0), p(m - 1));
             let lt = |a: u8, b: u8| (a < b) as u8;
             let d = |k: usize| self.digit(k);
             if i == 0 {
-                let e0 = d(1) + lt(first, p[1]);
-                let e1 = d(2) + lt(first, p[2]);
+                let e0 = d(1) + lt(first, p(1));
+                let e1 = d(2) + lt(first, p(2));
                 (swap_delta(t.left, m, 0, e0, e1), 1)
             } else if i == n - 2 {
-                let e0 = d(m - 2) + lt(first, p[m - 2]);
-                let e1 = lt(first, p[m - 1]);
+                let e0 = d(m - 2) + lt(first, p(m - 2));
+                let e1 = lt(first, p(m - 1));
                 (swap_delta(t.left, m, m - 3, e0, e1), 1)
             } else if i == n - 1 {
-                let e0 = d(0) - lt(last, p[0]);
-                let e1 = d(1) - lt(last, p[1]);
+                let e0 = d(0) - lt(last, p(0));
+                let e1 = d(1) - lt(last, p(1));
                 (swap_delta(t.right, m, 1, e0, e1), n - 1)
             } else {
-                let e0 = d(m - 3) - lt(last, p[m - 3]);
-                let e1 = d(m - 2) - lt(last, p[m - 2]);
+                let e0 = d(m - 3) - lt(last, p(m - 3));
+                let e1 = d(m - 2) - lt(last, p(m - 2));
                 (swap_delta(t.right, m, m - 2, e0, e1), n - 1)
             }
         };

@@ -94,7 +94,7 @@ pub fn perm_from_digits(digits: &[u8], perm: &mut [u8]) {
 
 /// The position of the `k`-th (0-based) set bit of `bits`.
 #[inline]
-fn nth_set_bit(bits: u32, k: u32) -> u32 {
+pub fn nth_set_bit(bits: u32, k: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
         // SAFETY: the bmi2 target feature is enabled for this build.
