@@ -683,22 +683,6 @@ fn squeeze(mask: u64) -> u32 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn spread_and_squeeze_invert_each_other() {
-        for bits in [0u32, 1, 0b1011, 0xdead_beef, u32::MAX] {
-            let wide = spread(bits);
-            assert_eq!(wide & !table::LOW_BITS, 0);
-            assert_eq!(wide.count_ones(), bits.count_ones());
-            assert_eq!(squeeze(wide), bits);
-        }
-        assert_eq!(spread(0b101), 0b10001);
-    }
-}
-
 /// Keeps the `limit` smallest ranks pushed into it.
 struct Smallest {
     limit: usize,
@@ -743,4 +727,20 @@ fn merge_smallest(a: Vec<u64>, b: Vec<u64>, limit: usize) -> Vec<u64> {
     all.sort_unstable();
     all.truncate(limit);
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_and_squeeze_invert_each_other() {
+        for bits in [0u32, 1, 0b1011, 0xdead_beef, u32::MAX] {
+            let wide = spread(bits);
+            assert_eq!(wide & !table::LOW_BITS, 0);
+            assert_eq!(wide.count_ones(), bits.count_ones());
+            assert_eq!(squeeze(wide), bits);
+        }
+        assert_eq!(spread(0b101), 0b10001);
+    }
 }
