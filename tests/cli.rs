@@ -266,6 +266,7 @@ fn an_interrupted_run_leaves_no_half_written_file() {
         let mut child = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
             .args(["--puzzle", "turnstyle", "--n", "10", "--quiet", "--out"])
             .arg(&out)
+            .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
