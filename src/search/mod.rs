@@ -375,7 +375,7 @@ fn scan<S: StateSpace>(
 }
 
 /// Groups per scan task: a multiple of 32, so that a task owns whole words.
-const GROUPS_PER_TASK: u64 = 32 * 64;
+const GROUPS_PER_TASK: u64 = 32 * 256;
 /// Far neighbours looked up together, their cache lines prefetched first so that the misses
 /// overlap.
 const BATCH: usize = 64;
