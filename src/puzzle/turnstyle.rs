@@ -107,8 +107,11 @@ impl Turnstyle {
     /// Index of an arrangement (`arr[0] == 0`, 0-based labels, length `n`).
     fn arrangement_index(&self, arr: &[u8]) -> u64 {
         let (p, m) = tail_labels(arr);
-        let lex = rank::lex_rank(&p[..m]);
-        if self.even { lex >> 1 } else { lex }
+        if self.even {
+            rank::even_rank(&p[..m])
+        } else {
+            rank::lex_rank(&p[..m])
+        }
     }
 
     /// The arrangement with this index, 0-based labels, `arr[0] == 0`.

@@ -79,7 +79,7 @@ const RECIPROCALS: [u64; MAX_LEN + 1] = {
 };
 
 /// Writes into `perm` the permutation of `0..perm.len()` whose Lehmer digits are `digits`.
-pub fn perm_from_digits(digits: &[u8], perm: &mut [u8]) {
+fn perm_from_digits(digits: &[u8], perm: &mut [u8]) {
     let mut unused: u32 = if digits.len() == 32 {
         u32::MAX
     } else {
