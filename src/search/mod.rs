@@ -177,6 +177,11 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
             if options.strategy == Strategy::Auto && 2 * unreached < expanded * (moves as u64 + 1) {
                 bottom_up = true;
             }
+            if bottom_up {
+                // Bottom-up passes need neither.
+                unseen = None;
+                frontier = None;
+            }
             if bottom_up && unreached <= list_limit {
                 // The last few unreached states: list them once, then check only those.
                 let list = remaining.take().unwrap_or_else(|| unreached_ranks(&table));
@@ -184,8 +189,6 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
                 remaining = Some(left);
                 pass
             } else if bottom_up {
-                unseen = None;
-                frontier = None;
                 scan(
                     space,
                     &table,
