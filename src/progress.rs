@@ -1,7 +1,7 @@
 //! The progress bar on stderr: level, states found so far, rate, elapsed time and ETA.
 
 use crate::search::{Progress, Step};
-use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -24,9 +24,12 @@ impl LevelBar {
         let bar = ProgressBar::with_draw_target(Some(entries), target);
         bar.set_style(
             ProgressStyle::with_template(
-                "level {msg:>4} [{bar:30}] {human_pos}/{human_len} states, {per_sec}, {elapsed_precise} elapsed, ETA {eta}",
+                "level {msg:>4} [{bar:30}] {human_pos}/{human_len} states, {rate}, {elapsed_precise} elapsed, ETA {eta}",
             )
             .expect("the template is valid")
+            .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{} states/s", HumanCount(state.per_sec() as u64));
+            })
             .progress_chars("=> "),
         );
         bar.set_message("1");
