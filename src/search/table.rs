@@ -77,13 +77,18 @@ impl DistanceTable {
     /// Sets the entry of `rank` to `value` if it is unreached; true when this call set it.
     /// Concurrent claims within one pass all write the same value, so they never conflict.
     pub fn claim(&self, rank: u64, value: u8) -> bool {
-        if self.get(rank) != UNREACHED {
-            return false;
-        }
+        let word = &self.words[(rank / ENTRIES_PER_WORD) as usize];
         let shift = 2 * (rank % ENTRIES_PER_WORD);
-        let mask = !(((UNREACHED ^ value) as u64) << shift);
-        let old = self.words[(rank / ENTRIES_PER_WORD) as usize].fetch_and(mask, Relaxed);
-        (old >> shift) & 3 == UNREACHED as u64
+        let clear = ((UNREACHED ^ value) as u64) << shift;
+        let mut old = word.load(Relaxed);
+        // Retry only when another entry of the word changed meanwhile.
+        while (old >> shift) & 3 == UNREACHED as u64 {
+            match word.compare_exchange_weak(old, old & !clear, Relaxed, Relaxed) {
+                Ok(_) => return true,
+                Err(now) => old = now,
+            }
+        }
+        false
     }
 
     /// Clears `bits` in word `w` atomically; returns the word as it was.
