@@ -180,7 +180,7 @@ impl StateSpace for Turnstyle {
             digits: 0,
             pair: 0,
             lex: 0,
-            turned: None,
+            turned: Turned::default(),
             index: 0,
             base: 0,
             offset: 0,
@@ -295,8 +295,8 @@ pub struct TurnstyleCursor<'a> {
     pair: u64,
     /// Lexicographic rank of the labels after piece 1 (before halving for odd `n`).
     lex: u64,
-    /// What the flips through piece 1 need, once computed for this arrangement.
-    turned: Option<Turned>,
+    /// What the flips through piece 1 need, as far as computed for this arrangement.
+    turned: Turned,
     /// Arrangement index.
     index: u64,
     /// The rank of the arrangement's first entry: `index * offsets`.
@@ -305,14 +305,14 @@ pub struct TurnstyleCursor<'a> {
     offset: usize,
 }
 
-/// The labels after piece 1 and their ranks turned one place left (`[p1 .. p(m-1), p0]`) and
-/// right (`[p(m-1), p0 .. p(m-2)]`).
-#[derive(Clone, Copy)]
+/// What the flips through piece 1 need, each computed at most once per arrangement: the labels
+/// after piece 1 (four bits each) and their ranks turned one place left (`[p1 .. p(m-1), p0]`)
+/// and right (`[p(m-1), p0 .. p(m-2)]`).
+#[derive(Clone, Copy, Default)]
 struct Turned {
-    /// Four bits per label.
-    labels: u64,
-    left: u64,
-    right: u64,
+    labels: Option<u64>,
+    left: Option<u64>,
+    right: Option<u64>,
 }
 
 impl TurnstyleCursor<'_> {
@@ -355,7 +355,7 @@ impl TurnstyleCursor<'_> {
         }
         self.index = index;
         self.base = index * self.space.offsets();
-        self.turned = None;
+        self.turned = Turned::default();
     }
 
     /// The digits of the lexicographically next permutation: factorial-base increment.
@@ -380,39 +380,54 @@ impl TurnstyleCursor<'_> {
         }
     }
 
-    /// The labels and turned ranks for the flips through piece 1.
-    fn turned(&mut self) -> Turned {
-        if let Some(t) = self.turned {
-            return t;
+    /// The labels after piece 1, four bits each: label k is the d(k)-th value not used before.
+    fn labels(&mut self) -> u64 {
+        if let Some(labels) = self.turned.labels {
+            return labels;
         }
-        let m = self.m();
-        // Decode the labels into a register, four bits each: label k = the d(k)-th unused value.
-        let mut unused = (1u32 << m) - 1;
+        let mut unused = (1u32 << self.m()) - 1;
         let mut packed = 0u64;
-        for k in 0..m {
+        for k in 0..self.m() {
             let x = rank::nth_set_bit(unused, self.digit(k) as u32);
             packed |= (x as u64) << (4 * k);
             unused &= !(1 << x);
         }
-        let label = |k: usize| ((packed >> (4 * k)) & 15) as u8;
-        let (first, last) = (label(0), label(m - 1));
-        // Left: p(k+1) moves to position k and now has p0 after it.
-        // Right: p(k) moves to position k+1 and no longer has p(m-1) after it.
-        let mut left = 0u64;
-        let mut right = last as u64 * rank::FACTORIALS[m - 1];
-        for k in 0..m - 1 {
-            let (now, after) = (label(k), label(k + 1));
-            left +=
-                (self.digit(k + 1) + (first < after) as u8) as u64 * rank::FACTORIALS[m - 1 - k];
-            right += (self.digit(k) - (last < now) as u8) as u64 * rank::FACTORIALS[m - 2 - k];
+        self.turned.labels = Some(packed);
+        packed
+    }
+
+    /// The rank turned left: p(k+1) moves to position k and now has p0 after it.
+    fn left(&mut self) -> u64 {
+        if let Some(left) = self.turned.left {
+            return left;
         }
-        let t = Turned {
-            labels: packed,
-            left,
-            right,
-        };
-        self.turned = Some(t);
-        t
+        let (m, labels) = (self.m(), self.labels());
+        let label = |k: usize| (labels >> (4 * k)) & 15;
+        let first = label(0);
+        let mut left = 0u64;
+        for k in 0..m - 1 {
+            let digit = self.digit(k + 1) as u64 + (first < label(k + 1)) as u64;
+            left += digit * rank::FACTORIALS[m - 1 - k];
+        }
+        self.turned.left = Some(left);
+        left
+    }
+
+    /// The rank turned right: p(k) moves to position k+1 and no longer has p(m-1) after it.
+    fn right(&mut self) -> u64 {
+        if let Some(right) = self.turned.right {
+            return right;
+        }
+        let (m, labels) = (self.m(), self.labels());
+        let label = |k: usize| (labels >> (4 * k)) & 15;
+        let last = label(m - 1);
+        let mut right = last * rank::FACTORIALS[m - 1];
+        for k in 0..m - 1 {
+            let digit = self.digit(k) as u64 - (last < label(k)) as u64;
+            right += digit * rank::FACTORIALS[m - 2 - k];
+        }
+        self.turned.right = Some(right);
+        right
     }
 
     /// Flips ring positions `i..i+4` (mod n) of the arrangement; returns the new arrangement's
@@ -431,27 +446,34 @@ impl TurnstyleCursor<'_> {
             // the labels after it turn by one, and two of them are swapped. Windows 0 and n-2
             // give [p1 .. p(m-1), p0] with a swap, windows n-1 and n-3 give [p(m-1), p0 ..
             // p(m-2)] with a swap.
-            let t = self.turned();
-            let p = |k: usize| ((t.labels >> (4 * k)) & 15) as u8;
+            let labels = self.labels();
+            let p = |k: usize| ((labels >> (4 * k)) & 15) as u8;
             let (first, last) = (p(0), p(m - 1));
             let lt = |a: u8, b: u8| (a < b) as u8;
-            let d = |k: usize| self.digit(k);
-            if i == 0 {
-                let e0 = d(1) + lt(first, p(1));
-                let e1 = d(2) + lt(first, p(2));
-                (swap_delta(t.left, m, 0, e0, e1), 1)
-            } else if i == n - 2 {
-                let e0 = d(m - 2) + lt(first, p(m - 2));
-                let e1 = lt(first, p(m - 1));
-                (swap_delta(t.left, m, m - 3, e0, e1), 1)
-            } else if i == n - 1 {
-                let e0 = d(0) - lt(last, p(0));
-                let e1 = d(1) - lt(last, p(1));
-                (swap_delta(t.right, m, 1, e0, e1), n - 1)
+            if i == 0 || i == n - 2 {
+                let left = self.left();
+                let d = |k: usize| self.digit(k);
+                if i == 0 {
+                    let e0 = d(1) + lt(first, p(1));
+                    let e1 = d(2) + lt(first, p(2));
+                    (swap_delta(left, m, 0, e0, e1), 1)
+                } else {
+                    let e0 = d(m - 2) + lt(first, p(m - 2));
+                    let e1 = lt(first, p(m - 1));
+                    (swap_delta(left, m, m - 3, e0, e1), 1)
+                }
             } else {
-                let e0 = d(m - 3) - lt(last, p(m - 3));
-                let e1 = d(m - 2) - lt(last, p(m - 2));
-                (swap_delta(t.right, m, m - 2, e0, e1), n - 1)
+                let right = self.right();
+                let d = |k: usize| self.digit(k);
+                if i == n - 1 {
+                    let e0 = d(0) - lt(last, p(0));
+                    let e1 = d(1) - lt(last, p(1));
+                    (swap_delta(right, m, 1, e0, e1), n - 1)
+                } else {
+                    let e0 = d(m - 3) - lt(last, p(m - 3));
+                    let e1 = d(m - 2) - lt(last, p(m - 2));
+                    (swap_delta(right, m, m - 2, e0, e1), n - 1)
+                }
             }
         };
         let index = if self.space.even { lex >> 1 } else { lex };
