@@ -490,12 +490,12 @@ const NIBBLE_LOW_BITS: u64 = 0x1111_1111_1111_1111;
 /// `e0 <= e1`.
 #[inline]
 fn swap_delta(lex: u64, m: usize, j: usize, e0: u8, e1: u8) -> u64 {
-    let rising = (e0 <= e1) as u8;
-    let new0 = e1 + rising;
-    let new1 = e0 + rising - 1;
-    let w0 = rank::FACTORIALS[m - 1 - j];
-    let w1 = rank::FACTORIALS[m - 2 - j];
-    lex + new0 as u64 * w0 + new1 as u64 * w1 - e0 as u64 * w0 - e1 as u64 * w1
+    // The new digits are e1 + r and e0 + r - 1 (r = 1 when rising), with weights (k+1)! and
+    // k!, k = m - 2 - j: the change is k! * ((e1 - e0) * k + r * (k + 2) - 1).
+    let k = (m - 2 - j) as i64;
+    let rising = (e0 <= e1) as i64;
+    let change = (e1 as i64 - e0 as i64) * k + rising * (k + 2) - 1;
+    lex.wrapping_add((change * rank::FACTORIALS[m - 2 - j] as i64) as u64)
 }
 
 impl Cursor for TurnstyleCursor<'_> {
