@@ -506,12 +506,13 @@ impl Cursor for TurnstyleCursor<'_> {
         if ahead < offsets {
             self.offset = ahead as usize;
         } else if ahead < STEP_LIMIT * offsets {
-            // A few arrangements ahead: stepping is cheaper than unranking.
-            let steps = ahead / offsets;
-            self.offset = (ahead - steps * offsets) as usize;
-            for _ in 0..steps {
+            // A few arrangements ahead: stepping is cheaper than unranking (or dividing).
+            let mut ahead = ahead;
+            while ahead >= offsets {
                 self.next_arrangement();
+                ahead -= offsets;
             }
+            self.offset = ahead as usize;
         } else {
             self.offset = (rank % offsets) as usize;
             self.load(rank / offsets);
