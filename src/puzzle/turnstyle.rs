@@ -64,6 +64,8 @@ pub struct Turnstyle {
     arrangements: u64,
     /// Each Lehmer digit at its maximum, four bits each: digit `k` may reach `n - 2 - k`.
     max_digits: u64,
+    /// Offsets per arrangement in the rank: `n` for lrf, 1 for flips.
+    offsets: u64,
 }
 
 impl Turnstyle {
@@ -83,6 +85,10 @@ impl Turnstyle {
             even,
             arrangements: if even { all / 2 } else { all },
             max_digits,
+            offsets: match metric {
+                Metric::Lrf => n as u64,
+                Metric::Flips => 1,
+            },
         })
     }
 
@@ -98,10 +104,7 @@ impl Turnstyle {
 
     /// Offsets per arrangement in the rank: `n` for lrf, 1 for flips.
     fn offsets(&self) -> u64 {
-        match self.metric {
-            Metric::Lrf => self.n as u64,
-            Metric::Flips => 1,
-        }
+        self.offsets
     }
 
     /// Index of an arrangement (`arr[0] == 0`, 0-based labels, length `n`).
