@@ -438,7 +438,7 @@ impl TurnstyleCursor<'_> {
     fn flip(&mut self, i: usize) -> (u64, usize) {
         let n = self.space.n;
         let m = n - 1;
-        let (lex, shift) = if (1..=n - 4).contains(&i) {
+        let (lex, shift) = if i >= 1 && i + 4 <= n {
             // Two adjacent swaps away from piece 1: only four Lehmer digits change.
             let j = i - 1;
             let lex = swap_delta(self.lex, m, j, self.digit(j), self.digit(j + 1));
