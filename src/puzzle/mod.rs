@@ -38,6 +38,10 @@ pub trait StateSpace: Sync {
     fn size(&self) -> u64;
     /// The names of the moves, in the order [`Cursor::neighbour`] numbers them.
     fn move_names(&self) -> Vec<String>;
+    /// The number of moves, without building their names.
+    fn move_count(&self) -> usize {
+        self.move_names().len()
+    }
     /// The rank of the solved position, where the search starts.
     fn solved(&self) -> u64;
     /// A fresh cursor; call [`Cursor::seek`] before anything else.

@@ -173,6 +173,13 @@ impl StateSpace for Turnstyle {
         }
     }
 
+    fn move_count(&self) -> usize {
+        match self.metric {
+            Metric::Lrf => 3,
+            Metric::Flips => self.n,
+        }
+    }
+
     fn solved(&self) -> u64 {
         0
     }

@@ -129,7 +129,7 @@ const WORDS_PER_LIST_TASK: usize = 1 << 14;
 /// Runs a full breadth-first search of `space` from its solved state, in the current rayon pool.
 pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progress) -> Outcome {
     let size = space.size();
-    let moves = space.move_names().len();
+    let moves = space.move_count();
     let table = DistanceTable::new(size);
     let start = space.solved();
     table.claim(start, 0);
@@ -250,7 +250,7 @@ fn expand_list<S: StateSpace>(
     next: u8,
     progress: &dyn Progress,
 ) -> Pass {
-    let moves = space.move_names().len();
+    let moves = space.move_count();
     let parts: Vec<Vec<u64>> = list
         .par_chunks(STATES_PER_TASK)
         .map(|chunk| {
@@ -308,7 +308,7 @@ fn check_list<S: StateSpace>(
     limit: usize,
     progress: &dyn Progress,
 ) -> (Pass, Vec<u64>) {
-    let moves = space.move_names().len();
+    let moves = space.move_count();
     let parts: Vec<(Vec<u64>, Vec<u64>)> = list
         .par_chunks(STATES_PER_TASK)
         .map(|chunk| {
@@ -417,7 +417,7 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
             next,
             group,
             low: (table::LOW_BITS & ((1u64 << (2 * group)) - 1)) as u32,
-            far: space.first_far_move()..space.move_names().len(),
+            far: space.first_far_move()..space.move_count(),
             batch: Vec::with_capacity(BATCH + 16),
             count: 0,
             smallest: Smallest::new(limit),

@@ -18,7 +18,7 @@ pub fn path_to_solved<S: StateSpace>(
     if value == UNREACHED {
         return None;
     }
-    let moves = space.move_names().len();
+    let moves = space.move_count();
     let solved = space.solved();
     let mut cursor = space.cursor();
     let mut rank = rank;

@@ -192,10 +192,8 @@ pub fn parse(bytes: &[u8]) -> Result<(Header, DistanceTable), String> {
             bytes.len() - at
         ));
     }
-    Ok((
-        header.clone(),
-        DistanceTable::from_le_bytes(header.entries, &raw),
-    ))
+    let table = DistanceTable::from_le_bytes(header.entries, &raw);
+    Ok((header, table))
 }
 
 /// Lowercase hex of bytes.
