@@ -1,5 +1,6 @@
 //! One run of the tool: check the request, search, and write the output folder.
 
+use crate::gpu::{Adapters, Gpu};
 use crate::progress::LevelBar;
 use crate::puzzle::{Metric, StateSpace, Turnstyle};
 use crate::report::Report;
@@ -51,6 +52,37 @@ pub struct Job {
     pub threads: Option<usize>,
     /// No progress bar.
     pub quiet: bool,
+    /// `auto`, `cpu` or `gpu`.
+    pub backend: String,
+    /// Largest GPU window in bytes (smaller than the adapter allows only to test windowing).
+    pub gpu_window_bytes: Option<u64>,
+}
+
+/// Under `--backend auto`, smaller tables stay on the CPU: setting up the device would take
+/// longer than searching them.
+const AUTO_GPU_MIN_ENTRIES: u64 = 1 << 20;
+
+/// Opens the GPU the job asks for: `None` for the CPU backend.
+fn open_gpu(job: &Job, space: &impl StateSpace) -> Result<Option<Gpu>, Error> {
+    match job.backend.as_str() {
+        "cpu" => Ok(None),
+        "gpu" => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
+            Some(gpu) => Ok(Some(gpu)),
+            None => Err(Error::Input(
+                "--backend gpu found no Vulkan adapter with 64-bit shader integers: install a Vulkan driver (Debian: apt-get install mesa-vulkan-drivers libvulkan1) or use --backend cpu".into(),
+            )),
+        },
+        "auto" => {
+            if space.gpu_source().is_none() || space.size() < AUTO_GPU_MIN_ENTRIES {
+                return Ok(None);
+            }
+            // No usable hardware GPU is not an error here: the CPU backend runs instead.
+            Ok(Gpu::open(Adapters::Hardware).ok().flatten())
+        }
+        other => Err(Error::Input(format!(
+            "unknown backend '{other}': use --backend auto, cpu or gpu"
+        ))),
+    }
 }
 
 /// What a finished run produced.
@@ -85,6 +117,14 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     check_memory(&space)?;
+    let gpu = open_gpu(job, &space)?;
+    let layout = match &gpu {
+        Some(gpu) => Some(
+            gpu.plan(space.size(), job.gpu_window_bytes)
+                .map_err(Error::Input)?,
+        ),
+        None => None,
+    };
     prepare_output(&out)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -93,7 +133,12 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
 
     let bar = LevelBar::new(space.size(), job.quiet);
     let started = Instant::now();
-    let outcome = pool.install(|| search::search(&space, &Options::default(), &bar));
+    let outcome = match (&gpu, &layout) {
+        (Some(gpu), Some(layout)) => pool
+            .install(|| gpu.search(&space, layout, &Options::default(), &bar))
+            .map_err(Error::Run)?,
+        _ => pool.install(|| search::search(&space, &Options::default(), &bar)),
+    };
     let seconds = started.elapsed().as_secs_f64();
     bar.finish();
 
@@ -123,7 +168,8 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
         antipode_count: *outcome.levels.last().unwrap_or(&0),
         antipodes: outcome.antipodes.iter().map(|&r| space.state(r)).collect(),
         levels: outcome.levels,
-        backend: "cpu".into(),
+        backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
+        adapter: gpu.as_ref().map(|g| g.adapter().clone()),
         threads,
         seconds: (seconds * 1000.0).round() / 1000.0,
         states_per_second: (reachable as f64 / seconds).round(),

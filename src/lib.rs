@@ -2,8 +2,10 @@
 //!
 //! The pipeline: a [`puzzle`] ranks positions densely; [`search`] runs the level loop into a
 //! [`search::table::DistanceTable`]; [`store`] writes the table as a distances file and
-//! [`report`] the reports; [`job`] ties one run together for the command line.
+//! [`report`] the reports; [`job`] ties one run together for the command line. [`gpu`] runs the
+//! same level loop as WGSL compute shaders through wgpu.
 
+pub mod gpu;
 pub mod job;
 pub mod progress;
 pub mod puzzle;

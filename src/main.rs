@@ -29,9 +29,22 @@ struct Cli {
     /// No progress bar on stderr.
     #[arg(long)]
     quiet: bool,
+    /// Where to search: auto (a hardware GPU through Vulkan if there is one, else the CPU), cpu,
+    /// or gpu (any Vulkan adapter, software ones such as lavapipe included).
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// Largest GPU storage window in bytes (for testing the windowed table).
+    #[arg(long, hide = true)]
+    gpu_window_bytes: Option<u64>,
 }
 
 fn main() -> ExitCode {
+    if std::env::var_os("NODEVICE_SELECT").is_none() {
+        // Mesa's device-select Vulkan layer only reorders adapters (we pick our own) and, on a
+        // machine without a display, prints a Wayland error while doing it.
+        // SAFETY: no other thread exists yet.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
@@ -55,6 +68,8 @@ fn main() -> ExitCode {
         out: cli.out,
         threads: cli.threads,
         quiet: cli.quiet,
+        backend: cli.backend,
+        gpu_window_bytes: cli.gpu_window_bytes,
     };
     match job::run(&job) {
         Ok(done) => {
@@ -74,13 +89,13 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("gpusearch: error: {e}");
+            eprintln!("gpusearch: error: {}", one_line(&e.to_string()));
             ExitCode::from(e.exit_code() as u8)
         }
     }
 }
 
-/// Folds clap's multi-line message into one line, dropping its usage hints.
+/// Folds a multi-line message (clap's, wgpu's) into one line, dropping clap's usage hints.
 fn one_line(message: &str) -> String {
     message
         .lines()

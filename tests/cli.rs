@@ -231,6 +231,11 @@ fn bad_input_is_refused_with_one_line_and_exit_2() {
         "unknown metric 'qtm'",
     );
     refused(&with(&["--n", "8", "--threads", "0"]), &out, "--threads");
+    refused(
+        &with(&["--n", "8", "--backend", "tpu"]),
+        &out,
+        "unknown backend 'tpu'",
+    );
     refused(&with(&["--n", "16"]), &out, "bytes");
     refused(
         &["--puzzle", "cube", "--n", "8", "--out", o],

@@ -71,6 +71,14 @@ pub trait StateSpace: Sync {
         let _ = mask;
         0
     }
+
+    /// The WGSL that gives the GPU backend this space's ranks and moves: a constant `MOVES`,
+    /// `fn load_state(rank: u64)` and `fn neighbour(m: u32) -> u64` (the rank after move `m`
+    /// from the loaded state, numbered like [`Cursor::neighbour`] or not: only the set of
+    /// neighbours matters). `None` where the space has no shader.
+    fn gpu_source(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Walks ranks in any order and names each rank's neighbours.

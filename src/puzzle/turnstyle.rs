@@ -286,6 +286,17 @@ impl StateSpace for Turnstyle {
             rank_order: self.rank_order(),
         }
     }
+
+    fn gpu_source(&self) -> Option<String> {
+        Some(format!(
+            "const PIECES: u32 = {}u;\nconst LRF: bool = {};\nconst EVEN: bool = {};\nconst MOVES: u32 = {}u;\n{}",
+            self.n,
+            self.metric == Metric::Lrf,
+            self.even,
+            self.move_count(),
+            include_str!("../../shaders/turnstyle.wgsl")
+        ))
+    }
 }
 
 /// How many arrangements ahead a seek steps rather than unranks.

@@ -1,5 +1,6 @@
 //! The run's reports: `report.json`, `report.md` and `levels.csv`.
 
+use crate::gpu::AdapterName;
 use crate::puzzle::PuzzleInfo;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -22,8 +23,10 @@ pub struct Report {
     pub antipode_count: u64,
     /// Up to 100 antipodes (the smallest ranks), each as 1-based piece labels by position.
     pub antipodes: Vec<Vec<u32>>,
-    /// Which backend searched (`cpu`).
+    /// Which backend searched: `cpu` or `gpu`.
     pub backend: String,
+    /// The GPU that searched (name and driver); `null` for the CPU backend.
+    pub adapter: Option<AdapterName>,
     /// Worker threads.
     pub threads: usize,
     /// Wall seconds of the search itself.
@@ -79,7 +82,10 @@ impl Report {
             ("antipodes", self.antipode_count.to_string()),
             (
                 "backend",
-                format!("{} ({} threads)", self.backend, self.threads),
+                match &self.adapter {
+                    Some(a) => format!("{} ({}, {})", self.backend, a.name, a.driver),
+                    None => format!("{} ({} threads)", self.backend, self.threads),
+                },
             ),
             (
                 "search time",

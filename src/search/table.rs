@@ -175,9 +175,58 @@ pub fn matches(word: u64, value: u8) -> u64 {
     !(x | (x >> 1)) & LOW_BITS
 }
 
+/// Spreads the 32 bits of `bits` to the low bits of 2-bit fields (bit k to bit 2k).
+#[inline]
+pub fn spread(bits: u32) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the bmi2 target feature is enabled for this build.
+        unsafe { std::arch::x86_64::_pdep_u64(bits as u64, LOW_BITS) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let mut x = bits as u64;
+        x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+        x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+        x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+        x = (x | x << 2) & 0x3333_3333_3333_3333;
+        (x | x << 1) & LOW_BITS
+    }
+}
+
+/// The inverse of [`spread`]: bit 2k to bit k.
+#[inline]
+pub fn squeeze(mask: u64) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the bmi2 target feature is enabled for this build.
+        unsafe { std::arch::x86_64::_pext_u64(mask, LOW_BITS) as u32 }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let mut x = mask & LOW_BITS;
+        x = (x | x >> 1) & 0x3333_3333_3333_3333;
+        x = (x | x >> 2) & 0x0f0f_0f0f_0f0f_0f0f;
+        x = (x | x >> 4) & 0x00ff_00ff_00ff_00ff;
+        x = (x | x >> 8) & 0x0000_ffff_0000_ffff;
+        (x | x >> 16) as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spread_and_squeeze_invert_each_other() {
+        for bits in [0u32, 1, 0b1011, 0xdead_beef, u32::MAX] {
+            let wide = spread(bits);
+            assert_eq!(wide & !LOW_BITS, 0);
+            assert_eq!(wide.count_ones(), bits.count_ones());
+            assert_eq!(squeeze(wide), bits);
+        }
+        assert_eq!(spread(0b101), 0b10001);
+    }
 
     #[test]
     fn claim_sets_once_and_get_reads_back() {

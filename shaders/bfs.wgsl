@@ -1,0 +1,220 @@
+// The level loop's kernels on the 2-bit table (see src/gpu/mod.rs for the host side).
+//
+// Memory: the table is cut into blocks of 32 entries, each three u32 words: entries 0..15 (two
+// bits each, entry e at bits 2e), entries 16..31, and the block's `seen` word (bit e set once
+// entry e's level is older than the one before the frontier). Blocks live in windows of
+// 2^WINDOW_SHIFT blocks, one storage binding each; `word_load`, `word_store` and `word_cas`
+// (generated on the host, one switch arm per window) reach any window.
+//
+// Prepended by the host: `ENTRIES`, `WINDOW_SHIFT`, the window bindings and accessors, and the
+// puzzle's `MOVES`, `load_state(rank)` and `neighbour(move) -> rank`.
+//
+// Pass d (the frontier is level d; `cur`, `next`, `prev` are d, d+1, d-1 mod 3):
+// - before it, `seen` holds the levels below d - 1; the pass adds level d - 1 (each block's owner
+//   marks its own entries holding `prev`), so the frontier is exactly `cur & !seen`;
+// - `count` then finds level d + 1 exactly as `next & !seen`.
+
+struct Params {
+    // Window of this dispatch, its first block in the window, and how many blocks it covers.
+    window: u32,
+    first_block: u32,
+    blocks: u32,
+    // Counter slot of this dispatch (each slot counts fewer than 2^32 entries).
+    slot: u32,
+    cur: u32,
+    next: u32,
+    prev: u32,
+    unused: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
+
+const UNREACHED: u32 = 3u;
+const WORKGROUP: u32 = 64u;
+
+// Bits 2e of `word` set where entry e equals `value`.
+fn matches16(word: u32, value: u32) -> u32 {
+    let x = word ^ (value * 0x55555555u);
+    return ~(x | (x >> 1u)) & 0x55555555u;
+}
+
+// The even bits of `x` packed into its low 16 bits.
+fn squeeze(v: u32) -> u32 {
+    var x = v & 0x55555555u;
+    x = (x | (x >> 1u)) & 0x33333333u;
+    x = (x | (x >> 2u)) & 0x0f0f0f0fu;
+    x = (x | (x >> 4u)) & 0x00ff00ffu;
+    x = (x | (x >> 8u)) & 0x0000ffffu;
+    return x;
+}
+
+// The low 16 bits of `v` moved to the even bits.
+fn spread(v: u32) -> u32 {
+    var x = v & 0x0000ffffu;
+    x = (x | (x << 8u)) & 0x00ff00ffu;
+    x = (x | (x << 4u)) & 0x0f0f0f0fu;
+    x = (x | (x << 2u)) & 0x33333333u;
+    x = (x | (x << 1u)) & 0x55555555u;
+    return x;
+}
+
+// Bit e set where entry e of the block (words `lo`, `hi`) equals `value`.
+fn matches32(lo: u32, hi: u32, value: u32) -> u32 {
+    return squeeze(matches16(lo, value)) | (squeeze(matches16(hi, value)) << 16u);
+}
+
+// The rank of entry 0 of block `local` in window `window`.
+fn block_rank(window: u32, local: u32) -> u64 {
+    return ((u64(window) << WINDOW_SHIFT) + u64(local)) << 5u;
+}
+
+// Bit e set for the entries of the block that lie inside the table.
+fn valid_mask(first: u64) -> u32 {
+    if first + 32lu <= ENTRIES {
+        return 0xffffffffu;
+    }
+    return (1u << u32(ENTRIES - first)) - 1u;
+}
+
+// Where entry `rank` lives: window, word within the window, bit shift.
+fn locate(rank: u64) -> vec3<u32> {
+    let block = rank >> 5u;
+    let window = u32(block >> WINDOW_SHIFT);
+    let local = u32(block & ((1lu << WINDOW_SHIFT) - 1lu));
+    let entry = u32(rank & 31lu);
+    return vec3<u32>(window, local * 3u + (entry >> 4u), (entry & 15u) * 2u);
+}
+
+// The entry's value.
+fn entry(rank: u64) -> u32 {
+    let at = locate(rank);
+    return (word_load(at.x, at.y) >> at.z) & 3u;
+}
+
+// Sets an unreached entry to `value`; false if it was already reached.
+fn claim(rank: u64, value: u32) {
+    let at = locate(rank);
+    var old = word_load(at.x, at.y);
+    loop {
+        if ((old >> at.z) & 3u) != UNREACHED {
+            return;
+        }
+        let swapped = word_cas(at.x, at.y, old, old & ~((UNREACHED ^ value) << at.z));
+        if swapped.y != 0u {
+            return;
+        }
+        old = swapped.x;
+    }
+}
+
+// The block of this invocation inside its window, or none past the dispatch's end.
+fn block_of(id: u32) -> u32 {
+    return params.first_block + id;
+}
+
+// Every block: all entries unreached, nothing seen.
+@compute @workgroup_size(64)
+fn init(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x >= params.blocks {
+        return;
+    }
+    let base = block_of(id.x) * 3u;
+    word_store(params.window, base, 0xffffffffu);
+    word_store(params.window, base + 1u, 0xffffffffu);
+    word_store(params.window, base + 2u, 0u);
+}
+
+// Marks the block's entries of level d - 1 as seen; returns the frontier (level d) mask.
+fn settle(base: u32, lo: u32, hi: u32) -> u32 {
+    let seen = word_load(params.window, base + 2u);
+    let older = matches32(lo, hi, params.prev) & ~seen;
+    if older != 0u {
+        word_store(params.window, base + 2u, seen | older);
+    }
+    return matches32(lo, hi, params.cur) & ~seen;
+}
+
+// Top-down: every frontier entry claims all its neighbours for level d + 1.
+@compute @workgroup_size(64)
+fn top_down(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x >= params.blocks {
+        return;
+    }
+    let local = block_of(id.x);
+    let base = local * 3u;
+    let lo = word_load(params.window, base);
+    let hi = word_load(params.window, base + 1u);
+    var frontier = settle(base, lo, hi);
+    let first = block_rank(params.window, local);
+    while frontier != 0u {
+        let e = countTrailingZeros(frontier);
+        frontier &= frontier - 1u;
+        load_state(first + u64(e));
+        for (var m = 0u; m < MOVES; m++) {
+            claim(neighbour(m), params.next);
+        }
+    }
+}
+
+// Bottom-up: every unreached entry with a neighbour in level d joins level d + 1. Only the
+// block's owner writes its table words; the entries it changes never hold `cur`, so readers
+// elsewhere are not affected by seeing them before or after.
+@compute @workgroup_size(64)
+fn bottom_up(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x >= params.blocks {
+        return;
+    }
+    let local = block_of(id.x);
+    let base = local * 3u;
+    let lo = word_load(params.window, base);
+    let hi = word_load(params.window, base + 1u);
+    _ = settle(base, lo, hi);
+    let first = block_rank(params.window, local);
+    var open = matches32(lo, hi, UNREACHED) & valid_mask(first);
+    var found = 0u;
+    while open != 0u {
+        let e = countTrailingZeros(open);
+        open &= open - 1u;
+        load_state(first + u64(e));
+        for (var m = 0u; m < MOVES; m++) {
+            if entry(neighbour(m)) == params.cur {
+                found |= 1u << e;
+                break;
+            }
+        }
+    }
+    if found != 0u {
+        let clear = UNREACHED ^ params.next;
+        word_store(params.window, base, lo & ~(spread(found) * clear));
+        word_store(params.window, base + 1u, hi & ~(spread(found >> 16u) * clear));
+    }
+}
+
+var<workgroup> group_count: atomic<u32>;
+
+// Counts level d + 1 (`next & !seen`) into this dispatch's slot.
+@compute @workgroup_size(64)
+fn count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    if lane == 0u {
+        atomicStore(&group_count, 0u);
+    }
+    workgroupBarrier();
+    if id.x < params.blocks {
+        let base = block_of(id.x) * 3u;
+        let lo = word_load(params.window, base);
+        let hi = word_load(params.window, base + 1u);
+        let seen = word_load(params.window, base + 2u);
+        let fresh = matches32(lo, hi, params.next) & ~seen;
+        if fresh != 0u {
+            atomicAdd(&group_count, countOneBits(fresh));
+        }
+    }
+    workgroupBarrier();
+    if lane == 0u {
+        let total = atomicLoad(&group_count);
+        if total != 0u {
+            atomicAdd(&counts[params.slot], total);
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Where the table lives on the device: blocks of 32 entries, windows of blocks, and the
+//! dispatches that cover them.
+//!
+//! A block is three `u32` words: entries 0..15, entries 16..31 (two bits each, the same bit order
+//! as the CPU table, so a block's first two words are the CPU table's 64-bit word of the same
+//! index) and the block's `seen` bits. A window holds `2^window_shift` blocks and is one storage
+//! binding; the shader finds an entry's window with a shift, never a division.
+
+/// Entries per block.
+pub const BLOCK_ENTRIES: u64 = 32;
+/// Bytes per block: two table words and one `seen` word.
+pub const BLOCK_BYTES: u64 = 12;
+/// Invocations per workgroup (`@workgroup_size` in `shaders/bfs.wgsl`), one block each.
+pub const WORKGROUP: u64 = 64;
+
+/// The table's blocks cut into windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Table entries.
+    pub entries: u64,
+    /// Blocks in all.
+    pub blocks: u64,
+    /// Every window but the last holds `1 << window_shift` blocks.
+    pub window_shift: u32,
+    /// Number of windows.
+    pub windows: u32,
+}
+
+/// One dispatch: a run of blocks inside one window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dispatch {
+    /// The window.
+    pub window: u32,
+    /// First block, counted inside the window.
+    pub first_block: u32,
+    /// Blocks covered.
+    pub blocks: u32,
+}
+
+impl Layout {
+    /// The layout of `entries` entries in windows of at most `max_window_bytes` bytes, or why
+    /// none exists.
+    pub fn plan(entries: u64, max_window_bytes: u64) -> Result<Layout, String> {
+        let blocks = entries.div_ceil(BLOCK_ENTRIES).max(1);
+        let fit = max_window_bytes / BLOCK_BYTES;
+        if fit < WORKGROUP {
+            return Err(format!(
+                "a GPU window of {max_window_bytes} bytes is too small: it must hold at least {} bytes",
+                WORKGROUP * BLOCK_BYTES
+            ));
+        }
+        // The largest power of two that fits, but no larger than the table needs; at most 2^30
+        // blocks so that word indices (three per block) inside a window stay below 2^32.
+        let most = 1u64 << (63 - fit.leading_zeros()).min(30);
+        let window_blocks = most.min(blocks.next_power_of_two());
+        let window_shift = window_blocks.trailing_zeros();
+        let windows = blocks.div_ceil(window_blocks);
+        Ok(Layout {
+            entries,
+            blocks,
+            window_shift,
+            windows: u32::try_from(windows).map_err(|_| {
+                format!("the table would need {windows} GPU windows: use larger windows")
+            })?,
+        })
+    }
+
+    /// Blocks in window `w`.
+    pub fn window_blocks(&self, w: u32) -> u64 {
+        let full = 1u64 << self.window_shift;
+        (self.blocks - u64::from(w) * full).min(full)
+    }
+
+    /// Bytes of window `w`.
+    pub fn window_bytes(&self, w: u32) -> u64 {
+        self.window_blocks(w) * BLOCK_BYTES
+    }
+
+    /// Bytes on the device in all.
+    pub fn bytes(&self) -> u64 {
+        self.blocks * BLOCK_BYTES
+    }
+
+    /// The dispatches that cover every block once, in rank order, each at most
+    /// `max_workgroups` workgroups.
+    pub fn dispatches(&self, max_workgroups: u32) -> Vec<Dispatch> {
+        let per_dispatch = u64::from(max_workgroups) * WORKGROUP;
+        let mut out = Vec::new();
+        for window in 0..self.windows {
+            let blocks = self.window_blocks(window);
+            let mut first = 0;
+            while first < blocks {
+                let count = per_dispatch.min(blocks - first);
+                out.push(Dispatch {
+                    window,
+                    first_block: first as u32,
+                    blocks: count as u32,
+                });
+                first += count;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_tables_get_one_window_of_their_own_size() {
+        let layout = Layout::plan(3_628_800, 128 << 20).unwrap();
+        assert_eq!(layout.blocks, 113_400);
+        assert_eq!(layout.windows, 1);
+        assert_eq!(layout.window_shift, 17);
+        assert_eq!(layout.window_bytes(0), 113_400 * 12);
+    }
+
+    #[test]
+    fn windows_are_powers_of_two_that_fit() {
+        let layout = Layout::plan(3_628_800, 96 << 10).unwrap();
+        assert_eq!(layout.window_shift, 13);
+        assert_eq!(layout.windows, 14);
+        assert!(layout.window_bytes(0) <= 96 << 10);
+        let total: u64 = (0..layout.windows).map(|w| layout.window_blocks(w)).sum();
+        assert_eq!(total, layout.blocks);
+        // 14! entries in windows of 2 GiB: ranks beyond 2^32, windows below it.
+        let big = Layout::plan(87_178_291_200, 2 << 30).unwrap();
+        assert_eq!(big.window_shift, 27);
+        assert_eq!(big.windows, 21);
+    }
+
+    #[test]
+    fn dispatches_cover_each_block_once() {
+        let layout = Layout::plan(1_000_003, 64 << 10).unwrap();
+        let dispatches = layout.dispatches(3);
+        let mut next = (0, 0);
+        for d in &dispatches {
+            if d.window != next.0 {
+                assert_eq!(u64::from(next.1), layout.window_blocks(next.0));
+                next = (d.window, 0);
+            }
+            assert_eq!(d.first_block, next.1);
+            assert!(u64::from(d.blocks) <= 3 * WORKGROUP);
+            next.1 += d.blocks;
+        }
+        assert_eq!(next.0, layout.windows - 1);
+        assert_eq!(u64::from(next.1), layout.window_blocks(next.0));
+    }
+
+    #[test]
+    fn tiny_windows_are_refused() {
+        assert!(Layout::plan(1000, 100).is_err());
+    }
+}

@@ -1,0 +1,176 @@
+//! The GPU backend against the CPU backend, bit for bit, on whatever Vulkan adapter there is
+//! (lavapipe in CI). Without an adapter these tests skip, saying so, unless
+//! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
+
+use gpusearch::gpu::{Adapters, Gpu};
+use gpusearch::puzzle::{Metric, StateSpace, Turnstyle};
+use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The adapter, or `None` (and a note) when there is none and none is required.
+fn gpu() -> Option<Gpu> {
+    let gpu = Gpu::open(Adapters::Any).expect("the adapter opens");
+    if gpu.is_none() {
+        assert!(
+            std::env::var_os("GPUSEARCH_REQUIRE_GPU").is_none(),
+            "GPUSEARCH_REQUIRE_GPU is set but there is no Vulkan adapter with 64-bit integers \
+             (install mesa-vulkan-drivers and libvulkan1 for lavapipe)"
+        );
+        eprintln!("SKIPPED: no Vulkan adapter with 64-bit shader integers");
+    }
+    gpu
+}
+
+fn options(strategy: Strategy) -> Options {
+    Options {
+        antipode_limit: 100,
+        strategy,
+    }
+}
+
+/// Asserts that two searches found the same table, word for word, and the same figures.
+fn assert_same(what: &str, cpu: &Outcome, gpu: &Outcome) {
+    assert_eq!(cpu.levels, gpu.levels, "{what}: levels");
+    assert_eq!(cpu.antipodes, gpu.antipodes, "{what}: antipodes");
+    assert_eq!(cpu.table.word_count(), gpu.table.word_count(), "{what}");
+    for w in 0..cpu.table.word_count() {
+        assert_eq!(
+            cpu.table.word(w),
+            gpu.table.word(w),
+            "{what}: table word {w}"
+        );
+    }
+}
+
+fn compare(gpu: &Gpu, n: usize, metric: Metric, window: Option<u64>, strategy: Strategy) {
+    let space = Turnstyle::new(n, metric).unwrap();
+    let layout = gpu.plan(space.size(), window).unwrap();
+    let what = format!(
+        "n={n} {} windows={} {strategy:?}",
+        metric.name(),
+        layout.windows
+    );
+    let cpu = search(&space, &options(Strategy::Auto), &Silent);
+    let found = gpu
+        .search(&space, &layout, &options(strategy), &Silent)
+        .unwrap();
+    assert_same(&what, &cpu, &found);
+}
+
+#[test]
+fn gpu_tables_equal_cpu_tables_for_n_4_to_10() {
+    let Some(gpu) = gpu() else { return };
+    for metric in [Metric::Lrf, Metric::Flips] {
+        for n in 4..=10 {
+            compare(&gpu, n, metric, None, Strategy::Auto);
+        }
+    }
+}
+
+#[test]
+fn many_small_windows_give_the_same_tables() {
+    let Some(gpu) = gpu() else { return };
+    // 96 KiB windows: N=10 lrf spans 14 windows, N=10 flips 2; 12 KiB: flips spans 12.
+    for (n, metric, window) in [
+        (10, Metric::Lrf, 96 << 10),
+        (10, Metric::Flips, 12 << 10),
+        (9, Metric::Lrf, 12 << 10),
+        (8, Metric::Flips, 768),
+    ] {
+        let layout = gpu
+            .plan(Turnstyle::new(n, metric).unwrap().size(), Some(window))
+            .unwrap();
+        assert!(layout.windows >= 2, "n={n}: {} windows", layout.windows);
+        compare(&gpu, n, metric, Some(window), Strategy::Auto);
+    }
+}
+
+#[test]
+fn top_down_and_bottom_up_passes_each_give_the_same_tables() {
+    let Some(gpu) = gpu() else { return };
+    for strategy in [Strategy::TopDown, Strategy::BottomUp] {
+        for (n, metric) in [(8, Metric::Lrf), (9, Metric::Flips), (7, Metric::Lrf)] {
+            compare(&gpu, n, metric, Some(3 << 10), strategy);
+        }
+    }
+}
+
+#[test]
+fn windows_beyond_the_binding_limit_are_refused_with_the_numbers() {
+    let Some(gpu) = gpu() else { return };
+    // 13! / 2 entries in windows of 768 bytes: millions of windows.
+    let space = Turnstyle::new(13, Metric::Lrf).unwrap();
+    let error = gpu.plan(space.size(), Some(768)).unwrap_err();
+    assert!(error.contains("GPU windows"), "{error}");
+    assert!(error.contains("storage buffers"), "{error}");
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusearch-gpu-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the binary; the parsed report and the distances file.
+fn run(args: &[&str], out: &std::path::Path) -> (Value, Vec<u8>) {
+    let result = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(args)
+        .args(["--out", out.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let report =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    (report, std::fs::read(out.join("distances.gsd")).unwrap())
+}
+
+#[test]
+fn the_gpu_backend_writes_the_cpu_backends_files() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = scratch("files");
+    for metric in ["lrf", "flips"] {
+        let base = ["--puzzle", "turnstyle", "--n", "9", "--metric", metric];
+        let with = |extra: &[&'static str]| -> Vec<&str> {
+            base.iter().copied().chain(extra.iter().copied()).collect()
+        };
+        let (mut cpu, cpu_file) = run(&with(&["--backend", "cpu"]), &dir.join("cpu"));
+        let (mut gpu, gpu_file) = run(
+            &with(&["--backend", "gpu", "--gpu-window-bytes", "3072"]),
+            &dir.join("gpu"),
+        );
+        assert_eq!(cpu_file, gpu_file, "{metric}: distances files differ");
+        assert_eq!(cpu["backend"], "cpu");
+        assert_eq!(cpu["adapter"], Value::Null);
+        assert_eq!(gpu["backend"], "gpu");
+        assert!(
+            gpu["adapter"]["name"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty())
+        );
+        assert!(gpu["adapter"]["driver"].is_string());
+        for timing in [
+            "seconds",
+            "states_per_second",
+            "threads",
+            "backend",
+            "adapter",
+        ] {
+            cpu.as_object_mut().unwrap().remove(timing);
+            gpu.as_object_mut().unwrap().remove(timing);
+        }
+        assert_eq!(
+            cpu, gpu,
+            "{metric}: reports differ beyond timings and backend"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
