@@ -3,7 +3,7 @@
 //! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
 
 use gpusearch::gpu::{Adapters, Gpu};
-use gpusearch::puzzle::{Metric, StateSpace, Turnstyle};
+use gpusearch::puzzle::{Cursor, Metric, StateSpace, Turnstyle};
 use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -107,6 +107,39 @@ fn windows_beyond_the_binding_limit_are_refused_with_the_numbers() {
     assert!(error.contains("storage buffers"), "{error}");
 }
 
+#[test]
+fn shader_neighbours_equal_cpu_neighbours_at_64_bit_ranks() {
+    let Some(gpu) = gpu() else { return };
+    for n in [12, 13, 14, 16] {
+        for metric in [Metric::Lrf, Metric::Flips] {
+            let space = Turnstyle::new(n, metric).unwrap();
+            // The first and last ranks, and 500 spread by a fixed multiplicative walk.
+            let mut ranks = vec![0, 1, space.size() - 1, space.size() - 2];
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..500 {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ranks.push((((x >> 11) as u128 * space.size() as u128) >> 53) as u64);
+            }
+            if n >= 14 && metric == Metric::Lrf {
+                assert!(ranks.iter().any(|&r| r >> 32 != 0), "ranks beyond 2^32");
+            }
+            let found = gpu.neighbours(&space, &ranks).unwrap();
+            let moves = space.move_count();
+            let mut cursor = space.cursor();
+            for (i, &rank) in ranks.iter().enumerate() {
+                cursor.seek(rank);
+                let mut cpu: Vec<u64> = (0..moves).map(|m| cursor.neighbour(m)).collect();
+                let mut shader = found[i * moves..(i + 1) * moves].to_vec();
+                cpu.sort_unstable();
+                shader.sort_unstable();
+                assert_eq!(cpu, shader, "n={n} {} rank {rank}", metric.name());
+            }
+        }
+    }
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gpusearch-gpu-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -172,5 +205,26 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
             "{metric}: reports differ beyond timings and backend"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_table_the_adapter_cannot_bind_is_refused_before_any_output() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = scratch("refused");
+    let out = dir.join("out");
+    let result = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(["--puzzle", "turnstyle", "--n", "12", "--backend", "gpu"])
+        .args(["--gpu-window-bytes", "768", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("GPU windows"), "{stderr}");
+    assert!(!out.exists(), "no output folder");
     let _ = std::fs::remove_dir_all(&dir);
 }
