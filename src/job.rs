@@ -1,6 +1,6 @@
 //! One run of the tool: check the request, search, and write the output folder.
 
-use crate::gpu::{Adapters, Gpu};
+use crate::gpu::{self, Adapters, Gpu};
 use crate::progress::LevelBar;
 use crate::puzzle::{Metric, StateSpace, Turnstyle};
 use crate::report::Report;
@@ -74,6 +74,9 @@ fn open_gpu(job: &Job, space: &impl StateSpace) -> Result<Option<Gpu>, Error> {
         },
         "auto" => {
             if space.gpu_source().is_none() || space.size() < AUTO_GPU_MIN_ENTRIES {
+                return Ok(None);
+            }
+            if !gpu::may_have_hardware() {
                 return Ok(None);
             }
             // No usable hardware GPU is not an error here: the CPU backend runs instead.

@@ -272,6 +272,19 @@ impl Gpu {
     }
 }
 
+/// False when the system surely has no hardware GPU: on Linux, neither a DRM render node
+/// (`/dev/dri`) nor an NVIDIA device file. Asking Vulkan instead costs a few hundred
+/// milliseconds where only a software driver is installed.
+pub fn may_have_hardware() -> bool {
+    if cfg!(target_os = "linux") {
+        ["/dev/dri", "/dev/nvidiactl", "/dev/nvidia0"]
+            .iter()
+            .any(|p| std::path::Path::new(p).exists())
+    } else {
+        true
+    }
+}
+
 /// Lower is better: discrete GPUs first, software last.
 fn preference(kind: wgpu::DeviceType) -> u8 {
     match kind {
