@@ -31,7 +31,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
 
 const UNREACHED: u32 = 3u;
-const WORKGROUP: u32 = 64u;
 
 // Bits 2e of `word` set where entry e equals `value`.
 fn matches16(word: u32, value: u32) -> u32 {
@@ -92,7 +91,7 @@ fn entry(rank: u64) -> u32 {
     return (word_load(at.x, at.y) >> at.z) & 3u;
 }
 
-// Sets an unreached entry to `value`; false if it was already reached.
+// Sets entry `rank` to `value` if it is still unreached; leaves a reached entry alone.
 fn claim(rank: u64, value: u32) {
     let at = locate(rank);
     var old = word_load(at.x, at.y);
@@ -108,7 +107,7 @@ fn claim(rank: u64, value: u32) {
     }
 }
 
-// The block of this invocation inside its window, or none past the dispatch's end.
+// The block of this invocation, counted inside the dispatch's window.
 fn block_of(id: u32) -> u32 {
     return params.first_block + id;
 }

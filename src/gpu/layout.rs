@@ -10,7 +10,7 @@
 pub const BLOCK_ENTRIES: u64 = 32;
 /// Bytes per block: two table words and one `seen` word.
 pub const BLOCK_BYTES: u64 = 12;
-/// Invocations per workgroup (`@workgroup_size` in `shaders/bfs.wgsl`), one block each.
+/// Invocations per workgroup (`@workgroup_size(64)` in `shaders/bfs.wgsl`), one block each.
 pub const WORKGROUP: u64 = 64;
 
 /// The table's blocks cut into windows.
