@@ -9,17 +9,19 @@
 // Prepended by the host: `ENTRIES`, `WINDOW_SHIFT`, the window bindings and accessors, and the
 // puzzle's `MOVES`, `load_state(rank)` and `neighbour(move) -> rank`.
 //
-// Pass d (the frontier is level d; `cur`, `next`, `prev` are d, d+1, d-1 mod 3):
-// - before it, `seen` holds the levels below d - 1; the pass adds level d - 1 (each block's owner
-//   marks its own entries holding `prev`), so the frontier is exactly `cur & !seen`;
-// - `count` then finds level d + 1 exactly as `next & !seen`.
+// Pass d (the frontier is level d; `cur`, `next`, `prev` are d, d+1, d-1 mod 3): before it,
+// `seen` holds the levels below d - 1; the pass adds level d - 1 (each block's owner marks its own
+// entries holding `prev`), so the frontier is exactly `cur & !seen`, and after the last pass the
+// last level is `last & !seen`. The pass counts the entries it sets (each is set once): the size
+// of level d + 1.
 
 struct Params {
     // Window of this dispatch, its first block in the window, and how many blocks it covers.
     window: u32,
     first_block: u32,
     blocks: u32,
-    // Counter slot of this dispatch (each slot counts fewer than 2^32 entries).
+    // Counter slot of this dispatch (a dispatch sets at most 2^27 blocks x 32 entries x 16 moves
+    // entries, fewer than 2^32).
     slot: u32,
     cur: u32,
     next: u32,
@@ -91,25 +93,41 @@ fn entry(rank: u64) -> u32 {
     return (word_load(at.x, at.y) >> at.z) & 3u;
 }
 
-// Sets entry `rank` to `value` if it is still unreached; leaves a reached entry alone.
-fn claim(rank: u64, value: u32) {
+// Sets entry `rank` to `value` if it is still unreached; true if this call set it.
+fn claim(rank: u64, value: u32) -> bool {
     let at = locate(rank);
     var old = word_load(at.x, at.y);
     loop {
         if ((old >> at.z) & 3u) != UNREACHED {
-            return;
+            return false;
         }
         let swapped = word_cas(at.x, at.y, old, old & ~((UNREACHED ^ value) << at.z));
         if swapped.y != 0u {
-            return;
+            return true;
         }
         old = swapped.x;
     }
+    return false;
 }
 
-// The block of this invocation, counted inside the dispatch's window.
-fn block_of(id: u32) -> u32 {
-    return params.first_block + id;
+// One block's table words as the pass found them, where they live and its first rank.
+struct Block {
+    base: u32,
+    lo: u32,
+    hi: u32,
+    first: u64,
+}
+
+// The block of invocation `id` of this dispatch.
+fn load_block(id: u32) -> Block {
+    let local = params.first_block + id;
+    let base = local * 3u;
+    return Block(
+        base,
+        word_load(params.window, base),
+        word_load(params.window, base + 1u),
+        block_rank(params.window, local),
+    );
 }
 
 // Every block: all entries unreached, nothing seen.
@@ -118,96 +136,30 @@ fn init(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x >= params.blocks {
         return;
     }
-    let base = block_of(id.x) * 3u;
+    let base = (params.first_block + id.x) * 3u;
     word_store(params.window, base, 0xffffffffu);
     word_store(params.window, base + 1u, 0xffffffffu);
     word_store(params.window, base + 2u, 0u);
 }
 
 // Marks the block's entries of level d - 1 as seen; returns the frontier (level d) mask.
-fn settle(base: u32, lo: u32, hi: u32) -> u32 {
-    let seen = word_load(params.window, base + 2u);
-    let older = matches32(lo, hi, params.prev) & ~seen;
+fn settle(b: Block) -> u32 {
+    let seen = word_load(params.window, b.base + 2u);
+    let older = matches32(b.lo, b.hi, params.prev) & ~seen;
     if older != 0u {
-        word_store(params.window, base + 2u, seen | older);
+        word_store(params.window, b.base + 2u, seen | older);
     }
-    return matches32(lo, hi, params.cur) & ~seen;
+    return matches32(b.lo, b.hi, params.cur) & ~seen;
 }
 
-// Top-down: every frontier entry claims all its neighbours for level d + 1.
-@compute @workgroup_size(64)
-fn top_down(@builtin(global_invocation_id) id: vec3<u32>) {
-    if id.x >= params.blocks {
-        return;
-    }
-    let local = block_of(id.x);
-    let base = local * 3u;
-    let lo = word_load(params.window, base);
-    let hi = word_load(params.window, base + 1u);
-    var frontier = settle(base, lo, hi);
-    let first = block_rank(params.window, local);
-    while frontier != 0u {
-        let e = countTrailingZeros(frontier);
-        frontier &= frontier - 1u;
-        load_state(first + u64(e));
-        for (var m = 0u; m < MOVES; m++) {
-            claim(neighbour(m), params.next);
-        }
-    }
-}
-
-// Bottom-up: every unreached entry with a neighbour in level d joins level d + 1. Only the
-// block's owner writes its table words; the entries it changes never hold `cur`, so readers
-// elsewhere are not affected by seeing them before or after.
-@compute @workgroup_size(64)
-fn bottom_up(@builtin(global_invocation_id) id: vec3<u32>) {
-    if id.x >= params.blocks {
-        return;
-    }
-    let local = block_of(id.x);
-    let base = local * 3u;
-    let lo = word_load(params.window, base);
-    let hi = word_load(params.window, base + 1u);
-    _ = settle(base, lo, hi);
-    let first = block_rank(params.window, local);
-    var open = matches32(lo, hi, UNREACHED) & valid_mask(first);
-    var found = 0u;
-    while open != 0u {
-        let e = countTrailingZeros(open);
-        open &= open - 1u;
-        load_state(first + u64(e));
-        for (var m = 0u; m < MOVES; m++) {
-            if entry(neighbour(m)) == params.cur {
-                found |= 1u << e;
-                break;
-            }
-        }
-    }
-    if found != 0u {
-        let clear = UNREACHED ^ params.next;
-        word_store(params.window, base, lo & ~(spread(found) * clear));
-        word_store(params.window, base + 1u, hi & ~(spread(found >> 16u) * clear));
-    }
-}
-
+// Zero-initialised for each workgroup (WGSL's rule for workgroup variables).
 var<workgroup> group_count: atomic<u32>;
 
-// Counts level d + 1 (`next & !seen`) into this dispatch's slot.
-@compute @workgroup_size(64)
-fn count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
-    if lane == 0u {
-        atomicStore(&group_count, 0u);
-    }
-    workgroupBarrier();
-    if id.x < params.blocks {
-        let base = block_of(id.x) * 3u;
-        let lo = word_load(params.window, base);
-        let hi = word_load(params.window, base + 1u);
-        let seen = word_load(params.window, base + 2u);
-        let fresh = matches32(lo, hi, params.next) & ~seen;
-        if fresh != 0u {
-            atomicAdd(&group_count, countOneBits(fresh));
-        }
+// Adds every invocation's `n` to this dispatch's counter with one global atomic per workgroup.
+// It has a barrier: every invocation of the workgroup must call it.
+fn add_to_count(lane: u32, n: u32) {
+    if n != 0u {
+        atomicAdd(&group_count, n);
     }
     workgroupBarrier();
     if lane == 0u {
@@ -216,4 +168,61 @@ fn count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation
             atomicAdd(&counts[params.slot], total);
         }
     }
+}
+
+// Top-down: every frontier entry claims all its neighbours for level d + 1.
+@compute @workgroup_size(64)
+fn top_down(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    var claimed = 0u;
+    if id.x < params.blocks {
+        let b = load_block(id.x);
+        var frontier = settle(b);
+        while frontier != 0u {
+            let e = countTrailingZeros(frontier);
+            frontier &= frontier - 1u;
+            load_state(b.first + u64(e));
+            for (var m = 0u; m < MOVES; m++) {
+                if claim(neighbour(m), params.next) {
+                    claimed += 1u;
+                }
+            }
+        }
+    }
+    add_to_count(lane, claimed);
+}
+
+// Bottom-up: every unreached entry with a neighbour in level d joins level d + 1. Only the
+// block's owner writes its table words; the entries it changes never hold `cur`, so readers
+// elsewhere are not affected by seeing them before or after.
+@compute @workgroup_size(64)
+fn bottom_up(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    var found = 0u;
+    if id.x < params.blocks {
+        let b = load_block(id.x);
+        _ = settle(b);
+        var open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
+        while open != 0u {
+            let e = countTrailingZeros(open);
+            open &= open - 1u;
+            load_state(b.first + u64(e));
+            for (var m = 0u; m < MOVES; m++) {
+                if entry(neighbour(m)) == params.cur {
+                    found |= 1u << e;
+                    break;
+                }
+            }
+        }
+        if found != 0u {
+            let clear = UNREACHED ^ params.next;
+            word_store(params.window, b.base, b.lo & ~(spread(found) * clear));
+            word_store(params.window, b.base + 1u, b.hi & ~(spread(found >> 16u) * clear));
+        }
+    }
+    add_to_count(lane, countOneBits(found));
 }

@@ -120,12 +120,14 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     check_memory(&space)?;
-    let gpu = open_gpu(job, &space)?;
-    let layout = match &gpu {
-        Some(gpu) => Some(
-            gpu.plan(space.size(), job.gpu_window_bytes)
-                .map_err(Error::Input)?,
-        ),
+    // The GPU with the table's layout on it, checked against its limits before any output.
+    let gpu = match open_gpu(job, &space)? {
+        Some(gpu) => {
+            let layout = gpu
+                .plan(space.size(), job.gpu_window_bytes)
+                .map_err(Error::Input)?;
+            Some((gpu, layout))
+        }
         None => None,
     };
     prepare_output(&out)?;
@@ -136,11 +138,11 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
 
     let bar = LevelBar::new(space.size(), job.quiet);
     let started = Instant::now();
-    let outcome = match (&gpu, &layout) {
-        (Some(gpu), Some(layout)) => pool
+    let outcome = match &gpu {
+        Some((gpu, layout)) => pool
             .install(|| gpu.search(&space, layout, &Options::default(), &bar))
             .map_err(Error::Run)?,
-        _ => pool.install(|| search::search(&space, &Options::default(), &bar)),
+        None => pool.install(|| search::search(&space, &Options::default(), &bar)),
     };
     let seconds = started.elapsed().as_secs_f64();
     bar.finish();
@@ -172,7 +174,7 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
         antipodes: outcome.antipodes.iter().map(|&r| space.state(r)).collect(),
         levels: outcome.levels,
         backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
-        adapter: gpu.as_ref().map(|g| g.adapter().clone()),
+        adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),
         threads,
         seconds: (seconds * 1000.0).round() / 1000.0,
         states_per_second: (reachable as f64 / seconds).round(),

@@ -76,6 +76,19 @@ impl Layout {
         self.window_blocks(w) * BLOCK_BYTES
     }
 
+    /// Where entry `rank` lives: its window, the byte offset of its `u32` word in the window,
+    /// and the bit shift of its two bits in that word (as `locate` in `shaders/bfs.wgsl`).
+    pub fn locate(&self, rank: u64) -> (u32, u64, u32) {
+        let block = rank / BLOCK_ENTRIES;
+        let local = block & ((1 << self.window_shift) - 1);
+        let entry = rank % BLOCK_ENTRIES;
+        (
+            (block >> self.window_shift) as u32,
+            (local * 3 + entry / 16) * 4,
+            2 * (entry % 16) as u32,
+        )
+    }
+
     /// Bytes on the device in all.
     pub fn bytes(&self) -> u64 {
         self.blocks * BLOCK_BYTES
@@ -128,6 +141,14 @@ mod tests {
         let big = Layout::plan(87_178_291_200, 2 << 30).unwrap();
         assert_eq!(big.window_shift, 27);
         assert_eq!(big.windows, 21);
+    }
+
+    #[test]
+    fn locate_finds_window_word_and_bits() {
+        let layout = Layout::plan(3_628_800, 96 << 10).unwrap();
+        assert_eq!(layout.locate(0), (0, 0, 0));
+        assert_eq!(layout.locate(17), (0, 4, 2));
+        assert_eq!(layout.locate(32 * 8192 + 33), (1, 12, 2));
     }
 
     #[test]

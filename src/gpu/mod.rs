@@ -2,15 +2,15 @@
 //! (Vulkan), on the same 2-bit table and rank order, ending in the same [`Outcome`].
 //!
 //! The table lives on the device in windows of blocks (see [`layout`]); each level is one
-//! submission (the pass, then a count of the new level) and one small read-back of the counts.
+//! submission (one pass, which counts the entries it sets) and one small read-back of the counts.
 //! At the end the table is read back into a [`DistanceTable`] and the antipodes are taken from
 //! it. The kernels are in `shaders/bfs.wgsl`, the puzzle's ranks and moves in its own shader.
 
 pub mod layout;
 
 use crate::puzzle::StateSpace;
-use crate::search::table::{DistanceTable, matches, spread};
-use crate::search::{Options, Outcome, Progress, Step, Strategy};
+use crate::search::table::{DistanceTable, huge_pages, matches, spread};
+use crate::search::{self, Options, Outcome, Progress, Step, Strategy};
 use layout::{BLOCK_BYTES, Dispatch, Layout, WORKGROUP};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -143,7 +143,7 @@ impl Gpu {
         let run = Run::new(self, layout, &puzzle)?;
         run.init(space.solved());
         let size = space.size();
-        let moves = space.move_count() as u64;
+        let moves = space.move_count();
         let mut levels = vec![1u64];
         progress.found(1);
         progress.level(0, 1, Step::TopDown);
@@ -152,7 +152,7 @@ impl Gpu {
         loop {
             let depth = levels.len() - 1;
             if options.strategy == Strategy::Auto
-                && 2 * (size - reached) < levels[depth] * (moves + 1)
+                && search::prefer_bottom_up(size - reached, levels[depth], moves)
             {
                 bottom_up = true;
             }
@@ -368,7 +368,6 @@ struct Run<'g> {
     init: wgpu::ComputePipeline,
     top_down: wgpu::ComputePipeline,
     bottom_up: wgpu::ComputePipeline,
-    count: wgpu::ComputePipeline,
 }
 
 impl<'g> Run<'g> {
@@ -485,11 +484,10 @@ impl<'g> Run<'g> {
                 cache: None,
             })
         };
-        let (init, top_down, bottom_up, count) = (
+        let (init, top_down, bottom_up) = (
             pipeline("init"),
             pipeline("top_down"),
             pipeline("bottom_up"),
-            pipeline("count"),
         );
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
             return Err(format!(
@@ -514,7 +512,6 @@ impl<'g> Run<'g> {
             init,
             top_down,
             bottom_up,
-            count,
         })
     }
 
@@ -556,15 +553,11 @@ impl<'g> Run<'g> {
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         self.record(&mut encoder, &self.init);
         self.gpu.queue.submit([encoder.finish()]);
-        let block = solved / layout::BLOCK_ENTRIES;
-        let window = (block >> self.layout.window_shift) as usize;
-        let local = block & ((1 << self.layout.window_shift) - 1);
-        let entry = solved % layout::BLOCK_ENTRIES;
-        let word = !(3u32 << (2 * (entry % 16)));
-        let at = (local * 3 + entry / 16) * 4;
+        let (window, at, shift) = self.layout.locate(solved);
+        let word = !(3u32 << shift);
         self.gpu
             .queue
-            .write_buffer(&self.windows[window], at, &word.to_le_bytes());
+            .write_buffer(&self.windows[window as usize], at, &word.to_le_bytes());
     }
 
     /// One pass from level `depth`; returns the size of level `depth + 1`.
@@ -578,7 +571,6 @@ impl<'g> Run<'g> {
             &self.top_down
         };
         self.record(&mut encoder, expand);
-        self.record(&mut encoder, &self.count);
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_back, 0, None);
         self.gpu.queue.submit([encoder.finish()]);
         let counts: Vec<u32> = map_read(&self.gpu.device, &self.counts_back, |bytes| {
@@ -591,7 +583,8 @@ impl<'g> Run<'g> {
     /// (entries holding `last` that are not yet seen).
     fn read_back(&self, last: u8, limit: usize) -> Result<(DistanceTable, Vec<u64>), String> {
         let layout = &self.layout;
-        let table = DistanceTable::new(layout.entries);
+        let mut table_words = Vec::with_capacity(layout.blocks as usize);
+        huge_pages(table_words.as_ptr(), layout.blocks as usize * 8);
         let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("table read-back"),
             size: READBACK_BLOCKS.min(layout.window_blocks(0)) * BLOCK_BYTES,
@@ -599,7 +592,6 @@ impl<'g> Run<'g> {
             mapped_at_creation: false,
         });
         let mut antipodes = Vec::new();
-        let mut block = 0u64;
         for w in 0..layout.windows {
             let blocks = layout.window_blocks(w);
             let mut first = 0;
@@ -618,8 +610,9 @@ impl<'g> Run<'g> {
                     let words: &[u32] =
                         bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
                     for b in words.chunks_exact(3) {
+                        let block = table_words.len() as u64;
                         let word = u64::from(b[0]) | u64::from(b[1]) << 32;
-                        table.store_word(block as usize, word);
+                        table_words.push(word);
                         if antipodes.len() < limit {
                             let mut last_level = matches(word, last) & !spread(b[2]);
                             while last_level != 0 && antipodes.len() < limit {
@@ -628,13 +621,15 @@ impl<'g> Run<'g> {
                                 last_level &= last_level - 1;
                             }
                         }
-                        block += 1;
                     }
                 })?;
                 first += count;
             }
         }
-        Ok((table, antipodes))
+        Ok((
+            DistanceTable::from_words(layout.entries, table_words),
+            antipodes,
+        ))
     }
 }
 

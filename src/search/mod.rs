@@ -126,6 +126,13 @@ const STATES_PER_TASK: usize = 4096;
 /// Table words per task when listing unreached ranks.
 const WORDS_PER_LIST_TASK: usize = 1 << 14;
 
+/// The switch to bottom-up passes (for good: the unreached only get fewer): when the unreached
+/// entries are few compared with the `expanded` entries a top-down pass would expand with all
+/// `moves` moves (direction-optimising BFS).
+pub fn prefer_bottom_up(unreached: u64, expanded: u64, moves: usize) -> bool {
+    2 * unreached < expanded * (moves as u64 + 1)
+}
+
 /// Runs a full breadth-first search of `space` from its solved state, in the current rayon pool.
 pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progress) -> Outcome {
     let size = space.size();
@@ -174,7 +181,7 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
             } else {
                 levels.iter().rev().step_by(3).sum()
             };
-            if options.strategy == Strategy::Auto && 2 * unreached < expanded * (moves as u64 + 1) {
+            if options.strategy == Strategy::Auto && prefer_bottom_up(unreached, expanded, moves) {
                 bottom_up = true;
             }
             if bottom_up {

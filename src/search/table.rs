@@ -37,6 +37,14 @@ impl DistanceTable {
         DistanceTable { words, entries }
     }
 
+    /// A table holding `words` (entry `r` at bits `2 * (r % 32)` of word `r / 32`).
+    pub fn from_words(entries: u64, words: Vec<u64>) -> DistanceTable {
+        assert_eq!(words.len() as u64, entries.div_ceil(ENTRIES_PER_WORD));
+        // Collecting into the same allocation: `AtomicU64` has `u64`'s size and alignment.
+        let words = words.into_iter().map(AtomicU64::new).collect();
+        DistanceTable { words, entries }
+    }
+
     /// A table from its little-endian bytes (as in the distances file).
     pub fn from_le_bytes(entries: u64, bytes: &[u8]) -> DistanceTable {
         let table = DistanceTable::new(entries);
