@@ -8,6 +8,8 @@
 //! permutations `2k` and `2k + 1` differ by swapping the last two entries, so exactly one of them
 //! is even.
 
+pub mod window;
+
 /// The largest permutation length whose ranks fit in a `u64` (20! < 2^64 < 21!).
 pub const MAX_LEN: usize = 20;
 
@@ -63,6 +65,213 @@ pub fn lex_digits(mut rank: u64, digits: &mut [u8]) {
         let quotient = ((rank as u128 * RECIPROCALS[base] as u128) >> 64) as u64;
         digits[i] = (rank - quotient * base as u64) as u8;
         rank = quotient;
+    }
+}
+
+/// The Lehmer digits of lexicographic ranks of permutations of one length, four bits each
+/// (digit `i` in bits `4i..4i+4`), a few digits per table lookup: the digits are cut into groups
+/// from the last one on, and each group's digits are read off a table by the rank's remainder
+/// modulo the group's radix product.
+#[derive(Clone, Debug)]
+pub struct DigitTable {
+    /// Per group, least significant first: its first digit, its radix product, the quotient's
+    /// reciprocal `u64::MAX / product`, and the packed digits of each remainder.
+    groups: Vec<(usize, u64, u64, Vec<u16>)>,
+}
+
+impl DigitTable {
+    /// Largest table of one group.
+    const MAX_GROUP: u64 = 4096;
+
+    /// The table for permutations of length `m`.
+    pub fn new(m: usize) -> DigitTable {
+        let mut groups = Vec::new();
+        let mut end = m;
+        while end > 0 {
+            // Digit i has radix m - i; take digits from the end while the product stays small.
+            let mut start = end - 1;
+            let mut product = (m - start) as u64;
+            while start > 0
+                && end - start < 4
+                && product * (m - start + 1) as u64 <= Self::MAX_GROUP
+            {
+                start -= 1;
+                product *= (m - start) as u64;
+            }
+            let table = (0..product)
+                .map(|mut r| {
+                    let mut packed = 0u16;
+                    for i in (start..end).rev() {
+                        let radix = (m - i) as u64;
+                        packed |= ((r % radix) as u16) << (4 * (i - start));
+                        r /= radix;
+                    }
+                    packed
+                })
+                .collect();
+            groups.push((start, product, u64::MAX / product, table));
+            end = start;
+        }
+        DigitTable { groups }
+    }
+
+    /// The packed digits of `rank`.
+    #[inline]
+    pub fn digits(&self, mut rank: u64) -> u64 {
+        let mut packed = 0u64;
+        for (start, product, reciprocal, table) in &self.groups {
+            // The quotient by a multiplication: at most one short.
+            let mut q = ((rank as u128 * *reciprocal as u128) >> 64) as u64;
+            let mut r = rank - q * product;
+            if r >= *product {
+                q += 1;
+                r -= product;
+            }
+            packed |= (table[r as usize] as u64) << (4 * start);
+            rank = q;
+        }
+        packed
+    }
+}
+
+/// Lexicographic ranks of permutations of one length `m <= 16` given as bytes (entry `i` in
+/// byte `i`), all digits at once: where SSE4.1 is available, digit `i` (the entry less the
+/// smaller entries before it) is computed in sixteen byte lanes side by side, and the digits'
+/// factorial-weighted sum is folded pairwise by multiply-add instructions.
+#[derive(Clone, Debug)]
+pub struct ByteRanker {
+    m: usize,
+    /// Per lane pair j: the multiplier of the even lane's digit (its weight over the odd one's).
+    pair: [i8; 16],
+    /// Per pair pair i: the multiplier of the even pair's value.
+    quad: [i16; 8],
+    /// Per quad i: its weight in the rank.
+    weights: [u64; 4],
+    /// 0xff in the lanes below `m`.
+    keep: [u8; 16],
+}
+
+impl ByteRanker {
+    /// The ranker for permutations of length `m` (1 to 16).
+    pub fn new(m: usize) -> ByteRanker {
+        assert!((1..=16).contains(&m));
+        // Weight of digit t: (m - 1 - t)!, 0 past the end.
+        let digit = |t: usize| if t < m { FACTORIALS[m - 1 - t] } else { 0 };
+        // Two weights a (even lane) and b (odd lane) fold into one: d_a * (a / b) + d_b, weighed
+        // by b; where b lies past the end (weight 0; its digit is 0), d_a alone, weighed by a.
+        let fold = |a: u64, b: u64| a.checked_div(b).map_or((1, a), |q| (q, b));
+        let mut pair = [1i8; 16];
+        let mut pair_weight = [0u64; 8];
+        for j in 0..8 {
+            let (multiplier, weight) = fold(digit(2 * j), digit(2 * j + 1));
+            pair[2 * j] = multiplier as i8;
+            pair_weight[j] = weight;
+        }
+        let mut quad = [1i16; 8];
+        let mut weights = [0u64; 4];
+        for i in 0..4 {
+            let (multiplier, weight) = fold(pair_weight[2 * i], pair_weight[2 * i + 1]);
+            quad[2 * i] = multiplier as i16;
+            weights[i] = weight;
+        }
+        ByteRanker {
+            m,
+            pair,
+            quad,
+            weights,
+            keep: std::array::from_fn(|i| if i < m { 0xff } else { 0 }),
+        }
+    }
+
+    /// The rank of the permutation whose entry `i < m` is byte `i` of `entries` (bytes from `m`
+    /// on are ignored).
+    #[inline]
+    pub fn rank(&self, entries: [u8; 16]) -> u64 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+        {
+            // SAFETY: the sse4.1 target feature is enabled for this build.
+            unsafe {
+                self.rank_vector(std::mem::transmute::<[u8; 16], std::arch::x86_64::__m128i>(
+                    entries,
+                ))
+            }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
+        {
+            self.rank_scalar(entries)
+        }
+    }
+
+    /// The rank of the permutation whose entry `i` is nibble `order[i]` of `nibbles` (four bits
+    /// per value, value `j` in bits `4j..4j + 4`).
+    #[inline]
+    pub fn rank_of_nibbles(&self, nibbles: u64, order: &[u8; 16]) -> u64 {
+        #[cfg(all(
+            target_arch = "x86_64",
+            target_feature = "sse4.1",
+            target_feature = "bmi2"
+        ))]
+        {
+            use std::arch::x86_64::*;
+            // SAFETY: the sse4.1 and bmi2 target features are enabled for this build; the load
+            // is an unaligned read of a 16-byte array.
+            unsafe {
+                let low = _pdep_u64(nibbles, 0x0f0f_0f0f_0f0f_0f0f);
+                let high = _pdep_u64(nibbles >> 32, 0x0f0f_0f0f_0f0f_0f0f);
+                let x = _mm_set_epi64x(high as i64, low as i64);
+                let order = _mm_loadu_si128(order.as_ptr().cast());
+                self.rank_vector(_mm_shuffle_epi8(x, order))
+            }
+        }
+        #[cfg(not(all(
+            target_arch = "x86_64",
+            target_feature = "sse4.1",
+            target_feature = "bmi2"
+        )))]
+        {
+            let gathered: [u8; 16] =
+                std::array::from_fn(|i| (nibbles >> (4 * (order[i] & 15))) as u8 & 15);
+            self.rank(gathered)
+        }
+    }
+
+    /// [`ByteRanker::rank`] one digit at a time.
+    pub fn rank_scalar(&self, entries: [u8; 16]) -> u64 {
+        lex_rank(&entries[..self.m])
+    }
+
+    /// The rank of the entries in the lanes of `x`.
+    ///
+    /// # Safety
+    /// The processor must have SSE4.1.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+    #[inline]
+    unsafe fn rank_vector(&self, x: std::arch::x86_64::__m128i) -> u64 {
+        use std::arch::x86_64::*;
+        // SAFETY (whole body): SSE4.1 is present (the caller's promise); the loads are unaligned
+        // reads of 16-byte arrays.
+        unsafe {
+            // Lanes from m on hold 0 and count as nothing.
+            let keep = _mm_loadu_si128(self.keep.as_ptr().cast());
+            let x = _mm_and_si128(x, keep);
+            // counts[t] = -#{s < t : x_s < x_t}.
+            let mut counts = _mm_setzero_si128();
+            let lanes = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            for s in 0..self.m.saturating_sub(1) {
+                let s = _mm_set1_epi8(s as i8);
+                let xs = _mm_shuffle_epi8(x, s);
+                let later = _mm_cmpgt_epi8(lanes, s);
+                let larger = _mm_cmpgt_epi8(x, xs);
+                counts = _mm_add_epi8(counts, _mm_and_si128(larger, later));
+            }
+            let digits = _mm_and_si128(_mm_add_epi8(x, counts), keep);
+            let pairs = _mm_maddubs_epi16(digits, _mm_loadu_si128(self.pair.as_ptr().cast()));
+            let quads = _mm_madd_epi16(pairs, _mm_loadu_si128(self.quad.as_ptr().cast()));
+            _mm_extract_epi32::<0>(quads) as u32 as u64 * self.weights[0]
+                + _mm_extract_epi32::<1>(quads) as u32 as u64 * self.weights[1]
+                + _mm_extract_epi32::<2>(quads) as u32 as u64 * self.weights[2]
+                + _mm_extract_epi32::<3>(quads) as u32 as u64 * self.weights[3]
+        }
     }
 }
 
@@ -195,6 +404,50 @@ mod tests {
                     r /= (m - i) as u64;
                 }
             }
+        }
+    }
+
+    #[test]
+    fn byte_ranks_agree_with_lex_rank() {
+        for m in 1..=16 {
+            let ranker = ByteRanker::new(m);
+            let mut x = 5u64;
+            for _ in 0..3000 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let r = x % factorial(m.min(MAX_LEN));
+                let mut p = [0u8; 16];
+                lex_unrank(r, &mut p[..m]);
+                // Garbage past the end must not matter.
+                for (i, b) in p.iter_mut().enumerate().skip(m) {
+                    *b = (i * 7 % 16) as u8;
+                }
+                assert_eq!(ranker.rank(p), r, "m={m}");
+                assert_eq!(ranker.rank_scalar(p), r, "m={m}");
+            }
+        }
+    }
+
+    #[test]
+    fn digit_tables_agree_with_division() {
+        for m in [1, 2, 5, 11, 12, 15, 16] {
+            let table = DigitTable::new(m);
+            let mut x = 99u64;
+            for _ in 0..2000 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let rank = x % factorial(m);
+                let mut digits = vec![0u8; m];
+                lex_digits(rank, &mut digits);
+                let packed = digits
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |acc, (i, &d)| acc | (d as u64) << (4 * i));
+                assert_eq!(table.digits(rank), packed, "m={m} rank={rank}");
+            }
+            assert_eq!(table.digits(0), 0);
         }
     }
 
