@@ -3,7 +3,7 @@
 //! Runs full searches (default: N = 11 and 12, metric lrf, all cores) and prints wall seconds and
 //! states per second for each. Nothing is written to disk; the figures are the search alone.
 
-use gpusearch::puzzle::{Metric, StateSpace, Turnstyle};
+use gpusearch::puzzle::{Metric, Ring, StateSpace};
 use gpusearch::search::{Options, Silent, search};
 use std::time::Instant;
 
@@ -19,7 +19,7 @@ fn main() {
     }
     let threads = rayon::current_num_threads();
     for (n, metric) in sizes {
-        let space = Turnstyle::new(n, metric).expect("a valid size");
+        let space = Ring::turnstyle(n, metric).expect("a valid size");
         let started = Instant::now();
         let outcome = search(&space, &Options::default(), &Silent);
         let seconds = started.elapsed().as_secs_f64();

@@ -2,7 +2,7 @@
 
 use crate::gpu::{self, Adapters, Gpu};
 use crate::progress::LevelBar;
-use crate::puzzle::{Metric, StateSpace, Turnstyle};
+use crate::puzzle::{Metric, Ring, StateSpace};
 use crate::report::Report;
 use crate::search::{self, Options, table::DistanceTable};
 use crate::store::{self, atomic::AtomicFile};
@@ -106,7 +106,7 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
         )));
     }
     let metric = Metric::parse(&job.metric).map_err(Error::Input)?;
-    let space = Turnstyle::new(job.n, metric).map_err(Error::Input)?;
+    let space = Ring::turnstyle(job.n, metric).map_err(Error::Input)?;
     let out = job.out.clone().unwrap_or_else(|| {
         PathBuf::from(format!("results/turnstyle-n{}-{}", job.n, metric.name()))
     });

@@ -3,7 +3,7 @@
 //! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
 
 use gpusearch::gpu::{Adapters, Gpu};
-use gpusearch::puzzle::{Cursor, Metric, StateSpace, Turnstyle};
+use gpusearch::puzzle::{Cursor, Metric, Ring, StateSpace};
 use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -45,7 +45,7 @@ fn assert_same(what: &str, cpu: &Outcome, gpu: &Outcome) {
 }
 
 fn compare(gpu: &Gpu, n: usize, metric: Metric, window: Option<u64>, strategy: Strategy) {
-    let space = Turnstyle::new(n, metric).unwrap();
+    let space = Ring::turnstyle(n, metric).unwrap();
     let layout = gpu.plan(space.size(), window).unwrap();
     let what = format!(
         "n={n} {} windows={} {strategy:?}",
@@ -80,7 +80,7 @@ fn many_small_windows_give_the_same_tables() {
         (8, Metric::Flips, 768),
     ] {
         let layout = gpu
-            .plan(Turnstyle::new(n, metric).unwrap().size(), Some(window))
+            .plan(Ring::turnstyle(n, metric).unwrap().size(), Some(window))
             .unwrap();
         assert!(layout.windows >= 2, "n={n}: {} windows", layout.windows);
         compare(&gpu, n, metric, Some(window), Strategy::Auto);
@@ -101,7 +101,7 @@ fn top_down_and_bottom_up_passes_each_give_the_same_tables() {
 fn windows_beyond_the_binding_limit_are_refused_with_the_numbers() {
     let Some(gpu) = gpu() else { return };
     // 13! / 2 entries in windows of 768 bytes: millions of windows.
-    let space = Turnstyle::new(13, Metric::Lrf).unwrap();
+    let space = Ring::turnstyle(13, Metric::Lrf).unwrap();
     let error = gpu.plan(space.size(), Some(768)).unwrap_err();
     assert!(error.contains("GPU windows"), "{error}");
     assert!(error.contains("storage buffers"), "{error}");
@@ -112,7 +112,7 @@ fn shader_neighbours_equal_cpu_neighbours_at_64_bit_ranks() {
     let Some(gpu) = gpu() else { return };
     for n in [12, 13, 14, 16] {
         for metric in [Metric::Lrf, Metric::Flips] {
-            let space = Turnstyle::new(n, metric).unwrap();
+            let space = Ring::turnstyle(n, metric).unwrap();
             // The first and last ranks, and 500 spread by a fixed multiplicative walk.
             let mut ranks = vec![0, 1, space.size() - 1, space.size() - 2];
             let mut x = 0x9e37_79b9_7f4a_7c15u64;

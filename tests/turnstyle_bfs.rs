@@ -1,7 +1,7 @@
 //! The engine against a plain queue-based BFS written here from the seeds' move definitions,
 //! and against the values the seeds publish.
 
-use gpusearch::puzzle::{Cursor, Metric, StateSpace, Turnstyle};
+use gpusearch::puzzle::{Cursor, Metric, Ring, StateSpace};
 use gpusearch::search::path::path_to_solved;
 use gpusearch::search::table::UNREACHED;
 use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
@@ -72,7 +72,7 @@ fn naive_bfs(n: usize, metric: Metric) -> Naive {
     }
 }
 
-fn run(space: &Turnstyle, strategy: Strategy) -> Outcome {
+fn run(space: &Ring, strategy: Strategy) -> Outcome {
     let options = Options {
         antipode_limit: usize::MAX,
         strategy,
@@ -80,16 +80,17 @@ fn run(space: &Turnstyle, strategy: Strategy) -> Outcome {
     search(space, &options, &Silent)
 }
 
-const STRATEGIES: [Strategy; 4] = [
+const STRATEGIES: [Strategy; 5] = [
     Strategy::Auto,
     Strategy::Lists,
     Strategy::TopDown,
     Strategy::BottomUp,
+    Strategy::Sweep,
 ];
 
 fn check_against_naive(metric: Metric) {
     for n in 4..=9 {
-        let space = Turnstyle::new(n, metric).unwrap();
+        let space = Ring::turnstyle(n, metric).unwrap();
         let naive = naive_bfs(n, metric);
         for strategy in STRATEGIES {
             let what = format!("n={n} {metric:?} {strategy:?}");
@@ -126,7 +127,7 @@ fn flips_matches_naive_bfs_for_n_4_to_9() {
 fn ranks_round_trip_and_neighbours_match_the_moves() {
     for metric in [Metric::Lrf, Metric::Flips] {
         for n in 4..=9 {
-            let space = Turnstyle::new(n, metric).unwrap();
+            let space = Ring::turnstyle(n, metric).unwrap();
             let mut cursor = space.cursor();
             for r in 0..space.size() {
                 let state = space.state(r);
@@ -151,11 +152,54 @@ fn ranks_round_trip_and_neighbours_match_the_moves() {
     }
 }
 
+/// The neighbours of `rank` as the space's structure gives them: through its block moves and,
+/// state by state, its residual moves.
+fn structured_neighbours(space: &Ring, rank: u64) -> Vec<u64> {
+    let structure = space.structure().expect("ring puzzles have structure");
+    let mut cursor = space.cursor();
+    cursor.seek(rank);
+    let mut found: Vec<u64> = structure
+        .blocks
+        .iter()
+        .filter(|b| (b.from..b.from + b.len).contains(&rank))
+        .map(|b| b.to + b.window.apply(rank - b.from))
+        .collect();
+    for (ranks, mv) in &structure.residual {
+        if ranks.contains(&rank) {
+            found.push(cursor.neighbour(*mv));
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
+#[test]
+fn the_structure_gives_every_neighbour_once() {
+    for metric in [Metric::Lrf, Metric::Flips] {
+        for n in 4..=9 {
+            let space = Ring::turnstyle(n, metric).unwrap();
+            let mut cursor = space.cursor();
+            for r in 0..space.size() {
+                cursor.seek(r);
+                let mut want: Vec<u64> = (0..space.move_count())
+                    .map(|m| cursor.neighbour(m))
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(
+                    structured_neighbours(&space, r),
+                    want,
+                    "n={n} {metric:?} rank {r}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn ranks_round_trip_on_samples_for_n_14_and_16() {
     for metric in [Metric::Lrf, Metric::Flips] {
         for n in [13, 14, 15, 16] {
-            let space = Turnstyle::new(n, metric).unwrap();
+            let space = Ring::turnstyle(n, metric).unwrap();
             let mut r = 12345u64;
             for _ in 0..2000 {
                 r = r
@@ -177,20 +221,20 @@ fn ranks_round_trip_on_samples_for_n_14_and_16() {
 
 #[test]
 fn table_sizes_follow_parity() {
-    let size = |n, m| Turnstyle::new(n, m).unwrap().size();
+    let size = |n, m| Ring::turnstyle(n, m).unwrap().size();
     assert_eq!(size(12, Metric::Lrf), 479_001_600);
     assert_eq!(size(11, Metric::Lrf), 39_916_800 / 2);
     assert_eq!(size(14, Metric::Lrf), 87_178_291_200);
     assert_eq!(size(13, Metric::Lrf), 6_227_020_800 / 2);
     assert_eq!(size(12, Metric::Flips), 39_916_800);
     assert_eq!(size(13, Metric::Flips), 479_001_600 / 2);
-    assert!(Turnstyle::new(3, Metric::Lrf).is_err());
-    assert!(Turnstyle::new(17, Metric::Lrf).is_err());
+    assert!(Ring::turnstyle(3, Metric::Lrf).is_err());
+    assert!(Ring::turnstyle(17, Metric::Lrf).is_err());
 }
 
 #[test]
 fn bad_states_are_refused() {
-    let space = Turnstyle::new(9, Metric::Lrf).unwrap();
+    let space = Ring::turnstyle(9, Metric::Lrf).unwrap();
     assert!(space.rank(&[1, 2, 3]).is_err());
     assert!(space.rank(&[1, 2, 3, 4, 5, 6, 7, 8, 8]).is_err());
     assert!(space.rank(&[0, 2, 3, 4, 5, 6, 7, 8, 9]).is_err());
@@ -200,7 +244,7 @@ fn bad_states_are_refused() {
 }
 
 /// Applies moves named by letters (L, R, F) from the solved state; returns each state.
-fn replay(space: &Turnstyle, moves: &str) -> Vec<Vec<u32>> {
+fn replay(space: &Ring, moves: &str) -> Vec<Vec<u32>> {
     let mut cursor = space.cursor();
     let mut rank = space.solved();
     let mut states = vec![space.state(rank)];
@@ -218,7 +262,7 @@ fn labels(s: &str) -> Vec<u32> {
 
 #[test]
 fn storer_swap_for_8_pieces_replays_and_is_optimal_at_18() {
-    let space = Turnstyle::new(8, Metric::Lrf).unwrap();
+    let space = Ring::turnstyle(8, Metric::Lrf).unwrap();
     // turnstyle-storer.txt, "Puzzle of size 8": the state after each of the 18 moves.
     let listing = [
         "8 1 2 3 4 5 6 7",
@@ -252,7 +296,7 @@ fn storer_swap_for_8_pieces_replays_and_is_optimal_at_18() {
 
 #[test]
 fn storer_swap_for_10_pieces_is_optimal_at_25() {
-    let space = Turnstyle::new(10, Metric::Lrf).unwrap();
+    let space = Ring::turnstyle(10, Metric::Lrf).unwrap();
     let states = replay(&space, "RRRFRFRFRRFLFLFLFRRFRFRFR");
     assert_eq!(states[25], labels("2 1 3 4 5 6 7 8 9 10"));
     let outcome = run(&space, Strategy::Auto);

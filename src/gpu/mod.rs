@@ -149,11 +149,11 @@ impl Gpu {
         progress.level(0, 1, Step::TopDown);
         let mut reached = 1u64;
         let mut bottom_up = options.strategy == Strategy::BottomUp;
+        // The device has no sweep passes: the strategies that choose by cost choose here too.
+        let choose = matches!(options.strategy, Strategy::Auto | Strategy::Sweep);
         loop {
             let depth = levels.len() - 1;
-            if options.strategy == Strategy::Auto
-                && search::prefer_bottom_up(size - reached, levels[depth], moves)
-            {
+            if choose && search::prefer_bottom_up(size - reached, levels[depth], moves) {
                 bottom_up = true;
             }
             let count = run.pass(depth, bottom_up)?;

@@ -4,10 +4,11 @@
 //! which rank is solved, and a [`Cursor`] that walks ranks and names their neighbours. Everything a
 //! rank *means* lives here.
 
-pub mod turnstyle;
+pub mod ring;
 
+use crate::rank::window::WindowMove;
+pub use ring::{Metric, Ring};
 use serde::{Deserialize, Serialize};
-pub use turnstyle::{Metric, Turnstyle};
 
 /// What a state space is, as written into reports and distance-file headers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,23 +54,10 @@ pub trait StateSpace: Sync {
     /// The description that goes into reports and file headers.
     fn info(&self) -> PuzzleInfo;
 
-    /// Ranks come in groups of this many consecutive ranks (at most 16), starting at rank 0,
-    /// which the *local* moves `0..first_far_move()` permute among themselves. The level loop
-    /// applies local moves to a whole group at once with bit operations.
-    fn group_size(&self) -> usize {
-        1
-    }
-
-    /// Moves numbered below this are local (see [`StateSpace::group_size`]).
-    fn first_far_move(&self) -> usize {
-        0
-    }
-
-    /// The offsets within a group one local move away from the offsets in `mask`, where group
-    /// offset `k` is bit `2k` (the low bit of its 2-bit table entry).
-    fn local_step(&self, mask: u32) -> u32 {
-        let _ = mask;
-        0
+    /// Where the moves act on whole runs of consecutive ranks, so that a pass can apply them to
+    /// many states at once; `None` where every move is applied state by state.
+    fn structure(&self) -> Option<Structure> {
+        None
     }
 
     /// The WGSL that gives the GPU backend this space's ranks and moves: a constant `MOVES`,
@@ -89,4 +77,32 @@ pub trait Cursor {
     fn seek(&mut self, rank: u64);
     /// The rank reached from the cursor's rank by move `mv`.
     fn neighbour(&mut self, mv: usize) -> u64;
+}
+
+/// A move restricted to a range of ranks on which it is a [`WindowMove`]: rank `from + i` goes
+/// to rank `to + window.apply(i)`, for `i < len`.
+#[derive(Clone, Debug)]
+pub struct BlockMove {
+    /// First rank of the range the move is taken from.
+    pub from: u64,
+    /// First rank of the range it lands in.
+    pub to: u64,
+    /// Ranks in each range (a multiple of `window.block`).
+    pub len: u64,
+    /// How ranks move within the range.
+    pub window: WindowMove,
+}
+
+/// A space's moves split into block moves and the rest.
+///
+/// For every rank and every move, the neighbour is given either by exactly one block move whose
+/// `from` range holds the rank, or by exactly one `residual` entry (ranks, move) that holds it;
+/// those are applied state by state with a [`Cursor`]. The residual set must be closed under
+/// inverse moves: when `(r, m)` is residual, so is the way back from the neighbour to `r`.
+#[derive(Clone, Debug)]
+pub struct Structure {
+    /// The block moves.
+    pub blocks: Vec<BlockMove>,
+    /// Ranges of ranks and the move to apply state by state there.
+    pub residual: Vec<(std::ops::Range<u64>, usize)>,
 }

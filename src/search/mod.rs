@@ -8,19 +8,25 @@
 //! - **bottom-up scan**: every unreached entry looks for a neighbour holding `d mod 3`; each
 //!   worker writes only its own words;
 //! - **remaining list**: once few states are left unreached, they are listed and only those are
-//!   checked, bottom-up.
+//!   checked, bottom-up;
+//! - **sweep**, for spaces whose moves mostly act on whole runs of ranks (see
+//!   [`crate::puzzle::Structure`]): those moves pulled 64 entries at a time, the rest state by
+//!   state (see [`sweep`]). Sweeps replace the scans wherever the space has structure.
 //!
 //! The loop switches from top-down to bottom-up once the unreached states are few compared with
 //! the last level (direction-optimising BFS). A bitmap of the states not yet seen keeps top-down
 //! scans from expanding levels `d - 3`, `d - 6`, ... again.
 
+pub mod bitmap;
 pub mod path;
+mod sweep;
 pub mod table;
 
 use crate::puzzle::{Cursor, StateSpace};
+use bitmap::Bitmap;
 use rayon::prelude::*;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use sweep::Sweep;
 use table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED, matches, spread, squeeze};
 
 /// How the level loop picks the kind of each pass.
@@ -34,6 +40,8 @@ pub enum Strategy {
     TopDown,
     /// Bottom-up scans only.
     BottomUp,
+    /// Sweeps only (for spaces with structure; the others scan as `Auto` does).
+    Sweep,
 }
 
 /// The kind of one pass.
@@ -47,6 +55,8 @@ pub enum Step {
     BottomUp,
     /// Bottom-up over a list of the states still unreached.
     Remaining,
+    /// Block moves pulled in bulk, the rest state by state.
+    Sweep,
 }
 
 impl Step {
@@ -57,6 +67,7 @@ impl Step {
             Step::TopDown => "top-down",
             Step::BottomUp => "bottom-up",
             Step::Remaining => "remaining",
+            Step::Sweep => "sweep",
         }
     }
 }
@@ -143,9 +154,16 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
     progress.found(1);
     progress.level(0, 1, Step::Frontier);
 
+    let structure = match options.strategy {
+        Strategy::Auto | Strategy::Sweep => space.structure(),
+        _ => None,
+    };
+    let swept = options.strategy == Strategy::Sweep && structure.is_some();
     let list_limit = match options.strategy {
         Strategy::Lists => u64::MAX,
         Strategy::Auto => (size / LIST_FRACTION).max(MIN_LIST),
+        Strategy::Sweep if swept => 0,
+        Strategy::Sweep => (size / LIST_FRACTION).max(MIN_LIST),
         Strategy::TopDown | Strategy::BottomUp => 0,
     };
     let limit = options.antipode_limit;
@@ -154,6 +172,7 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
     // The states of the last level, while listed.
     let mut frontier = Some(vec![start]);
     let mut unseen: Option<Unseen> = None;
+    let mut sweep: Option<Sweep> = None;
     // The states still unreached, once few enough to list.
     let mut remaining: Option<Vec<u64>> = None;
     let mut reached = 1u64;
@@ -164,7 +183,8 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
         let current = (depth % 3) as u8;
         let next = ((depth + 1) % 3) as u8;
         let listed = frontier.as_ref().map_or(0, |l| l.len() as u64);
-        let pass = if frontier.is_some() && listed <= list_limit {
+        let unreached = size - reached;
+        let pass = if frontier.is_some() && listed <= list_limit && !swept {
             let list = frontier.take().unwrap_or_default();
             let mut pass = expand_list(space, &table, &list, next, progress);
             pass.new.par_sort_unstable();
@@ -173,29 +193,33 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
             frontier = Some(new);
             pass
         } else {
-            let unreached = size - reached;
-            // A top-down scan expands the entries of the last level; without the unseen bitmap
-            // (before it exists) also those of levels depth - 3, depth - 6, ...
-            let expanded = if unseen.is_some() || frontier.is_some() {
-                levels[depth]
-            } else {
-                levels.iter().rev().step_by(3).sum()
-            };
-            if options.strategy == Strategy::Auto && prefer_bottom_up(unreached, expanded, moves) {
-                bottom_up = true;
+            if structure.is_none() && options.strategy == Strategy::Auto {
+                // A top-down scan expands the entries of the last level; without the unseen
+                // bitmap (before it exists) also those of levels depth - 3, depth - 6, ...
+                let expanded = if unseen.is_some() || frontier.is_some() {
+                    levels[depth]
+                } else {
+                    levels.iter().rev().step_by(3).sum()
+                };
+                bottom_up |= prefer_bottom_up(unreached, expanded, moves);
             }
-            if bottom_up {
-                // Bottom-up passes need neither.
-                unseen = None;
-                frontier = None;
-            }
-            if bottom_up && unreached <= list_limit {
+            let tail = bottom_up || structure.is_some();
+            if remaining.is_some() || (tail && unreached <= list_limit) {
                 // The last few unreached states: list them once, then check only those.
+                (sweep, unseen, frontier) = (None, None, None);
                 let list = remaining.take().unwrap_or_else(|| unreached_ranks(&table));
                 let (pass, left) = check_list(space, &table, &list, current, next, limit, progress);
                 remaining = Some(left);
                 pass
+            } else if let Some(structure) = &structure {
+                let sweep = sweep.get_or_insert_with(|| {
+                    let list = frontier.take().unwrap_or_default();
+                    Sweep::new(size, structure.clone(), &list)
+                });
+                sweep.pass(space, &table, next, limit, progress)
             } else if bottom_up {
+                // Bottom-up passes need neither.
+                (unseen, frontier) = (None, None);
                 scan(
                     space,
                     &table,
@@ -358,12 +382,12 @@ fn scan<S: StateSpace>(
     step: Step,
     progress: &dyn Progress,
 ) -> Pass {
-    let groups = table.entries() / space.group_size() as u64;
-    let tasks = groups.div_ceil(GROUPS_PER_TASK);
+    let words = table.word_count();
+    let tasks = words.div_ceil(WORDS_PER_TASK);
     let (count, smallest) = (0..tasks)
         .into_par_iter()
         .map(|task| {
-            let range = task * GROUPS_PER_TASK..((task + 1) * GROUPS_PER_TASK).min(groups);
+            let range = task * WORDS_PER_TASK..((task + 1) * WORDS_PER_TASK).min(words);
             let mut pass = TaskPass::new(space, table, unseen, next, limit);
             match step {
                 Step::BottomUp => pass.bottom_up(range, current),
@@ -384,24 +408,20 @@ fn scan<S: StateSpace>(
     }
 }
 
-/// Groups per scan task: a multiple of 32, so that a task owns whole words.
-const GROUPS_PER_TASK: u64 = 32 * 256;
-/// Far neighbours looked up together, their cache lines prefetched first so that the misses
-/// overlap.
-const BATCH: usize = 64;
+/// Table words per scan task: an even number, so that a task owns whole words of the unseen
+/// bitmap too.
+const WORDS_PER_TASK: usize = 256;
+/// Neighbours looked up together, their cache lines prefetched first so that the misses overlap.
+pub(crate) const BATCH: usize = 64;
 
 /// One worker's share of a scan pass.
 struct TaskPass<'a, S: StateSpace + 'a> {
-    space: &'a S,
     table: &'a DistanceTable,
     unseen: Option<&'a Unseen>,
     cursor: S::Cursor<'a>,
     next: u8,
-    group: usize,
-    /// Low bit of each entry of a group.
-    low: u32,
-    far: std::ops::Range<usize>,
-    /// (rank, far neighbour) pairs waiting for their lookups.
+    moves: usize,
+    /// (rank, neighbour) pairs waiting for their lookups.
     batch: Vec<(u64, u64)>,
     count: u64,
     smallest: Smallest,
@@ -415,86 +435,46 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         next: u8,
         limit: usize,
     ) -> Self {
-        let group = space.group_size();
         TaskPass {
-            space,
             table,
             unseen,
             cursor: space.cursor(),
             next,
-            group,
-            low: (table::LOW_BITS & ((1u64 << (2 * group)) - 1)) as u32,
-            far: space.first_far_move()..space.move_count(),
+            moves: space.move_count(),
             batch: Vec::with_capacity(BATCH + 16),
             count: 0,
             smallest: Smallest::new(limit),
         }
     }
 
-    /// Queues the far neighbours of `rank` and prefetches them.
-    fn queue_far(&mut self, rank: u64) {
+    /// Queues the neighbours of `rank` and prefetches them.
+    fn queue(&mut self, rank: u64) {
         self.cursor.seek(rank);
-        for mv in self.far.clone() {
+        for mv in 0..self.moves {
             let neighbour = self.cursor.neighbour(mv);
             self.table.prefetch(neighbour);
             self.batch.push((rank, neighbour));
         }
     }
 
-    /// Top-down over `groups`: claims the unreached neighbours of entries holding `current`.
-    fn top_down(&mut self, groups: std::ops::Range<u64>, current: u8) {
-        let g = self.group as u64;
-        let table = self.table;
-        for group in groups {
-            let bits = group_bits(|w| table.word(w), group * g, self.group);
-            let mut frontier = matches(bits, current) as u32 & self.low;
-            if frontier == 0 {
-                continue;
-            }
+    /// Top-down over table words `words`: claims the unreached neighbours of entries holding
+    /// `current`.
+    fn top_down(&mut self, words: std::ops::Range<usize>, current: u8) {
+        for w in words {
+            let mut frontier = matches(self.table.word(w), current) & self.table.valid(w);
             if let Some(unseen) = self.unseen {
                 // Only the entries first reached at the last level; and they are seen now.
-                frontier &= unseen.take(group * g, self.group, frontier);
-                if frontier == 0 {
-                    continue;
-                }
+                frontier &= unseen.take(w, frontier);
             }
-            let unreached = matches(bits, UNREACHED) as u32 & self.low;
-            let near = self.space.local_step(frontier) & unreached;
-            if near != 0 {
-                self.claim_in_group(group * g, near);
-            }
-            if self.far.is_empty() {
-                continue;
-            }
-            let mut todo = frontier;
-            while todo != 0 {
-                self.queue_far(group * g + (todo.trailing_zeros() / 2) as u64);
-                todo &= todo - 1;
+            while frontier != 0 {
+                self.queue(w as u64 * ENTRIES_PER_WORD + (frontier.trailing_zeros() / 2) as u64);
+                frontier &= frontier - 1;
                 if self.batch.len() >= BATCH {
                     self.claim_batch();
                 }
             }
         }
         self.claim_batch();
-    }
-
-    /// Claims the entries `mask` (one low bit each) of the group starting at rank `first`,
-    /// with one atomic operation per word.
-    fn claim_in_group(&mut self, first: u64, mask: u32) {
-        let bit = 2 * first;
-        let w = (bit / 64) as usize;
-        let shift = bit % 64;
-        let clear = mask as u64 * (UNREACHED ^ self.next) as u64;
-        let mut won = self.table.clear_bits(w, clear << shift) >> shift;
-        if shift + 2 * self.group as u64 > 64 {
-            won |= self.table.clear_bits(w + 1, clear >> (64 - shift)) << (64 - shift);
-        }
-        // Entries that were still unreached are this worker's.
-        let mut set = matches(won, UNREACHED) & mask as u64;
-        while set != 0 {
-            self.found(first + (set.trailing_zeros() / 2) as u64);
-            set &= set - 1;
-        }
     }
 
     fn claim_batch(&mut self) {
@@ -507,48 +487,27 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         self.batch.clear();
     }
 
-    /// Bottom-up over `groups`: an unreached entry with a neighbour holding `current` is at the
-    /// next level. This task owns the words of its groups: it edits a copy and stores it back.
-    fn bottom_up(&mut self, groups: std::ops::Range<u64>, current: u8) {
-        let g = self.group as u64;
-        let first = (groups.start * g / ENTRIES_PER_WORD) as usize;
-        let end =
-            ((groups.end * g).div_ceil(ENTRIES_PER_WORD) as usize).min(self.table.word_count());
-        let mut words: Vec<u64> = (first..end).map(|w| self.table.word(w)).collect();
-        for group in groups {
-            let bits = group_bits(|w| words[w - first], group * g, self.group);
-            let unreached = matches(bits, UNREACHED) as u32 & self.low;
-            if unreached == 0 {
-                continue;
-            }
-            let frontier = matches(bits, current) as u32 & self.low;
-            let near = self.space.local_step(frontier) & unreached;
-            let mut todo = near;
-            while todo != 0 {
-                let rank = group * g + (todo.trailing_zeros() / 2) as u64;
-                todo &= todo - 1;
-                self.set_own(&mut words, first, rank);
-            }
-            let mut rest = unreached & !near;
-            while rest != 0 {
-                let rank = group * g + (rest.trailing_zeros() / 2) as u64;
-                rest &= rest - 1;
-                if self.far.len() == 1 {
-                    // One far move: batch it so the cache misses overlap.
-                    self.queue_far(rank);
+    /// Bottom-up over table words `words`: an unreached entry with a neighbour holding `current`
+    /// is at the next level. This task owns the words: it edits a copy and stores it back.
+    fn bottom_up(&mut self, range: std::ops::Range<usize>, current: u8) {
+        let first = range.start;
+        let mut words: Vec<u64> = range.clone().map(|w| self.table.word(w)).collect();
+        for w in range {
+            let mut open = matches(words[w - first], UNREACHED) & self.table.valid(w);
+            while open != 0 {
+                let rank = w as u64 * ENTRIES_PER_WORD + (open.trailing_zeros() / 2) as u64;
+                open &= open - 1;
+                if self.moves == 1 {
+                    // One move: batch it so the cache misses overlap.
+                    self.queue(rank);
                     if self.batch.len() >= BATCH {
                         self.check_batch(&mut words, first, current);
                     }
                 } else {
                     // Several: stopping at the first neighbour found saves more.
                     self.cursor.seek(rank);
-                    let table = self.table;
-                    let cursor = &mut self.cursor;
-                    if self
-                        .far
-                        .clone()
-                        .any(|mv| table.get(cursor.neighbour(mv)) == current)
-                    {
+                    let (table, cursor) = (self.table, &mut self.cursor);
+                    if (0..self.moves).any(|mv| table.get(cursor.neighbour(mv)) == current) {
                         self.set_own(&mut words, first, rank);
                     }
                 }
@@ -588,70 +547,43 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
     }
 }
 
-/// The `2 * group` entry bits starting at entry `first`, read through `word`.
-#[inline]
-fn group_bits(word: impl Fn(usize) -> u64, first: u64, group: usize) -> u64 {
-    let bit = 2 * first;
-    let w = (bit / 64) as usize;
-    let shift = bit % 64;
-    let width = 2 * group as u64;
-    let mut bits = word(w) >> shift;
-    if shift + width > 64 {
-        bits |= word(w + 1) << (64 - shift);
-    }
-    bits & ((1u64 << width) - 1)
-}
-
 /// One bit per entry, set while the entry was unreached at the start of the previous pass:
 /// an entry holding `d mod 3` whose bit is set is at level `d` exactly, not `d - 3`, `d - 6`, ...
 /// So top-down scans expand only the last level. Scan tasks own whole words of it, as of the
 /// table.
 struct Unseen {
-    words: Vec<AtomicU64>,
+    bits: Bitmap,
 }
 
 impl Unseen {
     /// The entries unreached now, plus `last` (the states of the level just found).
     fn new(table: &DistanceTable, last: &[u64]) -> Unseen {
-        let words = (0..table.entries().div_ceil(64) as usize)
-            .into_par_iter()
-            .map(|w| {
-                let low = matches(table.word(2 * w), UNREACHED) & table.valid(2 * w);
-                let high = if 2 * w + 1 < table.word_count() {
-                    matches(table.word(2 * w + 1), UNREACHED) & table.valid(2 * w + 1)
-                } else {
-                    0
-                };
-                AtomicU64::new(squeeze(low) as u64 | (squeeze(high) as u64) << 32)
-            })
-            .collect::<Vec<_>>();
+        let half = |w: usize| {
+            if w < table.word_count() {
+                squeeze(matches(table.word(w), UNREACHED) & table.valid(w)) as u64
+            } else {
+                0
+            }
+        };
+        let bits = Bitmap::from_fn(table.entries(), |w| half(2 * w) | half(2 * w + 1) << 32);
         for &rank in last {
-            words[(rank / 64) as usize].fetch_or(1 << (rank % 64), Relaxed);
+            bits.insert(rank);
         }
-        Unseen { words }
+        Unseen { bits }
     }
 
-    /// Of the entries `mask` (one low bit each, as in the table) of the group starting at
-    /// `first`, those still unseen; they are marked seen.
-    fn take(&self, first: u64, group: usize, mask: u32) -> u32 {
-        let wanted = squeeze(mask as u64) as u64;
-        let w = (first / 64) as usize;
-        let shift = first % 64;
-        let mut bits = self.words[w].load(Relaxed) >> shift;
-        if shift + group as u64 > 64 {
-            bits |= self.words[w + 1].load(Relaxed) << (64 - shift);
-        }
-        let found = bits & wanted;
+    /// Of the entries `mask` (one low bit each, as in the table) of table word `w`, those still
+    /// unseen; they are marked seen.
+    fn take(&self, w: usize, mask: u64) -> u64 {
+        let (unit, shift) = (w / 2, 32 * (w % 2) as u32);
+        let word = self.bits.word(unit);
+        let found = (word >> shift) as u32 & squeeze(mask);
         if found != 0 {
-            // Only the task that owns these words writes them: no read-modify-write needed.
-            let word = &self.words[w];
-            word.store(word.load(Relaxed) & !(found << shift), Relaxed);
-            if shift + group as u64 > 64 {
-                let word = &self.words[w + 1];
-                word.store(word.load(Relaxed) & !(found >> (64 - shift)), Relaxed);
-            }
+            // Only the task that owns this word writes it: no read-modify-write needed.
+            self.bits
+                .store_word(unit, word & !((found as u64) << shift));
         }
-        spread(found as u32) as u32
+        spread(found)
     }
 }
 

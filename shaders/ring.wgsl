@@ -1,11 +1,13 @@
-// Turnstyle's ranks and moves, the same rank order as src/puzzle/turnstyle.rs.
+// Ring puzzles' ranks and moves (Turnstyle, TopSpin), the same rank order as src/puzzle/ring.rs.
 //
-// Prepended by the host: PIECES (n), LRF (true: ranks are index * n + offset and the moves are
-// L, R, F; false: ranks are arrangement indices and the moves are the flips F0..F(n-1)) and
-// EVEN (odd n: only even arrangements exist and the index is the lexicographic rank halved).
+// Prepended by the host: PIECES (n), LRF (true: ranks are offset * ARRANGEMENTS + index and the
+// moves are L, R, F; false: ranks are arrangement indices and the moves are F0..F(n-1)), EVEN
+// (only even arrangements exist and the index is the lexicographic rank halved), ARRANGEMENTS,
+// WINDOW (k) and WINDOW_FROM (window position i receives the piece from window position
+// WINDOW_FROM[i]).
 //
 // The loaded position is kept as its arrangement (the ring read from piece 1, 0-based labels,
-// `arrangement[0] == 0`) and, for lrf, the position of piece 1 and the arrangement's index.
+// `arrangement[0] == 0`), the position of piece 1 (lrf) and the arrangement's index.
 
 var<private> arrangement: array<u32, 16>;
 var<private> offset: u32;
@@ -14,8 +16,8 @@ var<private> index: u64;
 // Loads the position with this rank.
 fn load_state(rank: u64) {
     if LRF {
-        index = rank / u64(PIECES);
-        offset = u32(rank - index * u64(PIECES));
+        offset = u32(rank / ARRANGEMENTS);
+        index = rank - u64(offset) * ARRANGEMENTS;
     } else {
         index = rank;
         offset = 0u;
@@ -75,18 +77,16 @@ fn index_of(ring: ptr<function, array<u32, 16>>, start: u32) -> u64 {
     return lex;
 }
 
-// Swaps ring positions i, i + 1 and i + 2, i + 3 (mod n).
-fn flip(ring: ptr<function, array<u32, 16>>, i: u32) {
-    let a = i % PIECES;
-    let b = (i + 1u) % PIECES;
-    let c = (i + 2u) % PIECES;
-    let d = (i + 3u) % PIECES;
-    let x = (*ring)[a];
-    (*ring)[a] = (*ring)[b];
-    (*ring)[b] = x;
-    let y = (*ring)[c];
-    (*ring)[c] = (*ring)[d];
-    (*ring)[d] = y;
+// Permutes the window at ring positions i..i + WINDOW (mod n).
+fn permute_window(ring: ptr<function, array<u32, 16>>, i: u32) {
+    var source = WINDOW_FROM;
+    var old: array<u32, 16>;
+    for (var t = 0u; t < WINDOW; t++) {
+        old[t] = (*ring)[(i + t) % PIECES];
+    }
+    for (var t = 0u; t < WINDOW; t++) {
+        (*ring)[(i + t) % PIECES] = old[source[t]];
+    }
 }
 
 // The rank after move `m` from the loaded position (which stays loaded).
@@ -99,16 +99,16 @@ fn neighbour(m: u32) -> u64 {
             if m == 1u {
                 moved = offset + 1u;
             }
-            return index * u64(PIECES) + u64(moved % PIECES);
+            return u64(moved % PIECES) * ARRANGEMENTS + index;
         }
-        // F: the flip at position 0 of the position itself.
+        // F: the window at ring position 0 of the position itself.
         for (var j = 0u; j < PIECES; j++) {
             ring[(offset + j) % PIECES] = arrangement[j];
         }
-        flip(&ring, 0u);
+        permute_window(&ring, 0u);
     } else {
         ring = arrangement;
-        flip(&ring, m);
+        permute_window(&ring, m);
     }
     var start = 0u;
     for (var j = 0u; j < PIECES; j++) {
@@ -118,7 +118,7 @@ fn neighbour(m: u32) -> u64 {
     }
     let found = index_of(&ring, start);
     if LRF {
-        return found * u64(PIECES) + u64(start);
+        return u64(start) * ARRANGEMENTS + found;
     }
     return found;
 }

@@ -1,0 +1,704 @@
+//! Ring puzzles: `n` pieces on a ring, all shifted one place by `L` and `R`, and the pieces at
+//! ring positions `0..k` (the *window*) permuted by `F`.
+//!
+//! - **Turnstyle** (Tom's Turnstile): `k = 4`, `F` flips ABCD to BADC.
+//! - **TopSpin**: `F` reverses the `k` pieces on the turntable.
+//!
+//! # Rank order
+//!
+//! A position is split into its *arrangement* — the ring read from piece 1, a permutation with
+//! piece 1 first — and its *offset*, the position of piece 1. The arrangement's index is the
+//! lexicographic rank of the labels after piece 1 (a permutation of `n - 1` labels); when every
+//! move is an even permutation (odd `n` with an even window) only even arrangements are reachable
+//! and the index is that rank halved (see [`crate::rank`]). `A` is the number of arrangements.
+//!
+//! - metric `lrf`: `rank = offset * A + arrangement_index`. The table is `n` *planes* of `A`
+//!   entries, one per offset: `L` and `R` move a state to the same entry of the next plane, and
+//!   `F` stays in its plane, permuting the window at arrangement positions `n - offset ..`.
+//! - metric `flips`: `rank = arrangement_index`; move `Fi` permutes the window at ring positions
+//!   `i..i + k` (mod n) of the arrangement and reads the ring from piece 1 again.
+//!
+//! A window that misses piece 1 permutes `k` consecutive labels of the arrangement, so it acts
+//! on the index as a [`WindowMove`]: these are the [`BlockMove`]s the level loop applies to many
+//! states at once. The `k` windows through piece 1 rotate the arrangement and are applied state
+//! by state.
+
+use super::{BlockMove, Cursor, PuzzleInfo, StateSpace, Structure};
+use crate::rank::{self, window::WindowMove, window::window_move};
+
+/// Largest supported number of pieces (ranks fit in 64 bits; labels fit in four bits).
+pub const MAX_PIECES: usize = 16;
+
+/// The two ways of counting moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// `L`, `R` and `F`, each one move.
+    Lrf,
+    /// Only window moves count: the ring is read from piece 1, moves `F0..F(n-1)`.
+    Flips,
+}
+
+impl Metric {
+    /// The metric's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Lrf => "lrf",
+            Metric::Flips => "flips",
+        }
+    }
+
+    /// Parses a metric name.
+    pub fn parse(name: &str) -> Result<Metric, String> {
+        match name {
+            "lrf" => Ok(Metric::Lrf),
+            "flips" => Ok(Metric::Flips),
+            other => Err(format!(
+                "unknown metric '{other}': use --metric lrf or --metric flips"
+            )),
+        }
+    }
+}
+
+/// A window that misses piece 1: a move on the arrangement's Lehmer digits.
+#[derive(Clone, Debug)]
+struct Interior {
+    /// Where the window's first label sits in the tail (the labels after piece 1).
+    j: usize,
+    /// The move on arrangement indices.
+    window: WindowMove,
+    /// Weight of each window digit in the window value (digits `j..`).
+    weights: Vec<u64>,
+    /// Index change for each window value, for an even and an odd prefix digit sum.
+    delta: [Vec<i64>; 2],
+    /// The low bit of each prefix digit's nibble (its parity when the map depends on it).
+    prefix_low: u64,
+}
+
+/// A window through piece 1: piece 1 moves, so the ring is read again from its new place.
+#[derive(Clone, Debug)]
+struct Rotation {
+    /// For each position `t` of the new tail, the old tail position its label comes from.
+    tail_from: [u8; 16],
+    /// How many places piece 1 moves along the ring.
+    shift: usize,
+}
+
+/// A ring puzzle in one metric.
+#[derive(Clone, Debug)]
+pub struct Ring {
+    name: &'static str,
+    n: usize,
+    /// Position `i` of the window receives the piece from window position `window[i]`.
+    window: Vec<usize>,
+    metric: Metric,
+    /// Only even arrangements exist, indexed by `lex_rank / 2`.
+    even: bool,
+    arrangements: u64,
+    /// Each Lehmer digit at its maximum, four bits each: digit `t` may reach `n - 2 - t`.
+    max_digits: u64,
+    /// `u64::MAX / arrangements`: the plane of a rank by a multiplication.
+    reciprocal: u64,
+    /// Lehmer digits of arrangement ranks by table lookups.
+    digit_table: rank::DigitTable,
+    /// Ranks of tails given as labels.
+    ranker: rank::ByteRanker,
+    /// Window moves by the arrangement position `w` where the window starts: `Interior` for
+    /// `1 <= w <= n - k`, `Rotation` otherwise.
+    moves: Vec<WindowAt>,
+}
+
+#[derive(Clone, Debug)]
+enum WindowAt {
+    Interior(Interior),
+    Rotation(Rotation),
+}
+
+impl Ring {
+    /// Turnstyle with `n` pieces (4 to 16) in `metric`.
+    pub fn turnstyle(n: usize, metric: Metric) -> Result<Ring, String> {
+        if !(4..=MAX_PIECES).contains(&n) {
+            return Err(format!(
+                "--n {n} is out of range: Turnstyle needs 4 <= N <= {MAX_PIECES}"
+            ));
+        }
+        Ok(Ring::new("turnstyle", n, vec![1, 0, 3, 2], metric))
+    }
+
+    /// TopSpin with `n` pieces (up to 16) and a turntable of `k` (2 to `n`) in `metric`.
+    pub fn topspin(n: usize, k: usize, metric: Metric) -> Result<Ring, String> {
+        if !(3..=MAX_PIECES).contains(&n) {
+            return Err(format!(
+                "--n {n} is out of range: TopSpin needs 3 <= N <= {MAX_PIECES}"
+            ));
+        }
+        if !(2..=n).contains(&k) {
+            return Err(format!(
+                "--k {k} is out of range: the turntable holds 2 to N = {n} pieces"
+            ));
+        }
+        Ok(Ring::new("topspin", n, (0..k).rev().collect(), metric))
+    }
+
+    fn new(name: &'static str, n: usize, window: Vec<usize>, metric: Metric) -> Ring {
+        let m = n - 1;
+        let k = window.len();
+        // The shift is an n-cycle: even for odd n. The window's parity is its inversion count's.
+        let window_odd = (0..k)
+            .flat_map(|a| (a + 1..k).map(move |b| (a, b)))
+            .filter(|&(a, b)| window[a] > window[b])
+            .count()
+            % 2
+            == 1;
+        let even = n % 2 == 1 && !window_odd;
+        let all = rank::factorial(m);
+        let moves = (0..n)
+            .map(|w| {
+                if w >= 1 && w + k <= n {
+                    WindowAt::Interior(interior(m, w - 1, &window, even))
+                } else {
+                    WindowAt::Rotation(rotation(n, w, &window))
+                }
+            })
+            .collect();
+        let arrangements = if even { all / 2 } else { all };
+        Ring {
+            name,
+            n,
+            window,
+            metric,
+            even,
+            arrangements,
+            max_digits: (0..m).fold(0u64, |acc, t| acc | ((m - 1 - t) as u64) << (4 * t)),
+            reciprocal: u64::MAX / arrangements,
+            digit_table: rank::DigitTable::new(m),
+            ranker: rank::ByteRanker::new(m),
+            moves,
+        }
+    }
+
+    /// Number of pieces.
+    pub fn pieces(&self) -> usize {
+        self.n
+    }
+
+    /// The metric.
+    pub fn metric(&self) -> Metric {
+        self.metric
+    }
+
+    /// Number of arrangements (entries per plane).
+    pub fn arrangements(&self) -> u64 {
+        self.arrangements
+    }
+
+    /// Offsets per arrangement in the rank: `n` for lrf, 1 for flips.
+    fn planes(&self) -> u64 {
+        match self.metric {
+            Metric::Lrf => self.n as u64,
+            Metric::Flips => 1,
+        }
+    }
+
+    /// Index of an arrangement (`arr[0] == 0`, 0-based labels, length `n`).
+    fn arrangement_index(&self, arr: &[u8]) -> u64 {
+        let (p, m) = tail_labels(arr);
+        if self.even {
+            rank::even_rank(&p[..m])
+        } else {
+            rank::lex_rank(&p[..m])
+        }
+    }
+
+    /// The arrangement with this index, 0-based labels, `arr[0] == 0`.
+    fn arrangement(&self, index: u64, arr: &mut [u8]) {
+        let m = self.n - 1;
+        let mut p = [0u8; MAX_PIECES];
+        if self.even {
+            rank::even_unrank(index, &mut p[..m]);
+        } else {
+            rank::lex_unrank(index, &mut p[..m]);
+        }
+        arr[0] = 0;
+        for t in 0..m {
+            arr[t + 1] = p[t] + 1;
+        }
+    }
+
+    /// The text that documents the rank order in reports and distance files.
+    fn rank_order(&self) -> String {
+        let index = if self.even {
+            "(lexicographic rank of the labels after piece 1, as a permutation of 2..n) / 2; only even arrangements exist"
+        } else {
+            "lexicographic rank of the labels after piece 1, as a permutation of 2..n"
+        };
+        match self.metric {
+            Metric::Lrf => format!(
+                "rank = offset * A + arrangement_index, where offset = position of piece 1, the arrangement is the ring read from piece 1, A = {} (the number of arrangements) and arrangement_index = {index}",
+                self.arrangements
+            ),
+            Metric::Flips => format!(
+                "rank = arrangement_index, the arrangement being the ring read from piece 1; arrangement_index = {index}"
+            ),
+        }
+    }
+
+    /// The window move starting at arrangement position `w`, as a block move on `plane`.
+    fn block_move(&self, w: usize, from: u64, to: u64) -> Option<BlockMove> {
+        match &self.moves[w] {
+            WindowAt::Interior(i) => Some(BlockMove {
+                from,
+                to,
+                len: self.arrangements,
+                window: i.window.clone(),
+            }),
+            WindowAt::Rotation(_) => None,
+        }
+    }
+}
+
+/// The interior window at tail position `j` (arrangement position `j + 1`).
+fn interior(m: usize, j: usize, window: &[usize], even: bool) -> Interior {
+    let moved = window_move(m, j, window, even);
+    // Window digits as stored in the index: for even arrangements the last two are implied.
+    let end = (j + window.len()).min(if even { m - 2 } else { m });
+    let mut weights = vec![1u64; end - j];
+    for t in (0..weights.len().saturating_sub(1)).rev() {
+        weights[t] = weights[t + 1] * (m - (j + t + 1)) as u64;
+    }
+    let delta = [0, 1].map(|p| {
+        moved.map[p]
+            .iter()
+            .enumerate()
+            .map(|(x, &y)| (y as i64 - x as i64) * moved.run as i64)
+            .collect()
+    });
+    Interior {
+        j,
+        window: moved,
+        weights,
+        delta,
+        prefix_low: NIBBLE_LOW_BITS & ((1u64 << (4 * j)) - 1),
+    }
+}
+
+/// The window at arrangement position `w` when it holds piece 1 (position 0).
+fn rotation(n: usize, w: usize, window: &[usize]) -> Rotation {
+    let k = window.len();
+    // The arrangement position that each arrangement position's piece comes from.
+    let mut from: Vec<usize> = (0..n).collect();
+    for i in 0..k {
+        from[(w + i) % n] = (w + window[i]) % n;
+    }
+    let p1 = (0..n)
+        .find(|&p| from[p] == 0)
+        .expect("piece 1 stays in the window");
+    let m = n - 1;
+    // New tail position t is arrangement position p1 + 1 + t; old tail position = old
+    // arrangement position - 1.
+    let tail_from = std::array::from_fn(|t| {
+        if t < m {
+            (from[(p1 + 1 + t) % n] - 1) as u8
+        } else {
+            0
+        }
+    });
+    Rotation {
+        tail_from,
+        shift: p1,
+    }
+}
+
+/// The labels after piece 1 of an arrangement, shifted down to a permutation of `0..m`.
+fn tail_labels(arr: &[u8]) -> ([u8; MAX_PIECES], usize) {
+    let mut p = [0u8; MAX_PIECES];
+    for (o, &x) in p.iter_mut().zip(&arr[1..]) {
+        *o = x - 1;
+    }
+    (p, arr.len() - 1)
+}
+
+impl StateSpace for Ring {
+    type Cursor<'a> = RingCursor<'a>;
+
+    fn size(&self) -> u64 {
+        self.arrangements * self.planes()
+    }
+
+    fn move_names(&self) -> Vec<String> {
+        match self.metric {
+            Metric::Lrf => vec!["L".into(), "R".into(), "F".into()],
+            Metric::Flips => (0..self.n).map(|i| format!("F{i}")).collect(),
+        }
+    }
+
+    fn move_count(&self) -> usize {
+        match self.metric {
+            Metric::Lrf => 3,
+            Metric::Flips => self.n,
+        }
+    }
+
+    fn solved(&self) -> u64 {
+        0
+    }
+
+    fn cursor(&self) -> RingCursor<'_> {
+        let mut cursor = RingCursor {
+            space: self,
+            digits: 0,
+            pair: 0,
+            labels: 0,
+            unused: [0; MAX_PIECES],
+            index: 0,
+            plane: 0,
+            base: 0,
+        };
+        cursor.load(0);
+        cursor
+    }
+
+    fn state(&self, rank: u64) -> Vec<u32> {
+        let n = self.n;
+        let mut arr = [0u8; MAX_PIECES];
+        self.arrangement(rank % self.arrangements, &mut arr);
+        let offset = (rank / self.arrangements) as usize;
+        let mut state = vec![0u32; n];
+        for j in 0..n {
+            state[(offset + j) % n] = arr[j] as u32 + 1;
+        }
+        state
+    }
+
+    fn rank(&self, state: &[u32]) -> Result<u64, String> {
+        let n = self.n;
+        if state.len() != n {
+            return Err(format!(
+                "the state has {} pieces but this puzzle has {n}: list each of 1..{n} once",
+                state.len()
+            ));
+        }
+        let labels: Vec<u8> = state
+            .iter()
+            .map(|&x| x.wrapping_sub(1).min(255) as u8)
+            .collect();
+        if !rank::is_permutation(&labels) {
+            return Err(format!(
+                "the state is not a permutation of 1..{n}: list each piece exactly once"
+            ));
+        }
+        let offset = labels.iter().position(|&x| x == 0).unwrap_or(0);
+        let mut arr = [0u8; MAX_PIECES];
+        for j in 0..n {
+            arr[j] = labels[(offset + j) % n];
+        }
+        let (tail, m) = tail_labels(&arr[..n]);
+        if self.even && rank::is_odd(&tail[..m]) {
+            return Err(format!(
+                "the state is an odd permutation: with n = {n} every move is even, so only even permutations are reachable"
+            ));
+        }
+        let index = self.arrangement_index(&arr[..n]);
+        Ok(match self.metric {
+            Metric::Lrf => offset as u64 * self.arrangements + index,
+            Metric::Flips => index,
+        })
+    }
+
+    fn info(&self) -> PuzzleInfo {
+        let mut params = serde_json::Map::new();
+        params.insert("n".into(), self.n.into());
+        if self.name == "topspin" {
+            params.insert("k".into(), self.window.len().into());
+        }
+        PuzzleInfo {
+            puzzle: self.name.into(),
+            params,
+            metric: self.metric.name().into(),
+            moves: self.move_names(),
+            rank_order: self.rank_order(),
+        }
+    }
+
+    fn structure(&self) -> Option<Structure> {
+        let a = self.arrangements;
+        let n = self.n as u64;
+        let mut blocks = Vec::new();
+        let mut residual = Vec::new();
+        match self.metric {
+            Metric::Lrf => {
+                for o in 0..n {
+                    let here = o * a;
+                    for to in [(o + n - 1) % n, (o + 1) % n] {
+                        blocks.push(BlockMove {
+                            from: here,
+                            to: to * a,
+                            len: a,
+                            window: WindowMove::identity(a),
+                        });
+                    }
+                    // F acts on ring positions 0..k, which start at arrangement position -o.
+                    let w = ((n - o) % n) as usize;
+                    match self.block_move(w, here, here) {
+                        Some(b) => blocks.push(b),
+                        None => residual.push((here..here + a, 2)),
+                    }
+                }
+            }
+            Metric::Flips => {
+                for w in 0..self.n {
+                    match self.block_move(w, 0, 0) {
+                        Some(b) => blocks.push(b),
+                        None => residual.push((0..a, w)),
+                    }
+                }
+            }
+        }
+        Some(Structure { blocks, residual })
+    }
+
+    fn gpu_source(&self) -> Option<String> {
+        let k = self.window.len();
+        let window: Vec<String> = self.window.iter().map(|w| format!("{w}u")).collect();
+        Some(format!(
+            "const PIECES: u32 = {}u;\nconst LRF: bool = {};\nconst EVEN: bool = {};\nconst MOVES: u32 = {}u;\nconst ARRANGEMENTS: u64 = {}lu;\nconst WINDOW: u32 = {k}u;\nconst WINDOW_FROM = array<u32, {k}>({});\n{}",
+            self.n,
+            self.metric == Metric::Lrf,
+            self.even,
+            self.move_count(),
+            self.arrangements,
+            window.join(", "),
+            include_str!("../../shaders/ring.wgsl")
+        ))
+    }
+}
+
+/// How many arrangements ahead a seek adds rather than unranks.
+const ADVANCE_LIMIT: u64 = 64;
+/// `ceil(2^16 / r)` for radices `r` up to 16: `s / r == (s * SMALL_RECIPROCALS[r]) >> 16` for
+/// the sums `s < 2^8` that [`RingCursor::advance`] divides.
+const SMALL_RECIPROCALS: [u32; 17] = {
+    let mut r = [0u32; 17];
+    let mut d = 1;
+    while d <= 16 {
+        r[d] = 65536u32.div_ceil(d as u32);
+        d += 1;
+    }
+    r
+};
+/// The low bit of every four-bit digit.
+const NIBBLE_LOW_BITS: u64 = 0x1111_1111_1111_1111;
+
+/// Walks ring-puzzle ranks. It keeps the Lehmer digits of the current arrangement (four bits
+/// each), so stepping to the next arrangement is a few word operations and a window that misses
+/// piece 1 is one table lookup; the labels are decoded only for windows through piece 1.
+pub struct RingCursor<'a> {
+    space: &'a Ring,
+    /// Lehmer digits of the labels after piece 1: digit `t` in bits `4t..4t+4`.
+    digits: u64,
+    /// Even arrangements only: the digits of lexicographic rank `2 * index`, of which the
+    /// arrangement is the even one of the pair `2 * index`, `2 * index + 1`.
+    pair: u64,
+    /// The labels after piece 1, four bits each, kept up to date with the digits.
+    labels: u64,
+    /// `unused[t]`: the labels not used before tail position `t`, one bit each.
+    unused: [u16; MAX_PIECES],
+    /// Arrangement index.
+    index: u64,
+    /// The offset of piece 1 (lrf; 0 for flips).
+    plane: u64,
+    /// `plane * A`.
+    base: u64,
+}
+
+impl RingCursor<'_> {
+    fn m(&self) -> usize {
+        self.space.n - 1
+    }
+
+    fn load(&mut self, index: u64) {
+        let lex = if self.space.even { index << 1 } else { index };
+        let packed = self.space.digit_table.digits(lex);
+        self.set(index, packed, 0);
+    }
+
+    /// Makes the arrangement with this index current, from the digits of lexicographic rank
+    /// `index` (or `2 * index` for even arrangements); the labels before tail position `from`
+    /// stay as they are.
+    #[inline]
+    fn set(&mut self, index: u64, packed: u64, from: usize) {
+        let digits = if self.space.even {
+            // Lexicographic ranks 2i and 2i+1 differ in digit m-2 (0 or 1): a digit sum of odd
+            // parity means the arrangement is the other one.
+            let odd = (packed & NIBBLE_LOW_BITS).count_ones() as u64 & 1;
+            self.pair = packed;
+            packed ^ (odd << (4 * (self.m() - 2)))
+        } else {
+            packed
+        };
+        // Labels change from the first digit that changed on.
+        let changed = ((self.digits ^ digits).trailing_zeros() / 4) as usize;
+        self.digits = digits;
+        self.index = index;
+        self.decode(from.min(changed));
+    }
+
+    /// Decodes the labels from tail position `from` on: label t is the d(t)-th value not used
+    /// before it.
+    #[inline]
+    fn decode(&mut self, from: usize) {
+        let m = self.m();
+        if from >= m {
+            return;
+        }
+        if from == 0 {
+            self.unused[0] = ((1u32 << m) - 1) as u16;
+        }
+        let mut labels = self.labels & ((1u64 << (4 * from)) - 1);
+        // The mask stays in a register; the array only keeps it for later partial decodes.
+        let mut unused = self.unused[from] as u32;
+        for t in from..m - 1 {
+            let d = ((self.digits >> (4 * t)) & 15) as u32;
+            let x = rank::nth_set_bit(unused, d);
+            labels |= (x as u64) << (4 * t);
+            unused &= !(1 << x);
+            self.unused[t + 1] = unused as u16;
+        }
+        // The last label is the one left.
+        labels |= (unused.trailing_zeros() as u64) << (4 * (m - 1));
+        self.labels = labels;
+    }
+
+    /// The digits of the lexicographic rank `g` (less than 256) further on: a factorial-base
+    /// addition from the last digit that counts (digit m - 1 is always 0).
+    #[inline]
+    fn advance(&self, mut digits: u64, g: u64) -> u64 {
+        let m = self.m();
+        let mut carry = g as u32;
+        let mut t = m - 1;
+        while carry != 0 && t > 0 {
+            t -= 1;
+            let radix = (m - t) as u32;
+            let sum = ((digits >> (4 * t)) & 15) as u32 + carry;
+            // sum / radix by a multiplication (exact for these small sums).
+            carry = (sum * SMALL_RECIPROCALS[radix as usize]) >> 16;
+            let digit = sum - carry * radix;
+            digits = (digits & !(15 << (4 * t))) | (digit as u64) << (4 * t);
+        }
+        digits
+    }
+
+    /// The digits of the lexicographically next permutation: factorial-base increment.
+    #[inline]
+    fn increment(&self, digits: u64) -> u64 {
+        // Digits never exceed their maximum, so this subtraction borrows across no nibble; the
+        // highest nonzero nibble is the last digit below its maximum.
+        let room = self.space.max_digits - digits;
+        let t = (63 - room.leading_zeros()) / 4;
+        (digits + (1 << (4 * t))) & ((1u64 << (4 * t + 4)) - 1)
+    }
+
+    /// Makes arrangement `index` current: by a factorial-base increment or addition when it lies
+    /// a little ahead, else by unranking.
+    #[inline]
+    fn go_to(&mut self, index: u64) {
+        let ahead = index.wrapping_sub(self.index);
+        if ahead == 0 {
+        } else if ahead == 1 {
+            if self.space.even {
+                let pair = self.increment(self.increment(self.pair));
+                self.set(index, pair, MAX_PIECES);
+            } else {
+                let digits = self.increment(self.digits);
+                self.set(index, digits, MAX_PIECES);
+            }
+        } else if ahead < ADVANCE_LIMIT {
+            if self.space.even {
+                let pair = self.advance(self.pair, 2 * ahead);
+                self.set(index, pair, MAX_PIECES);
+            } else {
+                let digits = self.advance(self.digits, ahead);
+                self.set(index, digits, MAX_PIECES);
+            }
+        } else {
+            self.load(index);
+        }
+    }
+
+    /// The window at arrangement position `w` applied: the new arrangement's index and how many
+    /// places piece 1 moved along the ring.
+    #[inline]
+    fn window(&mut self, w: usize) -> (u64, usize) {
+        match &self.space.moves[w] {
+            WindowAt::Interior(i) => {
+                let x = i
+                    .weights
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &weight)| ((self.digits >> (4 * (i.j + t))) & 15) * weight)
+                    .sum::<u64>();
+                let parity = ((self.digits & i.prefix_low).count_ones() & 1) as usize;
+                let index = self.index.wrapping_add(i.delta[parity][x as usize] as u64);
+                (index, 0)
+            }
+            WindowAt::Rotation(r) => {
+                let lex = self.space.ranker.rank_of_nibbles(self.labels, &r.tail_from);
+                let index = if self.space.even { lex >> 1 } else { lex };
+                (index, r.shift)
+            }
+        }
+    }
+}
+
+impl Cursor for RingCursor<'_> {
+    fn seek(&mut self, rank: u64) {
+        let a = self.space.arrangements;
+        let index = rank.wrapping_sub(self.base);
+        if index < a {
+            self.go_to(index);
+        } else {
+            // The quotient by a multiplication: at most one short.
+            let mut plane = ((rank as u128 * self.space.reciprocal as u128) >> 64) as u64;
+            if rank - plane * a >= a {
+                plane += 1;
+            }
+            self.plane = plane;
+            self.base = plane * a;
+            self.go_to(rank - self.base);
+        }
+    }
+
+    fn neighbour(&mut self, mv: usize) -> u64 {
+        let n = self.space.n as u64;
+        let a = self.space.arrangements;
+        match self.space.metric {
+            Metric::Flips => self.window(mv).0,
+            Metric::Lrf => match mv {
+                // L: every piece one place left, so piece 1 too.
+                0 => {
+                    let plane = if self.plane == 0 {
+                        n - 1
+                    } else {
+                        self.plane - 1
+                    };
+                    plane * a + self.index
+                }
+                1 => {
+                    let plane = if self.plane == n - 1 {
+                        0
+                    } else {
+                        self.plane + 1
+                    };
+                    plane * a + self.index
+                }
+                _ => {
+                    // F acts on ring positions 0..k, which start at arrangement position -offset.
+                    let w = if self.plane == 0 { 0 } else { n - self.plane };
+                    let (index, shift) = self.window(w as usize);
+                    let plane = self.plane + shift as u64;
+                    let plane = if plane >= n { plane - n } else { plane };
+                    plane * a + index
+                }
+            },
+        }
+    }
+}

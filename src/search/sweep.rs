@@ -1,0 +1,676 @@
+//! Sweep passes, for spaces with [`Structure`]: a level found mostly 64 entries at a time.
+//!
+//! The frontier (level `d` exactly) is a [`Bitmap`]. A pass sets every unreached entry with a
+//! neighbour in the frontier to the next level, in two phases:
+//!
+//! 1. **Block moves**, pulled: each task owns a range of target ranks, collects in a local bitmap
+//!    the frontier bits its block moves bring there — whole runs of consecutive ranks are copied
+//!    as bit strings, short runs bit by bit through a table of positions — and sets the unreached
+//!    ones. No atomic operation but at the task's edges.
+//! 2. **Residual moves**, state by state with a cursor: *pushed* from the frontier states (each
+//!    claims its unreached neighbours atomically) while the frontier is small, *pulled* into the
+//!    unreached states (each looks for a neighbour in the frontier) once those are fewer.
+//!
+//! The entries set in the pass form the next frontier bitmap.
+
+use super::bitmap::{Bitmap, mask};
+use super::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
+use super::{BATCH, Pass, Progress, Step};
+use crate::puzzle::{BlockMove, Cursor, StateSpace, Structure};
+use crate::rank::window::prefix_parity;
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Runs shorter than this move bit by bit through a table of positions.
+const SHORT_RUN: u64 = 16;
+/// The largest block that gets a table of positions; blocks of short runs beyond it move run by
+/// run (correct, only slower).
+const MAX_TABLE_BLOCK: u64 = 1 << 20;
+/// Target ranks per block-move task (rounded up to the blocks of its position tables).
+const TASK_RANKS: u64 = 1 << 18;
+/// Ranks per residual task.
+const RESIDUAL_TASK_RANKS: u64 = 1 << 16;
+/// A pushed state costs about this many pulled ones (atomic claims on scattered words).
+const PUSH_COST: u64 = 1;
+
+/// A block move with what its pass needs.
+struct Prepared {
+    mv: BlockMove,
+    /// Short runs: for each position of a source block, the position in the target block that
+    /// pulls from it (for an even and an odd prefix).
+    positions: Option<[Vec<u32>; 2]>,
+}
+
+impl Prepared {
+    fn new(mv: BlockMove) -> Prepared {
+        let w = &mv.window;
+        let positions = (w.run < SHORT_RUN && w.block <= MAX_TABLE_BLOCK).then(|| {
+            [0, 1].map(|p| {
+                let mut pos = vec![0u32; w.block as usize];
+                for (x, &y) in w.map[p].iter().enumerate() {
+                    for s in 0..w.run {
+                        pos[(y as u64 * w.run + s) as usize] = (x as u64 * w.run + s) as u32;
+                    }
+                }
+                pos
+            })
+        });
+        Prepared { mv, positions }
+    }
+}
+
+/// A range of target ranks and the block moves that land there.
+struct Task {
+    ranks: Range<u64>,
+    moves: Vec<usize>,
+}
+
+/// The sweep state of one search: the frontier bitmaps and the work split into tasks.
+pub(super) struct Sweep {
+    prepared: Vec<Prepared>,
+    tasks: Vec<Task>,
+    /// The residual moves: sets of equally long ranges of ranks, each with the moves to apply
+    /// there state by state. A residual task walks the same offsets of all ranges of a bundle
+    /// together, so that a cursor often meets the same arrangement in several of them.
+    bundles: Vec<Bundle>,
+    /// The last level.
+    frontier: Bitmap,
+    /// The level being found.
+    next: Bitmap,
+}
+
+impl Sweep {
+    /// The sweep of `structure` over `size` ranks, starting from the level holding `frontier`.
+    pub fn new(size: u64, structure: Structure, frontier: &[u64]) -> Sweep {
+        let prepared: Vec<Prepared> = structure.blocks.into_iter().map(Prepared::new).collect();
+        // Group the block moves by the range they pull into.
+        let mut domains: Vec<(u64, u64, Vec<usize>)> = Vec::new();
+        for (i, p) in prepared.iter().enumerate() {
+            match domains
+                .iter_mut()
+                .find(|(from, len, _)| *from == p.mv.from && *len == p.mv.len)
+            {
+                Some(d) => d.2.push(i),
+                None => domains.push((p.mv.from, p.mv.len, vec![i])),
+            }
+        }
+        let mut tasks = Vec::new();
+        for (from, len, moves) in domains {
+            // Tasks hold whole blocks of the moves that go through position tables.
+            let align = moves
+                .iter()
+                .filter(|&&i| prepared[i].positions.is_some())
+                .map(|&i| prepared[i].mv.window.block)
+                .fold(1, lcm);
+            let step = TASK_RANKS.div_ceil(align) * align;
+            let mut start = 0;
+            while start < len {
+                let end = (start + step).min(len);
+                tasks.push(Task {
+                    ranks: from + start..from + end,
+                    moves: moves.clone(),
+                });
+                start = end;
+            }
+        }
+        let mut bundles: Vec<Bundle> = Vec::new();
+        for (ranks, mv) in structure.residual {
+            let len = ranks.end - ranks.start;
+            let bundle = match bundles.iter_mut().find(|b| b.len == len) {
+                Some(b) => b,
+                None => {
+                    bundles.push(Bundle {
+                        len,
+                        ranges: Vec::new(),
+                    });
+                    bundles.last_mut().expect("just pushed")
+                }
+            };
+            match bundle
+                .ranges
+                .iter_mut()
+                .find(|(start, _)| *start == ranks.start)
+            {
+                Some(r) => r.1.push(mv),
+                None => bundle.ranges.push((ranks.start, vec![mv])),
+            }
+        }
+        let first = Bitmap::new(size);
+        for &r in frontier {
+            first.insert(r);
+        }
+        Sweep {
+            prepared,
+            tasks,
+            bundles,
+            frontier: first,
+            next: Bitmap::new(size),
+        }
+    }
+
+    /// One pass: the frontier's level to the next, whose entries are set to `next`.
+    pub fn pass<S: StateSpace>(
+        &mut self,
+        space: &S,
+        table: &DistanceTable,
+        next: u8,
+        limit: usize,
+        progress: &dyn Progress,
+    ) -> Pass {
+        // The next level in the residual ranges is found by phase 2's writes into the table; it
+        // is taken from there at the end: the bitmap starts as those ranges' unreached entries.
+        for (ranks, _) in self.residual_ranges() {
+            self.mark_unreached(table, ranks);
+        }
+        let blocks: u64 = self
+            .tasks
+            .par_iter()
+            .map(|task| {
+                let count = self.pull_blocks(task, table, next);
+                progress.found(count);
+                count
+            })
+            .sum();
+        let residual = self.residual_pass(space, table, next, progress);
+        for (ranks, _) in self.residual_ranges() {
+            self.keep_set(table, ranks, next);
+        }
+        let count = blocks + residual;
+        std::mem::swap(&mut self.frontier, &mut self.next);
+        self.next.clear();
+        Pass {
+            step: Step::Sweep,
+            count,
+            smallest: if count > 0 {
+                self.frontier.smallest(limit)
+            } else {
+                Vec::new()
+            },
+            new: Vec::new(),
+        }
+    }
+
+    /// Phase 1 for one task: pulls the frontier through its block moves; returns the number of
+    /// entries set.
+    fn pull_blocks(&self, task: &Task, table: &DistanceTable, next: u8) -> u64 {
+        let Range { start, end } = task.ranks;
+        if !any_unreached(table, start..end) {
+            return 0;
+        }
+        // The frontier bits the moves bring to each rank of the task, aligned to whole 64-rank
+        // units; no bit outside the task's ranks is ever set.
+        let first_unit = start / 64;
+        let units = ((end - 1) / 64 - first_unit + 1) as usize;
+        let mut found = vec![0u64; units];
+        let origin = first_unit * 64;
+        for &i in &task.moves {
+            let p = &self.prepared[i];
+            match &p.positions {
+                Some(positions) => {
+                    self.pull_short_runs(p, positions, start..end, origin, &mut found)
+                }
+                None => self.pull_runs(&p.mv, start..end, origin, &mut found),
+            }
+        }
+        // Set the unreached ones. Units shared with a neighbouring task change atomically.
+        let clear = (UNREACHED ^ next) as u64;
+        let mut count = 0;
+        for (u, &f) in found.iter().enumerate() {
+            if f == 0 {
+                continue;
+            }
+            let unit = first_unit + u as u64;
+            let w = 2 * unit as usize;
+            // The table's last unit may have no second word; no bit is found past its end.
+            let low = table.word(w);
+            let high = if w + 1 < table.word_count() {
+                table.word(w + 1)
+            } else {
+                0
+            };
+            let new_low = spread(f as u32) & matches(low, UNREACHED);
+            let new_high = spread((f >> 32) as u32) & matches(high, UNREACHED);
+            if new_low | new_high == 0 {
+                continue;
+            }
+            let new = squeeze(new_low) as u64 | (squeeze(new_high) as u64) << 32;
+            count += new.count_ones() as u64;
+            if unit * 64 >= start && unit * 64 + 64 <= end {
+                table.store_word(w, low & !(new_low * clear));
+                if new_high != 0 {
+                    table.store_word(w + 1, high & !(new_high * clear));
+                }
+                self.next
+                    .store_word(unit as usize, self.next.word(unit as usize) | new);
+            } else {
+                table.clear_bits(w, new_low * clear);
+                if new_high != 0 {
+                    table.clear_bits(w + 1, new_high * clear);
+                }
+                self.next.or_word(unit as usize, new);
+            }
+        }
+        count
+    }
+
+    /// Long runs: each run of the task's ranks pulls the frontier bits of its source run as a
+    /// bit string.
+    fn pull_runs(&self, mv: &BlockMove, ranks: Range<u64>, origin: u64, found: &mut [u64]) {
+        let w = &mv.window;
+        let mut i = ranks.start - mv.from;
+        let end = ranks.end - mv.from;
+        // Where rank i sits: block b, run x of the block, s ranks into the run; stepped along
+        // (no division per run).
+        let runs = w.block / w.run;
+        let (mut b, within) = (i / w.block, i % w.block);
+        let (mut x, mut s) = (within / w.run, within % w.run);
+        let mut parity = Parity::new(b, &w.prefix, w.parity_dependent());
+        while i < end {
+            let len = (w.run - s).min(end - i);
+            let map = &w.map[parity.odd as usize];
+            let source = mv.to + b * w.block + map[x as usize] as u64 * w.run + s;
+            or_run(found, mv.from + i - origin, &self.frontier, source, len);
+            i += len;
+            s = 0;
+            x += 1;
+            if x == runs {
+                x = 0;
+                b += 1;
+                parity.step();
+            }
+        }
+    }
+
+    /// Short runs: each frontier bit of a source block goes to its place in the target block.
+    fn pull_short_runs(
+        &self,
+        p: &Prepared,
+        positions: &[Vec<u32>; 2],
+        ranks: Range<u64>,
+        origin: u64,
+        found: &mut [u64],
+    ) {
+        let w = &p.mv.window;
+        let first = (ranks.start - p.mv.from) / w.block;
+        let last = (ranks.end - p.mv.from) / w.block;
+        let mut parity = Parity::new(first, &w.prefix, w.parity_dependent());
+        for b in first..last {
+            let target = p.mv.from + b * w.block - origin;
+            let source = p.mv.to + b * w.block;
+            let pos = &positions[parity.odd as usize];
+            parity.step();
+            if w.block <= 64 {
+                // The whole block in one register.
+                let mut bits = self.frontier.bits_at(source, w.block);
+                let mut moved = 0u64;
+                while bits != 0 {
+                    moved |= 1 << pos[bits.trailing_zeros() as usize];
+                    bits &= bits - 1;
+                }
+                or_local(found, target, moved);
+                continue;
+            }
+            let mut at = 0;
+            while at < w.block {
+                let take = (w.block - at).min(64);
+                let mut bits = self.frontier.bits_at(source + at, take);
+                while bits != 0 {
+                    let t = target + pos[(at + bits.trailing_zeros() as u64) as usize] as u64;
+                    found[(t / 64) as usize] |= 1 << (t % 64);
+                    bits &= bits - 1;
+                }
+                at += take;
+            }
+        }
+    }
+
+    /// Phase 2: the residual moves, pushed or pulled; returns the number of entries set.
+    fn residual_pass<S: StateSpace>(
+        &self,
+        space: &S,
+        table: &DistanceTable,
+        next: u8,
+        progress: &dyn Progress,
+    ) -> u64 {
+        if self.bundles.is_empty() {
+            return 0;
+        }
+        let pushed: u64 = self
+            .residual_ranges()
+            .map(|(r, moves)| self.frontier.count_in(r) * moves)
+            .sum();
+        let pulled: u64 = self
+            .residual_ranges()
+            .map(|(r, _)| unreached_in(table, r))
+            .sum();
+        let push = pushed * PUSH_COST <= pulled;
+        let tasks: Vec<(&Bundle, Range<u64>)> = self
+            .bundles
+            .iter()
+            .flat_map(|b| {
+                (0..b.len)
+                    .step_by(RESIDUAL_TASK_RANKS as usize)
+                    .map(move |s| (b, s..(s + RESIDUAL_TASK_RANKS).min(b.len)))
+            })
+            .collect();
+        tasks
+            .par_iter()
+            .map(|(bundle, offsets)| {
+                let count = self.residual_task(space, table, bundle, offsets.clone(), push, next);
+                progress.found(count);
+                count
+            })
+            .sum()
+    }
+
+    /// The residual moves of `bundle` at `offsets` of its ranges. Push: each frontier state
+    /// claims its unreached neighbours. Pull: each unreached state joins the next level if a
+    /// neighbour is in the frontier.
+    fn residual_task<S: StateSpace>(
+        &self,
+        space: &S,
+        table: &DistanceTable,
+        bundle: &Bundle,
+        offsets: Range<u64>,
+        push: bool,
+        next: u8,
+    ) -> u64 {
+        let mut cursor = space.cursor();
+        // (state, neighbour) pairs waiting for their lookups.
+        let mut batch: Vec<(u64, u64)> = Vec::with_capacity(BATCH + 16);
+        let mut count = 0;
+        let mut flush = |batch: &mut Vec<(u64, u64)>| {
+            for &(rank, n) in batch.iter() {
+                let (target, hit) = if push {
+                    (n, true)
+                } else {
+                    (rank, self.frontier.contains(n))
+                };
+                if hit && table.claim(target, next) {
+                    count += 1;
+                }
+            }
+            batch.clear();
+        };
+        let bits = |start: u64, at: u64, take: u64| {
+            if push {
+                self.frontier.bits_at(start + at, take)
+            } else {
+                unreached_run(table, start + at, take)
+            }
+        };
+        let mut words = vec![0u64; bundle.ranges.len()];
+        let mut at = offsets.start;
+        while at < offsets.end {
+            let take = (offsets.end - at).min(64);
+            for (word, (start, _)) in words.iter_mut().zip(&bundle.ranges) {
+                *word = bits(*start, at, take);
+            }
+            let mut any = words.iter().fold(0, |a, &w| a | w);
+            while any != 0 {
+                let i = any.trailing_zeros() as u64;
+                any &= any - 1;
+                for ((start, moves), word) in bundle.ranges.iter().zip(&words) {
+                    if word >> i & 1 == 0 {
+                        continue;
+                    }
+                    let rank = start + at + i;
+                    cursor.seek(rank);
+                    for &mv in moves {
+                        let n = cursor.neighbour(mv);
+                        if push {
+                            table.prefetch(n);
+                        } else {
+                            self.frontier.prefetch(n);
+                        }
+                        batch.push((rank, n));
+                    }
+                }
+                if batch.len() >= BATCH {
+                    flush(&mut batch);
+                }
+            }
+            at += take;
+        }
+        flush(&mut batch);
+        count
+    }
+}
+
+impl Sweep {
+    /// The residual ranges, each with its number of moves.
+    fn residual_ranges(&self) -> impl Iterator<Item = (Range<u64>, u64)> + '_ {
+        self.bundles.iter().flat_map(|b| {
+            b.ranges
+                .iter()
+                .map(move |(start, moves)| (*start..*start + b.len, moves.len() as u64))
+        })
+    }
+
+    /// Sets the next-level bits of `ranks` to their unreached entries.
+    fn mark_unreached(&self, table: &DistanceTable, ranks: Range<u64>) {
+        self.for_units(ranks, |unit, m| {
+            let bits = unreached_bits(table, unit) & m;
+            (bits, m)
+        });
+    }
+
+    /// Keeps, of the next-level bits of `ranks`, the entries that now hold `next`.
+    fn keep_set(&self, table: &DistanceTable, ranks: Range<u64>, next: u8) {
+        self.for_units(ranks, |unit, m| {
+            let w = 2 * unit as usize;
+            let half = |w: usize| {
+                if w < table.word_count() {
+                    squeeze(matches(table.word(w), next)) as u64
+                } else {
+                    0
+                }
+            };
+            let bits = self.next.word(unit as usize) & (half(w) | half(w + 1) << 32) & m;
+            (bits, m)
+        });
+    }
+
+    /// Replaces, in each 64-rank unit overlapping `ranks`, the bits `m` (those inside `ranks`)
+    /// of the next-level bitmap by `f(unit, m).0`.
+    fn for_units(&self, ranks: Range<u64>, f: impl Fn(u64, u64) -> (u64, u64) + Sync) {
+        if ranks.is_empty() {
+            return;
+        }
+        (ranks.start / 64..=(ranks.end - 1) / 64)
+            .into_par_iter()
+            .for_each(|unit| {
+                let lo = (unit * 64).max(ranks.start);
+                let hi = (unit * 64 + 64).min(ranks.end);
+                let (bits, m) = f(unit, mask(lo - unit * 64, hi - lo));
+                let u = unit as usize;
+                if m == u64::MAX {
+                    self.next.store_word(u, bits);
+                } else {
+                    // Units shared with another range: only this range's bits change.
+                    let old = self.next.word(u);
+                    self.next.store_word(u, (old & !m) | bits);
+                }
+            });
+    }
+}
+
+/// Equally long ranges of ranks with residual moves: (first rank, moves) each.
+struct Bundle {
+    len: u64,
+    ranges: Vec<(u64, Vec<usize>)>,
+}
+
+/// The unreached entries among the `take` (at most 64) ranks from `start`, one bit each.
+#[inline]
+fn unreached_run(table: &DistanceTable, start: u64, take: u64) -> u64 {
+    let unit = start / 64;
+    let shift = start % 64;
+    let mut bits = unreached_bits(table, unit) >> shift;
+    if shift + take > 64 {
+        bits |= unreached_bits(table, unit + 1) << (64 - shift);
+    }
+    bits & mask(0, take)
+}
+
+/// The unreached entries of ranks `64 * unit ..` as one bit each (padding excluded).
+#[inline]
+fn unreached_bits(table: &DistanceTable, unit: u64) -> u64 {
+    let w = 2 * unit as usize;
+    if (unit + 1) * 64 <= table.entries() {
+        return squeeze(matches(table.word(w), UNREACHED)) as u64
+            | (squeeze(matches(table.word(w + 1), UNREACHED)) as u64) << 32;
+    }
+    let half = |w: usize| {
+        if w < table.word_count() {
+            squeeze(matches(table.word(w), UNREACHED) & table.valid(w)) as u64
+        } else {
+            0
+        }
+    };
+    half(w) | half(w + 1) << 32
+}
+
+/// Number of unreached entries among `ranks`.
+fn unreached_in(table: &DistanceTable, ranks: Range<u64>) -> u64 {
+    if ranks.is_empty() {
+        return 0;
+    }
+    (ranks.start / 64..=(ranks.end - 1) / 64)
+        .into_par_iter()
+        .map(|unit| {
+            let lo = (unit * 64).max(ranks.start);
+            let hi = (unit * 64 + 64).min(ranks.end);
+            (unreached_bits(table, unit) & mask(lo - unit * 64, hi - lo)).count_ones() as u64
+        })
+        .sum()
+}
+
+/// ORs into `found` (bit `i` = rank `origin + i`), at bits `at..at + len`, the bits of `source`
+/// at `from..from + len`. The shift between the two is the same for every word, so each target
+/// word takes one funnel shift; the words strictly inside the run go without a branch.
+#[inline]
+fn or_run(found: &mut [u64], at: u64, source: &Bitmap, from: u64, len: u64) {
+    let first = (at / 64) as usize;
+    let last = ((at + len - 1) / 64) as usize;
+    // The source bit that lines up with bit 0 of target word `first`.
+    let aligned = from as i64 - (at % 64) as i64;
+    let shift = aligned.rem_euclid(64) as u32;
+    let w0 = aligned.div_euclid(64);
+    let word = |w: usize| {
+        let s = w0 + (w - first) as i64;
+        let low = source.word_or_zero(s);
+        if shift == 0 {
+            low
+        } else {
+            (low >> shift) | (source.word_or_zero(s + 1) << (64 - shift))
+        }
+    };
+    let head = u64::MAX << (at % 64);
+    let end = (at + len) % 64;
+    let tail = if end == 0 {
+        u64::MAX
+    } else {
+        (1u64 << end) - 1
+    };
+    if first == last {
+        found[first] |= word(first) & head & tail;
+        return;
+    }
+    found[first] |= word(first) & head;
+    found[last] |= word(last) & tail;
+    if last > first + 1 {
+        // Target words first + 1 .. last read source words s .. s + count (+ 1 when shifted),
+        // all inside the bitmap.
+        let s = (w0 + 1) as usize;
+        let count = last - first - 1;
+        let targets = &mut found[first + 1..last];
+        let words = source.words();
+        if shift == 0 {
+            for (f, x) in targets.iter_mut().zip(&words[s..s + count]) {
+                *f |= x.load(Relaxed);
+            }
+        } else {
+            for (f, pair) in targets.iter_mut().zip(words[s..s + count + 1].windows(2)) {
+                *f |= (pair[0].load(Relaxed) >> shift) | (pair[1].load(Relaxed) << (64 - shift));
+            }
+        }
+    }
+}
+
+/// ORs `value` (at most 64 bits, none past the end of the local bitmap) into a task-local
+/// bitmap at bit `at`.
+#[inline]
+fn or_local(bits: &mut [u64], at: u64, value: u64) {
+    let (w, shift) = ((at / 64) as usize, at % 64);
+    bits[w] |= value << shift;
+    if shift != 0 && value >> (64 - shift) != 0 {
+        bits[w + 1] |= value >> (64 - shift);
+    }
+}
+
+/// True when some entry of `ranks` is unreached (stops at the first).
+fn any_unreached(table: &DistanceTable, ranks: Range<u64>) -> bool {
+    let (first, last) = ((ranks.start / 32) as usize, ((ranks.end - 1) / 32) as usize);
+    (first..=last).any(|w| {
+        let lo = (w as u64 * 32).max(ranks.start) - w as u64 * 32;
+        let hi = ((w as u64 + 1) * 32).min(ranks.end) - w as u64 * 32;
+        let inside =
+            crate::search::table::LOW_BITS & (u64::MAX >> (64 - 2 * hi)) & (u64::MAX << (2 * lo));
+        matches(table.word(w), UNREACHED) & inside != 0
+    })
+}
+
+/// The parity of a block's prefix digits, stepped block by block.
+struct Parity<'a> {
+    digits: Vec<u32>,
+    radices: &'a [u32],
+    odd: bool,
+}
+
+impl<'a> Parity<'a> {
+    /// The parity of block `b`; a constant (even) one when it does not matter.
+    fn new(b: u64, radices: &'a [u32], matters: bool) -> Parity<'a> {
+        if !matters {
+            return Parity {
+                digits: Vec::new(),
+                radices: &[],
+                odd: false,
+            };
+        }
+        let mut digits = vec![0u32; radices.len()];
+        let mut value = b;
+        for (d, &r) in digits.iter_mut().zip(radices).rev() {
+            *d = (value % r as u64) as u32;
+            value /= r as u64;
+        }
+        Parity {
+            odd: prefix_parity(b, radices),
+            digits,
+            radices,
+        }
+    }
+
+    /// Moves on to the next block.
+    #[inline]
+    fn step(&mut self) {
+        for (d, &r) in self.digits.iter_mut().zip(self.radices).rev() {
+            if *d + 1 < r {
+                *d += 1;
+                self.odd = !self.odd;
+                return;
+            }
+            // Wraps from r - 1 to 0.
+            *d = 0;
+            self.odd ^= (r - 1) % 2 == 1;
+        }
+    }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    a / gcd(a, b) * b
+}
