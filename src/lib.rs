@@ -6,6 +6,7 @@
 //! same level loop as WGSL compute shaders through wgpu.
 
 pub mod gpu;
+pub mod group;
 pub mod job;
 pub mod progress;
 pub mod puzzle;
