@@ -2,10 +2,13 @@
 
 use crate::gpu::{self, Adapters, Gpu};
 use crate::progress::LevelBar;
-use crate::puzzle::{Metric, Ring, StateSpace};
+use crate::puzzle::StateSpace;
+use crate::puzzle::spec::PuzzleArgs;
 use crate::report::Report;
+use crate::search::levels::Written;
 use crate::search::{self, Options, table::DistanceTable};
 use crate::store::{self, atomic::AtomicFile};
+use crate::with_space;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -40,13 +43,9 @@ impl std::fmt::Display for Error {
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Job {
-    /// Puzzle family name (`turnstyle`).
-    pub puzzle: String,
-    /// Number of pieces.
-    pub n: usize,
-    /// Metric name.
-    pub metric: String,
-    /// Output folder; `None` for `results/<puzzle>-n<N>-<metric>/`.
+    /// The puzzle and its size.
+    pub puzzle: PuzzleArgs,
+    /// Output folder; `None` for `results/<slug>/` (e.g. `results/turnstyle-n12-lrf/`).
     pub out: Option<PathBuf>,
     /// Worker threads; `None` for all cores.
     pub threads: Option<usize>,
@@ -63,9 +62,13 @@ pub struct Job {
 const AUTO_GPU_MIN_ENTRIES: u64 = 1 << 20;
 
 /// Opens the GPU the job asks for: `None` for the CPU backend.
-fn open_gpu(job: &Job, space: &impl StateSpace) -> Result<Option<Gpu>, Error> {
+fn open_gpu<S: StateSpace>(job: &Job, space: &S) -> Result<Option<Gpu>, Error> {
     match job.backend.as_str() {
         "cpu" => Ok(None),
+        "gpu" if space.gpu_source().is_none() => Err(Error::Input(format!(
+            "--backend gpu: the {} puzzle has no GPU shader; use --backend cpu",
+            space.info().puzzle
+        ))),
         "gpu" => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
             Some(gpu) => Ok(Some(gpu)),
             None => Err(Error::Input(
@@ -94,22 +97,23 @@ pub struct Finished {
     pub report: Report,
     /// The output folder.
     pub out: PathBuf,
+    /// A drawing of the space, where the family has one (also written to the folder).
+    pub picture: Option<String>,
 }
 
 /// Runs a job: every check first, then the search, then the output files (each complete or
 /// absent).
 pub fn run(job: &Job) -> Result<Finished, Error> {
-    if job.puzzle != "turnstyle" {
-        return Err(Error::Input(format!(
-            "unknown puzzle '{}': use --puzzle turnstyle",
-            job.puzzle
-        )));
-    }
-    let metric = Metric::parse(&job.metric).map_err(Error::Input)?;
-    let space = Ring::turnstyle(job.n, metric).map_err(Error::Input)?;
-    let out = job.out.clone().unwrap_or_else(|| {
-        PathBuf::from(format!("results/turnstyle-n{}-{}", job.n, metric.name()))
-    });
+    let space = job.puzzle.space().map_err(Error::Input)?;
+    with_space!(&space, s => run_space(s, job))
+}
+
+/// [`run`] on one space.
+fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
+    let out = job
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(space.slug()));
     let threads = match job.threads {
         Some(0) => {
             return Err(Error::Input(
@@ -119,9 +123,9 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
         Some(t) => t,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    check_memory(&space)?;
+    check_memory(space)?;
     // The GPU with the table's layout on it, checked against its limits before any output.
-    let gpu = match open_gpu(job, &space)? {
+    let gpu = match open_gpu(job, space)? {
         Some(gpu) => {
             let layout = gpu
                 .plan(space.size(), job.gpu_window_bytes)
@@ -140,9 +144,9 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
     let started = Instant::now();
     let outcome = match &gpu {
         Some((gpu, layout)) => pool
-            .install(|| gpu.search(&space, layout, &Options::default(), &bar))
+            .install(|| gpu.search(space, layout, &Options::default(), &bar))
             .map_err(Error::Run)?,
-        None => pool.install(|| search::search(&space, &Options::default(), &bar)),
+        None => pool.install(|| search::search(space, &Options::default(), &bar)),
     };
     let seconds = started.elapsed().as_secs_f64();
     bar.finish();
@@ -158,7 +162,7 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
             store::write(
                 file.writer(),
                 &info,
-                space.solved(),
+                &space.starts(),
                 &outcome.levels,
                 &outcome.table,
             )
@@ -170,9 +174,9 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
         rank_space: space.size(),
         reachable,
         diameter: outcome.diameter(),
-        antipode_count: *outcome.levels.last().unwrap_or(&0),
+        antipode_count: outcome.levels.last(),
         antipodes: outcome.antipodes.iter().map(|&r| space.state(r)).collect(),
-        levels: outcome.levels,
+        levels: Written::from(&outcome.levels),
         backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
         adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),
         threads,
@@ -183,19 +187,28 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
         distances_sha256: sha,
     };
     file.commit().map_err(|e| write_error(&gsd, e))?;
-    for (name, text) in [
+    let picture = space.picture(&outcome.table);
+    let mut files = vec![
         ("levels.csv", report.levels_csv()),
         ("report.md", report.to_markdown()),
         ("report.json", report.to_json()),
-    ] {
+    ];
+    if let Some((name, text)) = &picture {
+        files.push((name, text.clone()));
+    }
+    for (name, text) in files {
         let path = out.join(name);
         AtomicFile::write_all(&path, text.as_bytes()).map_err(|e| write_error(&path, e))?;
     }
-    Ok(Finished { report, out })
+    Ok(Finished {
+        report,
+        out,
+        picture: picture.map(|(_, text)| text),
+    })
 }
 
 /// Refuses a table that does not fit in the memory available now.
-fn check_memory(space: &impl StateSpace) -> Result<(), Error> {
+fn check_memory<S: StateSpace>(space: &S) -> Result<(), Error> {
     let table = DistanceTable::bytes_for(space.size());
     // The table, its compressed copy while the distances file is written (at most the table's
     // size), and slack for frontier lists and buffers.

@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use gpusearch::job::{self, Job};
+use gpusearch::puzzle::spec::PuzzleArgs;
 use gpusearch::store::atomic;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,16 +12,35 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(version, about)]
 struct Cli {
-    /// The puzzle: turnstyle.
+    /// The puzzle: turnstyle, topspin, perm, rotation, rings or key.
     #[arg(long)]
     puzzle: String,
-    /// Number of pieces (Turnstyle: 4 to 16).
+    /// Number of pieces (turnstyle: 4 to 16; topspin: 3 to 16) or of rings (rings: 1 to 34).
     #[arg(long)]
-    n: usize,
-    /// Which moves count: lrf (L, R and F) or flips (only flips; the ring is read from piece 1).
-    #[arg(long, default_value = "lrf")]
-    metric: String,
-    /// Output folder [default: results/<puzzle>-n<N>-<metric>].
+    n: Option<usize>,
+    /// TopSpin's turntable: how many pieces F reverses [default: 4].
+    #[arg(long)]
+    k: Option<usize>,
+    /// Which moves count (turnstyle, topspin): lrf (L, R and F) or flips (only F, the ring read
+    /// from piece 1) [default: lrf].
+    #[arg(long)]
+    metric: Option<String>,
+    /// Generators in cycle notation, separated by ';' (perm), e.g. "(1,2)(3,4); (1,2,3,4,5)".
+    #[arg(long)]
+    gens: Option<String>,
+    /// A definition file: a twsearch .tws puzzle (perm) or key and disk heights (key).
+    #[arg(long)]
+    def: Option<PathBuf>,
+    /// Board rows (rotation).
+    #[arg(long)]
+    rows: Option<usize>,
+    /// Board columns (rotation).
+    #[arg(long)]
+    cols: Option<usize>,
+    /// Size of the turning blocks (rotation).
+    #[arg(long)]
+    block: Option<usize>,
+    /// Output folder [default: results/<puzzle and size>, e.g. results/turnstyle-n12-lrf].
     #[arg(long)]
     out: Option<PathBuf>,
     /// Worker threads [default: all cores].
@@ -62,9 +82,17 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     let job = Job {
-        puzzle: cli.puzzle,
-        n: cli.n,
-        metric: cli.metric,
+        puzzle: PuzzleArgs {
+            puzzle: cli.puzzle,
+            n: cli.n,
+            k: cli.k,
+            metric: cli.metric,
+            gens: cli.gens,
+            def: cli.def,
+            rows: cli.rows,
+            cols: cli.cols,
+            block: cli.block,
+        },
         out: cli.out,
         threads: cli.threads,
         quiet: cli.quiet,
@@ -74,10 +102,22 @@ fn main() -> ExitCode {
     match job::run(&job) {
         Ok(done) => {
             let r = &done.report;
+            let params: Vec<String> = r
+                .puzzle
+                .params
+                .iter()
+                .map(|(k, v)| match v.as_str() {
+                    Some(text) => format!("{k}={text}"),
+                    None => format!("{k}={v}"),
+                })
+                .collect();
+            if let Some(picture) = &done.picture {
+                print!("{picture}");
+            }
             println!(
-                "{} n={} {}: {} reachable states, diameter {}, {} antipodes, {:.3} s ({:.0} states/s); wrote {}",
+                "{} {} {}: {} reachable states, diameter {}, {} antipodes, {:.3} s ({:.0} states/s); wrote {}",
                 r.puzzle.puzzle,
-                job.n,
+                params.join(" "),
                 r.puzzle.metric,
                 r.reachable,
                 r.diameter,

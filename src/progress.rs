@@ -3,14 +3,29 @@
 use crate::search::{Progress, Step};
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
+/// Levels that each get a line; after them, a line a second at most.
+const DETAILED_LEVELS: u64 = 1000;
+
 /// A progress bar over the table's entries, with one line printed per finished level (also when
-/// stderr is not a terminal, so batch logs keep them).
+/// stderr is not a terminal, so batch logs keep them). Past the first [`DETAILED_LEVELS`]
+/// levels (a long thin graph), a line a second sums up the levels since the last one.
 pub struct LevelBar {
     bar: ProgressBar,
     quiet: bool,
-    level_start: Mutex<Instant>,
+    last: Mutex<Last>,
+    /// Levels reported since the clock was last read.
+    unread: AtomicU64,
+    /// States found in the levels since the last line.
+    pending: AtomicU64,
+}
+
+/// When and where the last line was printed.
+struct Last {
+    at: Instant,
+    depth: u64,
 }
 
 impl LevelBar {
@@ -36,7 +51,12 @@ impl LevelBar {
         LevelBar {
             bar,
             quiet,
-            level_start: Mutex::new(Instant::now()),
+            last: Mutex::new(Last {
+                at: Instant::now(),
+                depth: 0,
+            }),
+            unread: AtomicU64::new(0),
+            pending: AtomicU64::new(0),
         }
     }
 
@@ -51,15 +71,39 @@ impl Progress for LevelBar {
         self.bar.inc(states);
     }
 
-    fn level(&self, depth: usize, count: u64, step: Step) {
-        let mut start = self.level_start.lock().unwrap_or_else(|e| e.into_inner());
-        let seconds = start.elapsed().as_secs_f64();
-        *start = Instant::now();
-        let line = format!(
-            "level {depth:>3}: {:>15} states  {:<9} {seconds:8.3} s",
-            HumanCount(count).to_string(),
-            step.name()
-        );
+    fn level(&self, depth: u64, count: u64, step: Step) {
+        if depth > DETAILED_LEVELS && !self.unread.fetch_add(1, Relaxed).is_multiple_of(1024) {
+            // Reading the clock costs more than a level of a long path: count them instead.
+            self.pending.fetch_add(count, Relaxed);
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let seconds = last.at.elapsed().as_secs_f64();
+        let line = if depth <= DETAILED_LEVELS {
+            format!(
+                "level {depth:>3}: {:>15} states  {:<9} {seconds:8.3} s",
+                HumanCount(count).to_string(),
+                step.name()
+            )
+        } else if seconds >= 1.0 || last.depth <= DETAILED_LEVELS {
+            format!(
+                "level {}: {} states  {:<9} (levels {} to {}: {} states in {seconds:.3} s)",
+                HumanCount(depth),
+                HumanCount(count),
+                step.name(),
+                HumanCount(last.depth + 1),
+                HumanCount(depth),
+                HumanCount(self.pending.swap(0, Relaxed) + count),
+            )
+        } else {
+            self.pending.fetch_add(count, Relaxed);
+            return;
+        };
+        self.pending.store(0, Relaxed);
+        *last = Last {
+            at: Instant::now(),
+            depth,
+        };
         if self.bar.is_hidden() {
             if !self.quiet {
                 eprintln!("{line}");

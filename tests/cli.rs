@@ -115,7 +115,7 @@ fn a_run_writes_reports_and_a_readable_distances_file() {
     assert_eq!(report["distances_sha256"], sha);
     let (header, table) = store::parse(&bytes).unwrap();
     assert_eq!(header.entries, 40320);
-    assert_eq!(header.levels, levels);
+    assert_eq!(header.levels.levels.as_deref(), Some(&levels[..]));
     let hist = table.histogram();
     for (v, &count) in hist.iter().take(3).enumerate() {
         let want: u64 = levels.iter().skip(v).step_by(3).sum();
@@ -297,6 +297,179 @@ fn an_interrupted_run_leaves_no_half_written_file() {
             let text = std::fs::read_to_string(out.join("report.json")).unwrap();
             serde_json::from_str::<Value>(&text).unwrap();
         }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_family_runs_from_the_command_line() {
+    let dir = scratch("families");
+    let puzzles = concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles");
+    let key_def = format!("{puzzles}/free-the-key.txt");
+    let tws_def = format!("{puzzles}/turnstyle-8.tws");
+    let cases: Vec<(Vec<&str>, &str, u64)> = vec![
+        (vec!["--puzzle", "topspin", "--n", "7"], "topspin", 2520),
+        // k = 3 swaps positions 0 and 2: pieces keep the parity of their place (3! 3! 2).
+        (
+            vec!["--puzzle", "topspin", "--n", "6", "--k", "3"],
+            "topspin",
+            72,
+        ),
+        (
+            vec![
+                "--puzzle", "rotation", "--rows", "2", "--cols", "3", "--block", "2",
+            ],
+            "rotation",
+            120,
+        ),
+        (vec!["--puzzle", "rings", "--n", "8"], "rings", 256),
+        // Turnstyle with 6 pieces: the moves generate a group of 120 (the table has 120 entries).
+        (
+            vec!["--puzzle", "perm", "--gens", "(1,2)(3,4); (1,2,3,4,5,6)"],
+            "perm",
+            120,
+        ),
+        (vec!["--puzzle", "perm", "--def", &tws_def], "perm", 40320),
+        (vec!["--puzzle", "key", "--def", &key_def], "key", 157),
+    ];
+    for (i, (args, family, reachable)) in cases.into_iter().enumerate() {
+        let out = dir.join(format!("run{i}"));
+        let mut all = args.clone();
+        all.extend(["--out", out.to_str().unwrap(), "--quiet"]);
+        let result = gpusearch(&all);
+        assert!(
+            result.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
+                .unwrap();
+        assert_eq!(report["puzzle"], family, "{args:?}");
+        assert_eq!(report["reachable"], reachable, "{args:?}");
+        if family == "perm" {
+            assert_eq!(report["group_order"], reachable, "{args:?}");
+        }
+        store::read(&out.join("distances.gsd")).unwrap();
+        if family == "key" {
+            let stdout = String::from_utf8_lossy(&result.stdout);
+            assert!(
+                stdout.contains("moves from the start to off the key"),
+                "{stdout}"
+            );
+            let maze = std::fs::read_to_string(out.join("maze.txt")).unwrap();
+            assert!(maze.contains('S') && maze.contains('*') && maze.contains('#'));
+            let (header, _) = store::read(&out.join("distances.gsd")).unwrap();
+            assert_eq!(
+                header.solved_ranks.len(),
+                16,
+                "every off-the-key rotation is solved"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn long_paths_write_their_levels_as_runs() {
+    let dir = scratch("runs");
+    let out = dir.join("rings");
+    run_ok(&[
+        "--puzzle",
+        "rings",
+        "--n",
+        "17",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert!(report.get("levels").is_none());
+    assert_eq!(
+        report["level_runs"],
+        serde_json::json!([{"count": 1, "repeat": 131072}])
+    );
+    assert_eq!(report["diameter"], 131071);
+    let csv = std::fs::read_to_string(out.join("levels.csv")).unwrap();
+    assert_eq!(csv, "first_distance,last_distance,count\n0,131071,1\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_puzzle_options_are_refused_with_one_line_and_exit_2() {
+    let dir = scratch("bad-families");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let o = out.to_str().unwrap();
+    let bad_tws = dir.join("bad.tws");
+    std::fs::write(&bad_tws, "Set P 3 1\nMove A\nP\n1 2 2\nEnd\n").unwrap();
+    let bad_key = dir.join("bad-key.txt");
+    std::fs::write(&bad_key, "above 0 1\nbelow 0 1\ndisk 1 2 3\n").unwrap();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["--puzzle", "perm", "--gens", "(1,2"],
+            "column 5".into(),
+        ),
+        (
+            vec!["--puzzle", "perm", "--gens", "(1,2)(2,3)"],
+            "appears twice".into(),
+        ),
+        (
+            vec!["--puzzle", "perm", "--def", bad_tws.to_str().unwrap()],
+            format!("{}:4:5:", bad_tws.display()),
+        ),
+        (
+            vec!["--puzzle", "key", "--def", bad_key.to_str().unwrap()],
+            format!("{}:3:1:", bad_key.display()),
+        ),
+        (vec!["--puzzle", "perm"], "needs --gens".into()),
+        (
+            vec!["--puzzle", "perm", "--def", "/nonexistent.tws"],
+            "cannot read the definition".into(),
+        ),
+        (
+            vec!["--puzzle", "rings", "--n", "8", "--k", "3"],
+            "does not take --k".into(),
+        ),
+        (
+            vec!["--puzzle", "rings", "--n", "40"],
+            "1 <= N <= 34".into(),
+        ),
+        (
+            vec!["--puzzle", "rotation", "--rows", "3", "--cols", "3"],
+            "needs --block".into(),
+        ),
+        (
+            vec![
+                "--puzzle", "rotation", "--rows", "3", "--cols", "3", "--block", "4",
+            ],
+            "does not fit".into(),
+        ),
+        (
+            vec![
+                "--puzzle", "rotation", "--rows", "5", "--cols", "5", "--block", "2",
+            ],
+            "25 squares".into(),
+        ),
+        (
+            vec!["--puzzle", "topspin", "--n", "6", "--k", "9"],
+            "--k 9".into(),
+        ),
+        (vec!["--puzzle", "key"], "needs --def".into()),
+        (
+            vec!["--puzzle", "rings", "--n", "8", "--backend", "gpu"],
+            "no GPU shader".into(),
+        ),
+        (
+            vec!["--puzzle", "cube"],
+            "topspin, perm, rotation, rings, key".into(),
+        ),
+    ];
+    for (args, needle) in cases {
+        let mut all = args.clone();
+        all.extend(["--out", o, "--quiet"]);
+        refused(&all, &out, &needle);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,7 +3,8 @@
 //! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
 
 use gpusearch::gpu::{Adapters, Gpu};
-use gpusearch::puzzle::{Cursor, Metric, Ring, StateSpace};
+use gpusearch::puzzle::perm::{self, Identity, parse};
+use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
 use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -46,17 +47,108 @@ fn assert_same(what: &str, cpu: &Outcome, gpu: &Outcome) {
 
 fn compare(gpu: &Gpu, n: usize, metric: Metric, window: Option<u64>, strategy: Strategy) {
     let space = Ring::turnstyle(n, metric).unwrap();
-    let layout = gpu.plan(space.size(), window).unwrap();
-    let what = format!(
-        "n={n} {} windows={} {strategy:?}",
-        metric.name(),
-        layout.windows
+    compare_space(
+        gpu,
+        &space,
+        &format!("n={n} {}", metric.name()),
+        window,
+        strategy,
     );
-    let cpu = search(&space, &options(Strategy::Auto), &Silent);
+}
+
+fn compare_space<S: StateSpace>(
+    gpu: &Gpu,
+    space: &S,
+    name: &str,
+    window: Option<u64>,
+    strategy: Strategy,
+) {
+    let layout = gpu.plan(space.size(), window).unwrap();
+    let what = format!("{name} windows={} {strategy:?}", layout.windows);
+    let cpu = search(space, &options(Strategy::Auto), &Silent);
     let found = gpu
-        .search(&space, &layout, &options(strategy), &Silent)
+        .search(space, &layout, &options(strategy), &Silent)
         .unwrap();
     assert_same(&what, &cpu, &found);
+}
+
+fn perm_from_gens(text: &str) -> Perm {
+    Perm::new(
+        Identity {
+            family: "perm".into(),
+            params: Default::default(),
+            metric: "gens".into(),
+            slug: "test".into(),
+        },
+        parse::generators(text).unwrap(),
+        true,
+    )
+    .unwrap()
+}
+
+/// 3-cycles on 7 points with the solved arrangement 2 1 3 4 5 6 7: the odd permutations.
+fn odd_coset() -> Perm {
+    let mut def = parse::generators("(1,2,3); (3,4,5,6,7)").unwrap();
+    def.solved = vec![2, 1, 3, 4, 5, 6, 7];
+    Perm::new(
+        Identity {
+            family: "perm".into(),
+            params: Default::default(),
+            metric: "gens".into(),
+            slug: "test".into(),
+        },
+        def,
+        true,
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_generic_permutation_shader_gives_the_cpu_tables() {
+    let Some(gpu) = gpu() else { return };
+    // All permutations (lexicographic ranks), the even ones (halved), the odd ones (halved:
+    // an odd solved arrangement under even moves), and a rotation board.
+    for (name, space) in [
+        ("S_8", perm_from_gens("(1,2)(3,4); (1,2,3,4,5,6,7,8)")),
+        ("A_9", perm_from_gens("(1,2)(3,4); (1,2,3,4,5,6,7,8,9)")),
+        (
+            "S_7 transposition",
+            perm_from_gens("(1,2); (1,2,3,4,5,6,7)"),
+        ),
+        ("odd A_7 coset", odd_coset()),
+    ] {
+        compare_space(&gpu, &space, name, None, Strategy::Auto);
+        compare_space(&gpu, &space, name, Some(3 << 10), Strategy::BottomUp);
+    }
+    let board = perm::rotation(3, 3, 2).unwrap();
+    compare_space(&gpu, &board, "rotation 3x3", Some(12 << 10), Strategy::Auto);
+}
+
+#[test]
+fn the_generic_permutation_shader_ranks_as_the_cpu_does() {
+    let Some(gpu) = gpu() else { return };
+    for space in [
+        perm_from_gens("(1,2)(3,4); (1,2,3,4,5,6,7,8,9,10,11,12,13)"),
+        perm_from_gens("(1,2,3); (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16)"),
+        perm::rotation(4, 5, 2).unwrap(),
+    ] {
+        let mut ranks = vec![0, 1, space.size() - 1];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..300 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ranks.push((((x >> 11) as u128 * space.size() as u128) >> 53) as u64);
+        }
+        let found = gpu.neighbours(&space, &ranks).unwrap();
+        let moves = space.move_count();
+        let mut cursor = space.cursor();
+        for (i, &rank) in ranks.iter().enumerate() {
+            cursor.seek(rank);
+            let cpu: Vec<u64> = (0..moves).map(|m| cursor.neighbour(m)).collect();
+            assert_eq!(cpu, found[i * moves..(i + 1) * moves], "rank {rank}");
+        }
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@
 pub mod layout;
 
 use crate::puzzle::StateSpace;
+use crate::search::levels::Levels;
 use crate::search::table::{DistanceTable, huge_pages, matches, spread};
 use crate::search::{self, Options, Outcome, Progress, Step, Strategy};
 use layout::{BLOCK_BYTES, Dispatch, Layout, WORKGROUP};
@@ -105,14 +106,14 @@ impl Gpu {
         let window = max_window_bytes.map_or(binding, |w| w.min(binding));
         let layout = Layout::plan(entries, window)?;
         let name = &self.adapter.name;
-        // The counters take one storage binding; the windows the rest.
+        // The counters and the puzzle's data take a storage binding each; the windows the rest.
         let bindings = u64::from(self.limits.max_storage_buffers_per_shader_stage);
-        if u64::from(layout.windows) + 1 > bindings {
+        if u64::from(layout.windows) + 2 > bindings {
             return Err(format!(
                 "the table of {entries} entries needs {} GPU windows of {} bytes, but '{name}' binds at most {} storage buffers per shader: choose a smaller --n or --backend cpu",
                 layout.windows,
                 layout.window_bytes(0),
-                bindings.saturating_sub(1)
+                bindings.saturating_sub(2)
             ));
         }
         if let Some(memory) = self.memory
@@ -140,11 +141,12 @@ impl Gpu {
                 space.info().puzzle
             )
         })?;
-        let run = Run::new(self, layout, &puzzle)?;
-        run.init(space.solved());
+        let run = Run::new(self, layout, &puzzle, &space.gpu_data())?;
+        let starts = space.starts();
+        run.init(&starts);
         let size = space.size();
         let moves = space.move_count();
-        let mut levels = vec![1u64];
+        let mut levels = Levels::from_counts(&[1]);
         progress.found(1);
         progress.level(0, 1, Step::TopDown);
         let mut reached = 1u64;
@@ -153,7 +155,7 @@ impl Gpu {
         let choose = matches!(options.strategy, Strategy::Auto | Strategy::Sweep);
         loop {
             let depth = levels.len() - 1;
-            if choose && search::prefer_bottom_up(size - reached, levels[depth], moves) {
+            if choose && search::prefer_bottom_up(size - reached, levels.last(), moves) {
                 bottom_up = true;
             }
             let count = run.pass(depth, bottom_up)?;
@@ -193,6 +195,7 @@ impl Gpu {
         let device = &self.device;
         let source = format!(
             "{puzzle}\n@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n\
+             @group(0) @binding(1) var<storage, read> puzzle_data: array<u32>;\n\
              @compute @workgroup_size(64)\n\
              fn probe(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
                  let at = id.x * {stride}u;\n\
@@ -232,21 +235,48 @@ impl Gpu {
             label: Some("probe"),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
+        // An explicit layout: a shader that does not read the puzzle data still binds it.
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("probe"),
+            entries: &[storage(0, false), storage(1, true)],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("probe"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("probe"),
-            layout: None,
+            layout: Some(&pipeline_layout),
             module: &module,
             entry_point: Some("probe"),
             compilation_options: Default::default(),
             cache: None,
         });
+        let data = puzzle_data_buffer(device, &self.queue, &space.gpu_data());
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("probe"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: io.as_entire_binding(),
-            }],
+            layout: &bind_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: io.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: data.as_entire_binding(),
+                },
+            ],
         });
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(format!("the probe shader failed to set up: {e}"));
@@ -316,6 +346,11 @@ fn device_memory(adapter: &wgpu::Adapter) -> Option<u64> {
 /// puzzle's source, then the kernels.
 fn shader_source(layout: &Layout, puzzle: &str) -> String {
     let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "@group(0) @binding({}) var<storage, read> puzzle_data: array<u32>;",
+        layout.windows + 2
+    );
     let _ = writeln!(s, "const ENTRIES: u64 = {}lu;", layout.entries);
     let _ = writeln!(s, "const WINDOW_SHIFT: u32 = {}u;", layout.window_shift);
     for w in 0..layout.windows {
@@ -371,7 +406,7 @@ struct Run<'g> {
 }
 
 impl<'g> Run<'g> {
-    fn new(gpu: &'g Gpu, layout: &Layout, puzzle: &str) -> Result<Run<'g>, String> {
+    fn new(gpu: &'g Gpu, layout: &Layout, puzzle: &str, data: &[u32]) -> Result<Run<'g>, String> {
         let device = &gpu.device;
         let dispatches = layout.dispatches(gpu.limits.max_compute_workgroups_per_dimension);
         let stride = PARAMS_BYTES
@@ -433,6 +468,16 @@ impl<'g> Run<'g> {
             storage(1),
         ];
         entries.extend((0..layout.windows).map(|w| storage(w + 2)));
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: layout.windows + 2,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        });
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("table"),
             entries: &entries,
@@ -460,6 +505,11 @@ impl<'g> Run<'g> {
                     resource: b.as_entire_binding(),
                 }),
         );
+        let puzzle_data = puzzle_data_buffer(device, &gpu.queue, data);
+        bindings.push(wgpu::BindGroupEntry {
+            binding: layout.windows + 2,
+            resource: puzzle_data.as_entire_binding(),
+        });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("table"),
             layout: &bind_layout,
@@ -516,7 +566,7 @@ impl<'g> Run<'g> {
     }
 
     /// Writes every dispatch's parameters for the pass from level `depth`.
-    fn write_params(&self, depth: usize) {
+    fn write_params(&self, depth: u64) {
         let (cur, next, prev) = (depth % 3, (depth + 1) % 3, (depth + 2) % 3);
         let mut bytes = vec![0u8; (self.stride * self.dispatches.len() as u64) as usize];
         for (slot, d) in self.dispatches.iter().enumerate() {
@@ -547,21 +597,27 @@ impl<'g> Run<'g> {
         }
     }
 
-    /// Fills the table (every entry unreached, nothing seen) and puts `solved` at level 0.
-    fn init(&self, solved: u64) {
+    /// Fills the table (every entry unreached, nothing seen) and puts the `starts` at level 0.
+    fn init(&self, starts: &[u64]) {
         self.write_params(0);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         self.record(&mut encoder, &self.init);
         self.gpu.queue.submit([encoder.finish()]);
-        let (window, at, shift) = self.layout.locate(solved);
-        let word = !(3u32 << shift);
-        self.gpu
-            .queue
-            .write_buffer(&self.windows[window as usize], at, &word.to_le_bytes());
+        // Each word holding starts, with their entries at 0.
+        let mut words: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
+        for &rank in starts {
+            let (window, at, shift) = self.layout.locate(rank);
+            *words.entry((window, at)).or_insert(u32::MAX) &= !(3u32 << shift);
+        }
+        for ((window, at), word) in words {
+            self.gpu
+                .queue
+                .write_buffer(&self.windows[window as usize], at, &word.to_le_bytes());
+        }
     }
 
     /// One pass from level `depth`; returns the size of level `depth + 1`.
-    fn pass(&self, depth: usize, bottom_up: bool) -> Result<u64, String> {
+    fn pass(&self, depth: u64, bottom_up: bool) -> Result<u64, String> {
         self.write_params(depth);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.counts, 0, None);
@@ -631,6 +687,20 @@ impl<'g> Run<'g> {
             antipodes,
         ))
     }
+}
+
+/// A read-only storage buffer holding the puzzle's data (one word if it has none: bindings must
+/// not be empty).
+fn puzzle_data_buffer(device: &wgpu::Device, queue: &wgpu::Queue, data: &[u32]) -> wgpu::Buffer {
+    let words: &[u32] = if data.is_empty() { &[0] } else { data };
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("puzzle data"),
+        size: (words.len() * 4) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+    buffer
 }
 
 /// Maps `buffer` (after the work submitted so far), reads it with `read`, unmaps it.

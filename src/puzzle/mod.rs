@@ -4,16 +4,24 @@
 //! which rank is solved, and a [`Cursor`] that walks ranks and names their neighbours. Everything a
 //! rank *means* lives here.
 
+pub mod key;
+pub mod perm;
 pub mod ring;
+pub mod rings;
+pub mod spec;
 
 use crate::rank::window::WindowMove;
+use crate::search::table::DistanceTable;
+pub use key::Key;
+pub use perm::Perm;
 pub use ring::{Metric, Ring};
+pub use rings::Rings;
 use serde::{Deserialize, Serialize};
 
 /// What a state space is, as written into reports and distance-file headers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PuzzleInfo {
-    /// The puzzle family (`turnstyle`).
+    /// The puzzle family (`turnstyle`, `topspin`, `perm`, `rotation`, `rings`, `key`).
     pub puzzle: String,
     /// The family's size parameters, e.g. `{"n": 12}`.
     pub params: serde_json::Map<String, serde_json::Value>,
@@ -23,6 +31,10 @@ pub struct PuzzleInfo {
     pub moves: Vec<String>,
     /// How ranks map to positions.
     pub rank_order: String,
+    /// The order of the group the moves generate (permutation puzzles; it equals the number of
+    /// reachable positions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_order: Option<u64>,
 }
 
 /// A puzzle's positions, densely ranked `0..size()`, with moves between them.
@@ -45,6 +57,10 @@ pub trait StateSpace: Sync {
     }
     /// The rank of the solved position, where the search starts.
     fn solved(&self) -> u64;
+    /// Every solved position (distance 0), ascending: most puzzles have one.
+    fn starts(&self) -> Vec<u64> {
+        vec![self.solved()]
+    }
     /// A fresh cursor; call [`Cursor::seek`] before anything else.
     fn cursor(&self) -> Self::Cursor<'_>;
     /// The position with this rank, as the 1-based piece labels by position.
@@ -53,6 +69,14 @@ pub trait StateSpace: Sync {
     fn rank(&self, state: &[u32]) -> Result<u64, String>;
     /// The description that goes into reports and file headers.
     fn info(&self) -> PuzzleInfo;
+    /// The default output folder's name, e.g. `turnstyle-n12-lrf`.
+    fn slug(&self) -> String;
+    /// A drawing of the whole space from the finished table, as (file name, text), where the
+    /// family has one (Free the Key's maze).
+    fn picture(&self, table: &DistanceTable) -> Option<(&'static str, String)> {
+        let _ = table;
+        None
+    }
 
     /// Where the moves act on whole runs of consecutive ranks, so that a pass can apply them to
     /// many states at once; `None` where every move is applied state by state.
@@ -66,6 +90,12 @@ pub trait StateSpace: Sync {
     /// neighbours matters). `None` where the space has no shader.
     fn gpu_source(&self) -> Option<String> {
         None
+    }
+
+    /// The words the shader reads as `puzzle_data` (a read-only storage buffer), e.g. a
+    /// permutation puzzle's moves.
+    fn gpu_data(&self) -> Vec<u32> {
+        Vec::new()
     }
 }
 
@@ -105,4 +135,30 @@ pub struct Structure {
     pub blocks: Vec<BlockMove>,
     /// Ranges of ranks and the move to apply state by state there.
     pub residual: Vec<(std::ops::Range<u64>, usize)>,
+}
+
+/// One puzzle of any family.
+pub enum Space {
+    /// Turnstyle, TopSpin.
+    Ring(Ring),
+    /// Permutation puzzles from generators or definitions, number rotation boards.
+    Perm(Perm),
+    /// The Chinese rings.
+    Rings(Rings),
+    /// Free the Key.
+    Key(Key),
+}
+
+/// Evaluates `$body` with `$s` bound to the space inside `$space` (a `&Space`), whatever its
+/// family: the one place where the families meet the generic code.
+#[macro_export]
+macro_rules! with_space {
+    ($space:expr, $s:ident => $body:expr) => {
+        match $space {
+            $crate::puzzle::Space::Ring($s) => $body,
+            $crate::puzzle::Space::Perm($s) => $body,
+            $crate::puzzle::Space::Rings($s) => $body,
+            $crate::puzzle::Space::Key($s) => $body,
+        }
+    };
 }

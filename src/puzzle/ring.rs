@@ -416,6 +416,19 @@ impl StateSpace for Ring {
             metric: self.metric.name().into(),
             moves: self.move_names(),
             rank_order: self.rank_order(),
+            group_order: None,
+        }
+    }
+
+    fn slug(&self) -> String {
+        match self.name {
+            "topspin" => format!(
+                "topspin-n{}-k{}-{}",
+                self.n,
+                self.window.len(),
+                self.metric.name()
+            ),
+            name => format!("{name}-n{}-{}", self.n, self.metric.name()),
         }
     }
 

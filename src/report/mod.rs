@@ -2,6 +2,7 @@
 
 use crate::gpu::AdapterName;
 use crate::puzzle::PuzzleInfo;
+use crate::search::levels::Written;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -15,10 +16,12 @@ pub struct Report {
     pub rank_space: u64,
     /// Number of states reachable from the solved state.
     pub reachable: u64,
-    /// `levels[d]` = states at distance `d`.
-    pub levels: Vec<u64>,
+    /// States at each distance: `levels` (`levels[d]` = states at distance `d`), or
+    /// `level_runs` when there are more than [`crate::search::levels::LISTED_LEVELS`].
+    #[serde(flatten)]
+    pub levels: Written,
     /// The largest distance (God's number for this metric).
-    pub diameter: usize,
+    pub diameter: u64,
     /// Number of states at the largest distance.
     pub antipode_count: u64,
     /// Up to 100 antipodes (the smallest ranks), each as 1-based piece labels by position.
@@ -49,13 +52,25 @@ impl Report {
         json
     }
 
-    /// `levels.csv`: one line per distance.
+    /// `levels.csv`: one line per distance, or per run of distances with equal counts when the
+    /// levels are written as runs.
     pub fn levels_csv(&self) -> String {
-        let mut csv = String::from("distance,count\n");
-        for (d, count) in self.levels.iter().enumerate() {
-            let _ = writeln!(csv, "{d},{count}");
+        let levels = self.levels.levels();
+        if self.levels.levels.is_some() {
+            let mut csv = String::from("distance,count\n");
+            for (d, count) in levels.iter().enumerate() {
+                let _ = writeln!(csv, "{d},{count}");
+            }
+            csv
+        } else {
+            let mut csv = String::from("first_distance,last_distance,count\n");
+            let mut at = 0;
+            for run in levels.runs() {
+                let _ = writeln!(csv, "{at},{},{}", at + run.repeat - 1, run.count);
+                at += run.repeat;
+            }
+            csv
         }
-        csv
     }
 
     /// `report.md`: the same facts as tables to paste into a page.
@@ -106,12 +121,29 @@ impl Report {
         for (key, value) in rows {
             let _ = writeln!(md, "| {key} | {value} |");
         }
-        md.push_str("\n## Positions at each distance\n\n");
-        md.push_str("| distance | positions | cumulative |\n|---:|---:|---:|\n");
-        let mut total = 0;
-        for (d, count) in self.levels.iter().enumerate() {
-            total += count;
-            let _ = writeln!(md, "| {d} | {count} | {total} |");
+        let levels = self.levels.levels();
+        if self.levels.levels.is_some() {
+            md.push_str("\n## Positions at each distance\n\n");
+            md.push_str("| distance | positions | cumulative |\n|---:|---:|---:|\n");
+            let mut total = 0;
+            for (d, count) in levels.iter().enumerate() {
+                total += count;
+                let _ = writeln!(md, "| {d} | {count} | {total} |");
+            }
+        } else {
+            md.push_str("\n## Positions at each distance (runs of equal counts)\n\n");
+            md.push_str("| distances | positions at each | cumulative |\n|---:|---:|---:|\n");
+            let (mut at, mut total) = (0, 0);
+            for run in levels.runs() {
+                total += run.count * run.repeat;
+                let _ = writeln!(
+                    md,
+                    "| {at} to {} | {} | {total} |",
+                    at + run.repeat - 1,
+                    run.count
+                );
+                at += run.repeat;
+            }
         }
         let _ = writeln!(
             md,

@@ -18,12 +18,14 @@
 //! scans from expanding levels `d - 3`, `d - 6`, ... again.
 
 pub mod bitmap;
+pub mod levels;
 pub mod path;
-mod sweep;
+pub mod sweep;
 pub mod table;
 
 use crate::puzzle::{Cursor, StateSpace};
 use bitmap::Bitmap;
+use levels::Levels;
 use rayon::prelude::*;
 use std::collections::BinaryHeap;
 use sweep::Sweep;
@@ -95,7 +97,7 @@ pub trait Progress: Sync {
     /// `states` more states were found in the current pass.
     fn found(&self, states: u64);
     /// Level `depth` is complete with `count` states.
-    fn level(&self, depth: usize, count: u64, step: Step);
+    fn level(&self, depth: u64, count: u64, step: Step);
 }
 
 /// Progress that goes nowhere.
@@ -103,15 +105,15 @@ pub struct Silent;
 
 impl Progress for Silent {
     fn found(&self, _: u64) {}
-    fn level(&self, _: usize, _: u64, _: Step) {}
+    fn level(&self, _: u64, _: u64, _: Step) {}
 }
 
 /// What a search found.
 pub struct Outcome {
     /// The distance table.
     pub table: DistanceTable,
-    /// `levels[d]` = number of states at distance `d`.
-    pub levels: Vec<u64>,
+    /// The number of states at each distance.
+    pub levels: Levels,
     /// The smallest ranks of the last level, ascending, at most `antipode_limit` of them.
     pub antipodes: Vec<u64>,
 }
@@ -119,11 +121,11 @@ pub struct Outcome {
 impl Outcome {
     /// Number of reachable states.
     pub fn reachable(&self) -> u64 {
-        self.levels.iter().sum()
+        self.levels.total()
     }
 
     /// The largest distance (God's number).
-    pub fn diameter(&self) -> usize {
+    pub fn diameter(&self) -> u64 {
         self.levels.len() - 1
     }
 }
@@ -149,10 +151,13 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
     let size = space.size();
     let moves = space.move_count();
     let table = DistanceTable::new(size);
-    let start = space.solved();
-    table.claim(start, 0);
-    progress.found(1);
-    progress.level(0, 1, Step::Frontier);
+    let starts = space.starts();
+    for &s in &starts {
+        table.claim(s, 0);
+    }
+    let first = starts.len() as u64;
+    progress.found(first);
+    progress.level(0, first, Step::Frontier);
 
     let structure = match options.strategy {
         Strategy::Auto | Strategy::Sweep => space.structure(),
@@ -167,18 +172,37 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
         Strategy::TopDown | Strategy::BottomUp => 0,
     };
     let limit = options.antipode_limit;
-    let mut levels = vec![1u64];
-    let mut antipodes = vec![start];
+    let mut levels = Levels::from_counts(&[first]);
+    let mut antipodes = starts[..starts.len().min(limit)].to_vec();
     // The states of the last level, while listed.
-    let mut frontier = Some(vec![start]);
+    let mut frontier = Some(starts);
     let mut unseen: Option<Unseen> = None;
     let mut sweep: Option<Sweep> = None;
     // The states still unreached, once few enough to list.
     let mut remaining: Option<Vec<u64>> = None;
-    let mut reached = 1u64;
+    let mut reached = first;
     let mut bottom_up = options.strategy == Strategy::BottomUp;
 
     loop {
+        if let Some(list) = frontier.as_mut()
+            && list.len() <= TINY_LEVEL
+            && !swept
+        {
+            // Levels of a handful of states (a long thin graph): many in a tight loop.
+            let done = tiny_levels(
+                space,
+                &table,
+                list,
+                &mut levels,
+                &mut antipodes,
+                limit,
+                progress,
+            );
+            reached = levels.total();
+            if done {
+                break;
+            }
+        }
         let depth = levels.len() - 1;
         let current = (depth % 3) as u8;
         let next = ((depth + 1) % 3) as u8;
@@ -197,9 +221,9 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
                 // A top-down scan expands the entries of the last level; without the unseen
                 // bitmap (before it exists) also those of levels depth - 3, depth - 6, ...
                 let expanded = if unseen.is_some() || frontier.is_some() {
-                    levels[depth]
+                    levels.last()
                 } else {
-                    levels.iter().rev().step_by(3).sum()
+                    levels.sum_mod3(depth % 3)
                 };
                 bottom_up |= prefer_bottom_up(unreached, expanded, moves);
             }
@@ -260,6 +284,62 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
         levels,
         antipodes,
     }
+}
+
+/// Frontier lists this short are expanded in [`tiny_levels`].
+const TINY_LEVEL: usize = 64;
+
+/// Levels whose frontier lists hold at most [`TINY_LEVEL`] states, one after another without
+/// the level loop's machinery: on a graph that is one long path (the Chinese rings) a billion
+/// levels of one state each take a few tens of nanoseconds each. Stops when a level grows past
+/// that (leaving it in `list`) or none is found (returns true: the search is over).
+fn tiny_levels<S: StateSpace>(
+    space: &S,
+    table: &DistanceTable,
+    list: &mut Vec<u64>,
+    levels: &mut Levels,
+    antipodes: &mut Vec<u64>,
+    limit: usize,
+    progress: &dyn Progress,
+) -> bool {
+    let moves = space.move_count();
+    let mut cursor = space.cursor();
+    let mut new = Vec::with_capacity(TINY_LEVEL * moves);
+    // Found states are reported in batches: progress updates cost more than a level here.
+    let mut unreported = 0u64;
+    let finished = loop {
+        let next = (levels.len() % 3) as u8;
+        new.clear();
+        for &rank in list.iter() {
+            cursor.seek(rank);
+            for mv in 0..moves {
+                let n = cursor.neighbour(mv);
+                if table.claim(n, next) {
+                    new.push(n);
+                }
+            }
+        }
+        if new.is_empty() {
+            break true;
+        }
+        new.sort_unstable();
+        let count = new.len() as u64;
+        progress.level(levels.len(), count, Step::Frontier);
+        levels.push(count);
+        unreported += count;
+        if unreported >= 1 << 16 {
+            progress.found(unreported);
+            unreported = 0;
+        }
+        std::mem::swap(list, &mut new);
+        if list.len() > TINY_LEVEL {
+            break false;
+        }
+    };
+    progress.found(unreported);
+    antipodes.clear();
+    antipodes.extend_from_slice(&list[..list.len().min(limit)]);
+    finished
 }
 
 /// The result of one pass.

@@ -7,7 +7,7 @@
 use super::table::{DistanceTable, UNREACHED};
 use crate::puzzle::{Cursor, StateSpace};
 
-/// An optimal move sequence (move indices) from `rank` back to the solved state, or `None` when
+/// An optimal move sequence (move indices) from `rank` back to a solved state, or `None` when
 /// the table has not reached `rank`. Among equally short moves the lowest-numbered is taken.
 pub fn path_to_solved<S: StateSpace>(
     space: &S,
@@ -19,11 +19,11 @@ pub fn path_to_solved<S: StateSpace>(
         return None;
     }
     let moves = space.move_count();
-    let solved = space.solved();
+    let starts = space.starts();
     let mut cursor = space.cursor();
     let mut rank = rank;
     let mut path = Vec::new();
-    while rank != solved {
+    while !starts.contains(&rank) {
         let closer = (value + 2) % 3;
         cursor.seek(rank);
         let (mv, neighbour) = (0..moves)

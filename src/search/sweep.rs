@@ -34,6 +34,13 @@ const RESIDUAL_TASK_RANKS: u64 = 1 << 16;
 /// A pushed state costs about this many pulled ones (atomic claims on scattered words).
 const PUSH_COST: u64 = 1;
 
+/// True when a block move with blocks of `block` ranks and runs of `run` is applied in bulk
+/// efficiently (long runs, or blocks small enough for a table of positions); other moves are
+/// better applied state by state.
+pub fn applies_in_bulk(block: u64, run: u64) -> bool {
+    run >= SHORT_RUN || block <= MAX_TABLE_BLOCK
+}
+
 /// A block move with what its pass needs.
 struct Prepared {
     mv: BlockMove,

@@ -18,6 +18,7 @@
 pub mod atomic;
 
 use crate::puzzle::PuzzleInfo;
+use crate::search::levels::{Levels, Written};
 use crate::search::table::{DistanceTable, ENTRIES_PER_WORD};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -45,12 +46,17 @@ pub struct Header {
     pub puzzle: PuzzleInfo,
     /// The rank of the solved state (distance 0).
     pub solved_rank: u64,
+    /// Every rank at distance 0, where a puzzle has several solved states (else absent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub solved_ranks: Vec<u64>,
     /// Number of entries (ranks).
     pub entries: u64,
     /// How entries are packed, in words.
     pub encoding: String,
-    /// States at each distance, as the search counted them.
-    pub levels: Vec<u64>,
+    /// States at each distance, as the search counted them (`levels`, or `level_runs` when
+    /// long).
+    #[serde(flatten)]
+    pub levels: Written,
     /// Always `zstd`.
     pub compression: String,
     /// Entries per chunk (the last chunk may hold fewer).
@@ -74,8 +80,8 @@ const ENCODING: &str = "2 bits per entry; entry r at bits 2*(r%4) of byte r/4 of
 pub fn write(
     out: &mut impl Write,
     puzzle: &PuzzleInfo,
-    solved_rank: u64,
-    levels: &[u64],
+    starts: &[u64],
+    levels: &Levels,
     table: &DistanceTable,
 ) -> std::io::Result<String> {
     let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
@@ -98,10 +104,15 @@ pub fn write(
     let header = Header {
         format: "gpusearch distances".into(),
         puzzle: puzzle.clone(),
-        solved_rank,
+        solved_rank: starts[0],
+        solved_ranks: if starts.len() > 1 {
+            starts.to_vec()
+        } else {
+            Vec::new()
+        },
         entries: table.entries(),
         encoding: ENCODING.into(),
-        levels: levels.to_vec(),
+        levels: Written::from(levels),
         compression: "zstd".into(),
         chunk_entries: CHUNK_ENTRIES,
         chunks: compressed

@@ -1,0 +1,63 @@
+// Permutation puzzles' ranks and moves, the same rank order as src/puzzle/perm/mod.rs: the
+// lexicographic rank of the pieces by position, halved where only one parity is reachable.
+//
+// Prepended by the host: POINTS (n), MOVES, RANKING (LEX, EVEN or ODD) and the puzzle data
+// buffer `puzzle_data`: MOVES rows of POINTS entries, row m holding move m's from array (after
+// the move, position i holds what position from[i] held).
+
+const LEX: u32 = 0u;
+const EVEN: u32 = 1u;
+const ODD: u32 = 2u;
+
+// The loaded position: the piece (0-based) at each position.
+var<private> pieces: array<u32, 20>;
+
+// Loads the position with this rank.
+fn load_state(rank: u64) {
+    var lex = rank;
+    if RANKING != LEX {
+        lex = rank * 2lu;
+    }
+    // Lehmer digits, last first.
+    var digits: array<u32, 20>;
+    var parity = 0u;
+    for (var i = 0u; i < POINTS; i++) {
+        let base = u64(i + 1u);
+        let q = lex / base;
+        digits[POINTS - 1u - i] = u32(lex - q * base);
+        parity += digits[POINTS - 1u - i];
+        lex = q;
+    }
+    if RANKING != LEX && (parity & 1u) != select(0u, 1u, RANKING == ODD) {
+        // The other permutation of the pair 2 * rank, 2 * rank + 1.
+        digits[POINTS - 2u] = 1u;
+    }
+    var unused = (1u << POINTS) - 1u;
+    for (var i = 0u; i < POINTS; i++) {
+        // The digits[i]-th unused piece.
+        var rest = unused;
+        for (var k = 0u; k < digits[i]; k++) {
+            rest &= rest - 1u;
+        }
+        let piece = countTrailingZeros(rest);
+        unused &= ~(1u << piece);
+        pieces[i] = piece;
+    }
+}
+
+// The rank after move `m` from the loaded position (which stays loaded).
+fn neighbour(m: u32) -> u64 {
+    var unused = (1u << POINTS) - 1u;
+    var lex = 0lu;
+    let row = m * POINTS;
+    for (var i = 0u; i < POINTS; i++) {
+        let piece = pieces[puzzle_data[row + i]];
+        let digit = countOneBits(unused & ((1u << piece) - 1u));
+        unused &= ~(1u << piece);
+        lex = lex * u64(POINTS - i) + u64(digit);
+    }
+    if RANKING != LEX {
+        return lex >> 1u;
+    }
+    return lex;
+}

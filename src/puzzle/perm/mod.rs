@@ -1,0 +1,394 @@
+//! Permutation puzzles given by their moves: `n` positions holding `n` distinct pieces, each move
+//! a permutation of the positions (generators in cycle notation, twsearch definitions, or built
+//! by a family such as the number rotation puzzle).
+//!
+//! The group the moves generate is computed first (Schreier–Sims, [`crate::group`]); its order
+//! decides the rank order:
+//!
+//! - the whole symmetric group (`n!` positions): the lexicographic rank of the pieces by
+//!   position;
+//! - the alternating group or its coset (`n!/2`): that rank halved (the two permutations
+//!   `2k`, `2k+1` have opposite parity);
+//! - any smaller group: the position of the state's lexicographic rank in the increasing list
+//!   of all reachable states' ranks, so the table has exactly one entry per position.
+//!
+//! A move that permutes a window of consecutive positions acts on the rank's digits as a
+//! [`crate::rank::window::WindowMove`] and joins the sweeps as a block move.
+
+pub mod parse;
+
+use super::{BlockMove, Cursor, PuzzleInfo, StateSpace, Structure};
+use crate::group::{self, Chain, Perm as Permutation};
+use crate::rank::{self, window::window_move};
+use crate::search::sweep;
+use parse::Definition;
+
+/// Most positions: ranks are lexicographic ranks of up to 20 pieces (20! < 2^64).
+pub const MAX_POINTS: usize = 20;
+/// Most reachable positions of a group ranked by its list of states (8 bytes each).
+const MAX_LISTED: u128 = 1 << 27;
+/// Most window values of a move applied as a block move (a table of 4 bytes each).
+const MAX_WINDOW_VALUES: u64 = 1 << 22;
+
+/// How ranks number the reachable positions.
+#[derive(Clone, Debug)]
+enum Ranking {
+    /// Every permutation: its lexicographic rank.
+    Lex,
+    /// The permutations of one parity: the lexicographic rank halved.
+    Parity { odd: bool },
+    /// A smaller group: the lexicographic ranks of the reachable positions, increasing.
+    Listed(Vec<u64>),
+}
+
+/// A permutation puzzle.
+#[derive(Clone, Debug)]
+pub struct Perm {
+    family: String,
+    params: serde_json::Map<String, serde_json::Value>,
+    metric: String,
+    slug: String,
+    n: usize,
+    /// The piece (0-based) at each position when solved.
+    solved: Vec<u8>,
+    /// Each move's name and from array (position `i` takes what position `from[i]` held).
+    moves: Vec<(String, Permutation)>,
+    order: u64,
+    ranking: Ranking,
+}
+
+/// How a family names and files a puzzle.
+pub struct Identity {
+    /// The family (`perm`, `rotation`).
+    pub family: String,
+    /// Its size parameters for reports.
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// The metric's name.
+    pub metric: String,
+    /// The default output folder's name.
+    pub slug: String,
+}
+
+impl Perm {
+    /// The puzzle with these moves, adding each move's inverse (named with `'`) unless the move
+    /// is its own inverse when `add_inverses`.
+    pub fn new(id: Identity, def: Definition, add_inverses: bool) -> Result<Perm, String> {
+        let n = def.solved.len();
+        if n > MAX_POINTS {
+            return Err(format!(
+                "the puzzle has {n} positions: gpusearch ranks permutations of up to {MAX_POINTS}"
+            ));
+        }
+        let mut moves = Vec::new();
+        for (name, from) in def.moves {
+            let inverse = group::inverse(&from);
+            let own_inverse = inverse == from;
+            moves.push((name.clone(), from));
+            if add_inverses && !own_inverse {
+                moves.push((format!("{name}'"), inverse));
+            }
+        }
+        let chain = Chain::new(n, &moves.iter().map(|(_, f)| f.clone()).collect::<Vec<_>>());
+        let order = chain.order();
+        let all = rank::factorial(n) as u128;
+        let solved: Vec<u8> = def.solved.iter().map(|&p| (p - 1) as u8).collect();
+        let ranking = if order == all {
+            Ranking::Lex
+        } else if order * 2 == all {
+            Ranking::Parity {
+                odd: rank::is_odd(&solved),
+            }
+        } else if order <= MAX_LISTED {
+            let mut list = Vec::with_capacity(order as usize);
+            let mut state = vec![0u8; n];
+            chain.for_each_element(|h| {
+                for (s, &j) in state.iter_mut().zip(h) {
+                    *s = solved[j as usize];
+                }
+                list.push(rank::lex_rank(&state));
+            });
+            list.sort_unstable();
+            Ranking::Listed(list)
+        } else {
+            return Err(format!(
+                "the moves generate a group of {order} elements, neither all permutations of the {n} positions nor half of them; gpusearch lists the positions of such groups up to {MAX_LISTED}"
+            ));
+        };
+        Ok(Perm {
+            family: id.family,
+            params: id.params,
+            metric: id.metric,
+            slug: id.slug,
+            n,
+            solved,
+            moves,
+            order: order as u64,
+            ranking,
+        })
+    }
+
+    /// The order of the group the moves generate (the number of reachable positions).
+    pub fn group_order(&self) -> u64 {
+        self.order
+    }
+
+    /// The rank of the pieces `labels` (0-based, by position), or `None` if unreachable.
+    fn rank_of(&self, labels: &[u8]) -> Option<u64> {
+        let lex = rank::lex_rank(labels);
+        match &self.ranking {
+            Ranking::Lex => Some(lex),
+            Ranking::Parity { odd } => (rank::is_odd(labels) == *odd).then_some(lex >> 1),
+            Ranking::Listed(list) => list.binary_search(&lex).ok().map(|i| i as u64),
+        }
+    }
+
+    /// The pieces (0-based, by position) of rank `r`.
+    fn unrank(&self, r: u64, labels: &mut [u8]) {
+        match &self.ranking {
+            Ranking::Lex => rank::lex_unrank(r, labels),
+            Ranking::Parity { odd } => {
+                rank::lex_unrank(r << 1, labels);
+                if rank::is_odd(labels) != *odd {
+                    labels.swap(self.n - 2, self.n - 1);
+                }
+            }
+            Ranking::Listed(list) => rank::lex_unrank(list[r as usize], labels),
+        }
+    }
+
+    fn rank_order(&self) -> String {
+        let lex = "the lexicographic rank of the pieces by position (pieces 1..n as 0..n-1; rank 0 = 1 2 ... n)";
+        match &self.ranking {
+            Ranking::Lex => format!("rank = {lex}"),
+            Ranking::Parity { odd } => format!(
+                "rank = ({lex}) / 2; every reachable position is an {} permutation",
+                if *odd { "odd" } else { "even" }
+            ),
+            Ranking::Listed(_) => format!(
+                "rank = the position (from 0) of the state's {lex} in the increasing list of those of all {} reachable positions",
+                self.order
+            ),
+        }
+    }
+}
+
+impl StateSpace for Perm {
+    type Cursor<'a> = PermCursor<'a>;
+
+    fn size(&self) -> u64 {
+        match &self.ranking {
+            Ranking::Lex => rank::factorial(self.n),
+            Ranking::Parity { .. } => rank::factorial(self.n) / 2,
+            Ranking::Listed(list) => list.len() as u64,
+        }
+    }
+
+    fn move_names(&self) -> Vec<String> {
+        self.moves.iter().map(|(name, _)| name.clone()).collect()
+    }
+
+    fn move_count(&self) -> usize {
+        self.moves.len()
+    }
+
+    fn solved(&self) -> u64 {
+        self.rank_of(&self.solved)
+            .expect("the solved position is reachable")
+    }
+
+    fn cursor(&self) -> PermCursor<'_> {
+        PermCursor {
+            space: self,
+            labels: [0; MAX_POINTS],
+            moved: [0; MAX_POINTS],
+        }
+    }
+
+    fn state(&self, rank: u64) -> Vec<u32> {
+        let mut labels = vec![0u8; self.n];
+        self.unrank(rank, &mut labels);
+        labels.iter().map(|&x| x as u32 + 1).collect()
+    }
+
+    fn rank(&self, state: &[u32]) -> Result<u64, String> {
+        let n = self.n;
+        if state.len() != n {
+            return Err(format!(
+                "the state has {} pieces but this puzzle has {n}: list each of 1..{n} once",
+                state.len()
+            ));
+        }
+        let labels: Vec<u8> = state
+            .iter()
+            .map(|&x| x.wrapping_sub(1).min(255) as u8)
+            .collect();
+        if !rank::is_permutation(&labels) {
+            return Err(format!(
+                "the state is not a permutation of 1..{n}: list each piece exactly once"
+            ));
+        }
+        self.rank_of(&labels).ok_or_else(|| match &self.ranking {
+            Ranking::Parity { odd } => format!(
+                "the state is an {} permutation: every move keeps the parity, so only {} permutations are reachable",
+                if *odd { "even" } else { "odd" },
+                if *odd { "odd" } else { "even" }
+            ),
+            _ => format!(
+                "the state is not reachable: the moves generate only {} positions",
+                self.order
+            ),
+        })
+    }
+
+    fn info(&self) -> PuzzleInfo {
+        PuzzleInfo {
+            puzzle: self.family.clone(),
+            params: self.params.clone(),
+            metric: self.metric.clone(),
+            moves: self.move_names(),
+            rank_order: self.rank_order(),
+            group_order: Some(self.order),
+        }
+    }
+
+    fn slug(&self) -> String {
+        self.slug.clone()
+    }
+
+    fn structure(&self) -> Option<Structure> {
+        let even = match self.ranking {
+            Ranking::Lex => false,
+            Ranking::Parity { odd: false } => true,
+            _ => return None,
+        };
+        let size = self.size();
+        let mut blocks = Vec::new();
+        let mut residual = Vec::new();
+        for (mv, (_, from)) in self.moves.iter().enumerate() {
+            let moved: Vec<usize> = (0..self.n).filter(|&i| from[i] as usize != i).collect();
+            let (a, b) = (moved[0], moved[moved.len() - 1]);
+            let k = b - a + 1;
+            let values = rank::factorial(self.n) / rank::factorial(self.n - k);
+            // Ranks sharing the digits before the window, and also those of the window (halved
+            // for even permutations while a digit is left to halve).
+            let half = |f: u64| if even && f > 1 { f / 2 } else { f };
+            let block = half(rank::factorial(self.n - a));
+            let run = half(rank::factorial(self.n - b - 1));
+            if values <= MAX_WINDOW_VALUES && sweep::applies_in_bulk(block, run) {
+                let perm: Vec<usize> = (a..=b).map(|i| from[i] as usize - a).collect();
+                blocks.push(BlockMove {
+                    from: 0,
+                    to: 0,
+                    len: size,
+                    window: window_move(self.n, a, &perm, even),
+                });
+            } else {
+                residual.push((0..size, mv));
+            }
+        }
+        Some(Structure { blocks, residual })
+    }
+
+    fn gpu_source(&self) -> Option<String> {
+        let class = match self.ranking {
+            Ranking::Lex => "LEX",
+            Ranking::Parity { odd: false } => "EVEN",
+            Ranking::Parity { odd: true } => "ODD",
+            Ranking::Listed(_) => return None,
+        };
+        Some(format!(
+            "const POINTS: u32 = {}u;\nconst MOVES: u32 = {}u;\nconst RANKING: u32 = {class};\n{}",
+            self.n,
+            self.moves.len(),
+            include_str!("../../../shaders/perm.wgsl")
+        ))
+    }
+
+    fn gpu_data(&self) -> Vec<u32> {
+        self.moves
+            .iter()
+            .flat_map(|(_, from)| from.iter().map(|&x| x as u32))
+            .collect()
+    }
+}
+
+/// Walks the ranks of a permutation puzzle: unranks, permutes, ranks.
+pub struct PermCursor<'a> {
+    space: &'a Perm,
+    labels: [u8; MAX_POINTS],
+    moved: [u8; MAX_POINTS],
+}
+
+impl Cursor for PermCursor<'_> {
+    fn seek(&mut self, rank: u64) {
+        let n = self.space.n;
+        self.space.unrank(rank, &mut self.labels[..n]);
+    }
+
+    fn neighbour(&mut self, mv: usize) -> u64 {
+        let n = self.space.n;
+        let from = &self.space.moves[mv].1;
+        for (slot, &f) in self.moved[..n].iter_mut().zip(from) {
+            *slot = self.labels[f as usize];
+        }
+        self.space
+            .rank_of(&self.moved[..n])
+            .expect("a move keeps the position reachable")
+    }
+}
+
+/// The number rotation puzzle: a board of `rows` x `cols` numbered squares, and every `block` x
+/// `block` square of it turning a quarter turn clockwise (move `rRcC`, its top left square in row
+/// R, column C) or anticlockwise (`rRcC'`). Squares are numbered row by row from 1.
+pub fn rotation(rows: usize, cols: usize, block: usize) -> Result<Perm, String> {
+    if !(2..=rows.min(cols)).contains(&block) {
+        return Err(format!(
+            "--block {block} does not fit: the blocks turn inside the {rows} x {cols} board, so 2 <= K <= {}",
+            rows.min(cols)
+        ));
+    }
+    let n = rows * cols;
+    if n > MAX_POINTS {
+        return Err(format!(
+            "a {rows} x {cols} board has {n} squares: gpusearch ranks boards of up to {MAX_POINTS}"
+        ));
+    }
+    let at = |r: usize, c: usize| r * cols + c;
+    let mut moves = Vec::new();
+    for r in 0..=rows - block {
+        for c in 0..=cols - block {
+            // Clockwise: the piece at block square (i, j) goes to (j, block - 1 - i).
+            let mut from = group::identity(n);
+            for i in 0..block {
+                for j in 0..block {
+                    from[at(r + j, c + block - 1 - i)] = at(r + i, c + j) as u8;
+                }
+            }
+            let name = format!("r{}c{}", r + 1, c + 1);
+            moves.push((format!("{name}'"), group::inverse(&from)));
+            moves.push((name, from));
+        }
+    }
+    // Clockwise first, then anticlockwise, block by block.
+    for pair in moves.chunks_mut(2) {
+        pair.swap(0, 1);
+    }
+    let mut params = serde_json::Map::new();
+    params.insert("rows".into(), rows.into());
+    params.insert("cols".into(), cols.into());
+    params.insert("block".into(), block.into());
+    Perm::new(
+        Identity {
+            family: "rotation".into(),
+            params,
+            metric: "qtm".into(),
+            slug: format!("rotation-{rows}x{cols}-b{block}"),
+        },
+        Definition {
+            name: String::new(),
+            solved: (1..=n as u32).collect(),
+            moves,
+        },
+        false,
+    )
+}

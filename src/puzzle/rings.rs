@@ -1,0 +1,129 @@
+//! The Chinese rings ("Patience", Baguenaudier), as in the seed: `n` rings, ring `k` (1-based) is
+//! bit `k - 1` of the state, 0 = on the bar, 1 = off. Ring 1 can always move; ring 2 when ring
+//! 1 is on; ring `k > 2` when ring `k - 1` is on and rings `1..k-2` are all off. So at most two
+//! moves exist: `first` toggles ring 1, `next` toggles the ring just after the first ring that is
+//! on. Where `next` has no ring to move, the move leaves the state as it is.
+//!
+//! The goal is every ring off (`2^n - 1`), where the search starts. The states form one path of
+//! `2^n` states from it, so levels hold one state each: the level loop walks it with frontier
+//! lists.
+//!
+//! Rank order: the state itself, `sum of b_k * 2^(k-1)` with `b_k = 1` when ring `k` is off.
+
+use super::{Cursor, PuzzleInfo, StateSpace};
+
+/// Most rings: 2^34 states take a 4 GiB table.
+pub const MAX_RINGS: usize = 34;
+
+/// The Chinese rings with `n` rings.
+#[derive(Clone, Debug)]
+pub struct Rings {
+    n: usize,
+}
+
+impl Rings {
+    /// The puzzle with `n` rings (1 to [`MAX_RINGS`]).
+    pub fn new(n: usize) -> Result<Rings, String> {
+        if !(1..=MAX_RINGS).contains(&n) {
+            return Err(format!(
+                "--n {n} is out of range: the Chinese rings need 1 <= N <= {MAX_RINGS}"
+            ));
+        }
+        Ok(Rings { n })
+    }
+}
+
+impl StateSpace for Rings {
+    type Cursor<'a> = RingsCursor;
+
+    fn size(&self) -> u64 {
+        1 << self.n
+    }
+
+    fn move_names(&self) -> Vec<String> {
+        vec!["first".into(), "next".into()]
+    }
+
+    fn move_count(&self) -> usize {
+        2
+    }
+
+    fn solved(&self) -> u64 {
+        (1 << self.n) - 1
+    }
+
+    fn cursor(&self) -> RingsCursor {
+        RingsCursor {
+            state: 0,
+            last: 1 << (self.n - 1),
+        }
+    }
+
+    fn state(&self, rank: u64) -> Vec<u32> {
+        (0..self.n).map(|k| (rank >> k) as u32 & 1).collect()
+    }
+
+    fn rank(&self, state: &[u32]) -> Result<u64, String> {
+        if state.len() != self.n {
+            return Err(format!(
+                "the state has {} rings but this puzzle has {}: give one 0 (on) or 1 (off) per ring, ring 1 first",
+                state.len(),
+                self.n
+            ));
+        }
+        state
+            .iter()
+            .enumerate()
+            .try_fold(0u64, |acc, (k, &b)| match b {
+                0 | 1 => Ok(acc | (b as u64) << k),
+                other => Err(format!(
+                    "ring {} is {other}: each ring is 0 (on) or 1 (off)",
+                    k + 1
+                )),
+            })
+    }
+
+    fn info(&self) -> PuzzleInfo {
+        let mut params = serde_json::Map::new();
+        params.insert("n".into(), self.n.into());
+        PuzzleInfo {
+            puzzle: "rings".into(),
+            params,
+            metric: "moves".into(),
+            moves: self.move_names(),
+            rank_order: "rank = sum over rings k of b_k * 2^(k-1), where b_k = 1 when ring k is off and 0 when it is on".into(),
+            group_order: None,
+        }
+    }
+
+    fn slug(&self) -> String {
+        format!("rings-n{}", self.n)
+    }
+}
+
+/// Steps along the rings' states.
+pub struct RingsCursor {
+    state: u64,
+    /// The bit of the last ring.
+    last: u64,
+}
+
+impl Cursor for RingsCursor {
+    fn seek(&mut self, rank: u64) {
+        self.state = rank;
+    }
+
+    fn neighbour(&mut self, mv: usize) -> u64 {
+        if mv == 0 {
+            return self.state ^ 1;
+        }
+        // The first ring on is the lowest 0 bit; the ring after it may move.
+        let first_on = !self.state & self.state.wrapping_add(1);
+        let after = first_on << 1;
+        if first_on == 0 || after > self.last {
+            self.state
+        } else {
+            self.state ^ after
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The puzzle a command line names: its family and size options, checked and turned into a
+//! state space.
+
+use super::perm::{self, Identity, parse};
+use super::{Key, Metric, Perm, Ring, Rings, Space};
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+
+/// The puzzle options of a command line.
+#[derive(Clone, Debug, Default)]
+pub struct PuzzleArgs {
+    /// The family: `turnstyle`, `topspin`, `perm`, `rotation`, `rings` or `key`.
+    pub puzzle: String,
+    /// Pieces (Turnstyle, TopSpin) or rings.
+    pub n: Option<usize>,
+    /// TopSpin's turntable size.
+    pub k: Option<usize>,
+    /// Which moves count (Turnstyle, TopSpin).
+    pub metric: Option<String>,
+    /// Generators in cycle notation (perm).
+    pub gens: Option<String>,
+    /// A definition file (perm: twsearch format; key: heights).
+    pub def: Option<PathBuf>,
+    /// Board rows (rotation).
+    pub rows: Option<usize>,
+    /// Board columns (rotation).
+    pub cols: Option<usize>,
+    /// Block size (rotation).
+    pub block: Option<usize>,
+}
+
+/// The families and the options each takes.
+const FAMILIES: [(&str, &[&str]); 6] = [
+    ("turnstyle", &["--n", "--metric"]),
+    ("topspin", &["--n", "--k", "--metric"]),
+    ("perm", &["--gens", "--def"]),
+    ("rotation", &["--rows", "--cols", "--block"]),
+    ("rings", &["--n"]),
+    ("key", &["--def"]),
+];
+
+impl PuzzleArgs {
+    /// The options given, by name.
+    fn given(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for (name, set) in [
+            ("--n", self.n.is_some()),
+            ("--k", self.k.is_some()),
+            ("--metric", self.metric.is_some()),
+            ("--gens", self.gens.is_some()),
+            ("--def", self.def.is_some()),
+            ("--rows", self.rows.is_some()),
+            ("--cols", self.cols.is_some()),
+            ("--block", self.block.is_some()),
+        ] {
+            if set {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    /// The state space these options describe, or why they describe none (one line).
+    pub fn space(&self) -> Result<Space, String> {
+        let family = self.puzzle.as_str();
+        let Some((_, takes)) = FAMILIES.iter().find(|(f, _)| *f == family) else {
+            let names: Vec<&str> = FAMILIES.iter().map(|(f, _)| *f).collect();
+            return Err(format!(
+                "unknown puzzle '{family}': use --puzzle {}",
+                names.join(", ")
+            ));
+        };
+        if let Some(extra) = self.given().into_iter().find(|o| !takes.contains(o)) {
+            return Err(format!(
+                "--puzzle {family} does not take {extra}: its options are {}",
+                takes.join(", ")
+            ));
+        }
+        let need = |value: Option<usize>, option: &str| {
+            value.ok_or_else(|| format!("--puzzle {family} needs {option}"))
+        };
+        let metric = || {
+            self.metric
+                .as_deref()
+                .map_or(Ok(Metric::Lrf), Metric::parse)
+        };
+        Ok(match family {
+            "turnstyle" => Space::Ring(Ring::turnstyle(need(self.n, "--n")?, metric()?)?),
+            "topspin" => Space::Ring(Ring::topspin(
+                need(self.n, "--n")?,
+                self.k.unwrap_or(4),
+                metric()?,
+            )?),
+            "rotation" => Space::Perm(perm::rotation(
+                need(self.rows, "--rows")?,
+                need(self.cols, "--cols")?,
+                need(self.block, "--block")?,
+            )?),
+            "rings" => Space::Rings(Rings::new(need(self.n, "--n")?)?),
+            "key" => {
+                let path = self
+                    .def
+                    .as_ref()
+                    .ok_or("--puzzle key needs --def FILE (the key and disk heights)")?;
+                let (text, file) = read(path)?;
+                Space::Key(Key::parse(&text, &file, &stem(path))?)
+            }
+            _ => Space::Perm(self.perm()?),
+        })
+    }
+
+    /// A permutation puzzle from `--gens` or `--def`.
+    fn perm(&self) -> Result<Perm, String> {
+        let mut params = serde_json::Map::new();
+        let (def, slug) = match (&self.gens, &self.def) {
+            (Some(gens), None) => {
+                let def = parse::generators(gens)?;
+                params.insert("points".into(), def.solved.len().into());
+                params.insert("generators".into(), gens.trim().into());
+                // Short and stable: the generators' own text decides the folder.
+                let digest = Sha256::digest(gens.split_whitespace().collect::<String>());
+                let slug = format!("perm-n{}-{}", def.solved.len(), hex6(&digest));
+                (def, slug)
+            }
+            (None, Some(path)) => {
+                let (text, file) = read(path)?;
+                let def = parse::definition(&text, &file)?;
+                params.insert("definition".into(), file.into());
+                if !def.name.is_empty() {
+                    params.insert("name".into(), def.name.clone().into());
+                }
+                params.insert("points".into(), def.solved.len().into());
+                (def, format!("perm-{}", stem(path)))
+            }
+            (Some(_), Some(_)) => {
+                return Err("--puzzle perm takes --gens or --def, not both".into());
+            }
+            (None, None) => {
+                return Err(
+                    "--puzzle perm needs --gens \"(1,2)(3,4); (1,2,3,4,5)\" or --def FILE.tws"
+                        .into(),
+                );
+            }
+        };
+        Perm::new(
+            Identity {
+                family: "perm".into(),
+                params,
+                metric: "gens".into(),
+                slug,
+            },
+            def,
+            true,
+        )
+    }
+}
+
+/// A definition file's text and its name as errors give it.
+fn read(path: &PathBuf) -> Result<(String, String), String> {
+    let file = path.display().to_string();
+    std::fs::read_to_string(path)
+        .map(|text| (text, file.clone()))
+        .map_err(|e| format!("cannot read the definition {file}: {e}"))
+}
+
+/// A file's name without folder and extension, for output folders.
+fn stem(path: &std::path::Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "definition".into())
+}
+
+fn hex6(bytes: &[u8]) -> String {
+    bytes[..3].iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,605 @@
+//! Every puzzle family against a plain queue-based BFS written here from the seeds' own
+//! descriptions of the moves, and against the values the seeds publish.
+
+use gpusearch::puzzle::perm::{self, Identity, parse};
+use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
+use gpusearch::search::path::path_to_solved;
+use gpusearch::search::table::UNREACHED;
+use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::hash::Hash;
+
+/// Distances from the starts by a queue, the moves given as a function.
+struct Naive<T> {
+    distance: HashMap<T, u64>,
+    levels: Vec<u64>,
+}
+
+fn naive_bfs<T: Clone + Eq + Hash>(starts: Vec<T>, moves: impl Fn(&T) -> Vec<T>) -> Naive<T> {
+    let mut distance: HashMap<T, u64> = starts.iter().map(|s| (s.clone(), 0)).collect();
+    let mut queue: VecDeque<T> = starts.into();
+    while let Some(s) = queue.pop_front() {
+        let d = distance[&s];
+        for t in moves(&s) {
+            if !distance.contains_key(&t) {
+                distance.insert(t.clone(), d + 1);
+                queue.push_back(t);
+            }
+        }
+    }
+    let diameter = *distance.values().max().unwrap();
+    let mut levels = vec![0u64; diameter as usize + 1];
+    for &d in distance.values() {
+        levels[d as usize] += 1;
+    }
+    Naive { distance, levels }
+}
+
+fn run<S: StateSpace>(space: &S, strategy: Strategy) -> Outcome {
+    let options = Options {
+        antipode_limit: usize::MAX,
+        strategy,
+    };
+    search(space, &options, &Silent)
+}
+
+/// The engine's search of `space` under every strategy equals the naive BFS: levels, the
+/// antipodes, and every table entry (the state of each rank through `key`).
+fn check<S: StateSpace, T: Clone + Eq + Hash + Ord + std::fmt::Debug>(
+    what: &str,
+    space: &S,
+    naive: &Naive<T>,
+    key: impl Fn(Vec<u32>) -> T,
+) {
+    let diameter = naive.levels.len() as u64 - 1;
+    let far: BTreeSet<T> = naive
+        .distance
+        .iter()
+        .filter(|&(_, &d)| d == diameter)
+        .map(|(s, _)| s.clone())
+        .collect();
+    for strategy in [
+        Strategy::Auto,
+        Strategy::Lists,
+        Strategy::TopDown,
+        Strategy::BottomUp,
+        Strategy::Sweep,
+    ] {
+        let outcome = run(space, strategy);
+        let w = format!("{what} {strategy:?}");
+        assert_eq!(
+            outcome.levels.iter().collect::<Vec<_>>(),
+            naive.levels,
+            "{w}"
+        );
+        let antipodes: BTreeSet<T> = outcome
+            .antipodes
+            .iter()
+            .map(|&r| key(space.state(r)))
+            .collect();
+        assert_eq!(antipodes, far, "{w}: antipodes");
+        for r in 0..space.size() {
+            let want = naive
+                .distance
+                .get(&key(space.state(r)))
+                .map_or(UNREACHED, |&d| (d % 3) as u8);
+            assert_eq!(outcome.table.get(r), want, "{w}: rank {r}");
+        }
+    }
+}
+
+/// Every rank's state ranks back to it, and the cursor's neighbours are the naive moves'.
+fn check_ranks<S: StateSpace>(what: &str, space: &S, moves: impl Fn(&[u32]) -> Vec<Vec<u32>>) {
+    let mut cursor = space.cursor();
+    for r in 0..space.size() {
+        let state = space.state(r);
+        if space.rank(&state) != Ok(r) {
+            // Unreachable ranks (none in these spaces but the key's walls) have no moves to check.
+            continue;
+        }
+        cursor.seek(r);
+        let mut got: Vec<u64> = (0..space.move_count())
+            .map(|m| cursor.neighbour(m))
+            .collect();
+        let mut want: Vec<u64> = moves(&state)
+            .iter()
+            .map(|t| space.rank(t).unwrap())
+            .collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "{what}: rank {r} {state:?}");
+    }
+}
+
+// TopSpin: n pieces on a ring; L shifts every piece one place left, R right, F reverses the k
+// pieces at positions 0..k.
+
+fn topspin_moves(s: &[u32], k: usize) -> Vec<Vec<u32>> {
+    let n = s.len();
+    let l = (0..n).map(|i| s[(i + 1) % n]).collect();
+    let r = (0..n).map(|i| s[(i + n - 1) % n]).collect();
+    let mut f = s.to_vec();
+    f[..k].reverse();
+    vec![l, r, f]
+}
+
+#[test]
+fn topspin_matches_naive_bfs() {
+    for n in 3..=8 {
+        for k in 2..=n.min(5) {
+            let space = Ring::topspin(n, k, Metric::Lrf).unwrap();
+            let naive = naive_bfs(vec![(1..=n as u32).collect::<Vec<u32>>()], |s| {
+                topspin_moves(s, k)
+            });
+            let what = format!("topspin n={n} k={k}");
+            check(&what, &space, &naive, |s| s);
+            check_ranks(&what, &space, |s| topspin_moves(s, k));
+        }
+    }
+}
+
+#[test]
+fn topspin_defaults_and_published_reach() {
+    // With k = 4 the moves generate all of S_n for even n and A_n for odd n (n >= 6).
+    for n in 6..=9 {
+        let space = Ring::topspin(n, 4, Metric::Lrf).unwrap();
+        let outcome = run(&space, Strategy::Auto);
+        let all: u64 = (1..=n as u64).product();
+        assert_eq!(outcome.reachable(), if n % 2 == 0 { all } else { all / 2 });
+    }
+    assert!(Ring::topspin(5, 6, Metric::Lrf).is_err());
+    assert!(Ring::topspin(5, 1, Metric::Lrf).is_err());
+}
+
+// The number rotation puzzle: an R x C board of numbered squares; each K x K block turns a
+// quarter turn either way.
+
+fn rotation_moves(s: &[u32], rows: usize, cols: usize, k: usize) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    for r in 0..=rows - k {
+        for c in 0..=cols - k {
+            // Clockwise: what sits at block square (i, j) moves to (j, k - 1 - i).
+            let mut cw = s.to_vec();
+            let mut ccw = s.to_vec();
+            for i in 0..k {
+                for j in 0..k {
+                    let from = (r + i) * cols + c + j;
+                    cw[(r + j) * cols + c + k - 1 - i] = s[from];
+                    ccw[(r + k - 1 - j) * cols + c + i] = s[from];
+                }
+            }
+            out.push(cw);
+            out.push(ccw);
+        }
+    }
+    out
+}
+
+#[test]
+fn rotation_boards_match_naive_bfs() {
+    for (rows, cols, k) in [
+        (2, 2, 2),
+        (2, 3, 2),
+        (3, 2, 2),
+        (2, 4, 2),
+        (3, 4, 3),
+        (3, 3, 3),
+    ] {
+        let space = perm::rotation(rows, cols, k).unwrap();
+        let solved: Vec<u32> = (1..=(rows * cols) as u32).collect();
+        let naive = naive_bfs(vec![solved], |s| rotation_moves(s, rows, cols, k));
+        let what = format!("rotation {rows}x{cols} k={k}");
+        check(&what, &space, &naive, |s| s);
+        check_ranks(&what, &space, |s| rotation_moves(s, rows, cols, k));
+        assert_eq!(space.group_order(), naive.distance.len() as u64, "{what}");
+    }
+}
+
+#[test]
+fn rotation_boards_give_the_published_values() {
+    // number-rotation-puzzle.txt: the 3x3 board with 2x2 blocks reaches all 9! positions, at
+    // these distances; 2x3 with 2x2 blocks reaches 120 of 720; 3x4 with 3x3 blocks 720.
+    let space = perm::rotation(3, 3, 2).unwrap();
+    let outcome = run(&space, Strategy::Auto);
+    assert_eq!(
+        outcome.levels.iter().collect::<Vec<_>>(),
+        [
+            1, 8, 52, 328, 1996, 11336, 51582, 130042, 125929, 39706, 1880, 20
+        ]
+    );
+    for (rows, cols, k, reach) in [(2, 3, 2, 120), (3, 4, 3, 720)] {
+        let space = perm::rotation(rows, cols, k).unwrap();
+        assert_eq!(space.group_order(), reach);
+        assert_eq!(
+            space.size(),
+            reach,
+            "a table of the group's size, not of n!"
+        );
+        assert_eq!(run(&space, Strategy::Auto).reachable(), reach);
+    }
+}
+
+// The Chinese rings (chinese-rings-patience.txt): ring k is bit k - 1, 0 = on. Ring 1 can always
+// move; ring 2 when ring 1 is on; ring k > 2 when ring k - 1 is on and rings 1..k-2 are off.
+
+fn rings_moves(state: u64, n: usize) -> Vec<u64> {
+    let bit = |s: u64, k: usize| (s >> (k - 1)) & 1;
+    (1..=n)
+        .filter(|&k| match k {
+            1 => true,
+            2 => bit(state, 1) == 0,
+            _ => bit(state, k - 1) == 0 && (1..k - 1).all(|j| bit(state, j) == 1),
+        })
+        .map(|k| state ^ (1 << (k - 1)))
+        .collect()
+}
+
+#[test]
+fn rings_match_naive_bfs() {
+    for n in 1..=10 {
+        let space = Rings::new(n).unwrap();
+        let goal = (1u64 << n) - 1;
+        let naive = naive_bfs(vec![goal], |&s| rings_moves(s, n));
+        let number = |bits: Vec<u32>| bits.iter().rev().fold(0u64, |a, &b| a << 1 | b as u64);
+        let what = format!("rings n={n}");
+        check(&what, &space, &naive, number);
+        check_ranks(&what, &space, |s| {
+            rings_moves(number(s.to_vec()), n)
+                .iter()
+                .map(|&t| space.state(t))
+                .chain(std::iter::repeat_n(s.to_vec(), 2))
+                .take(2)
+                .collect()
+        });
+    }
+}
+
+#[test]
+fn rings_give_the_published_values() {
+    // N = 6: the all-on start is 42 moves from the all-off goal, the diameter is 63 and the
+    // only antipode is 31 (ring 6 on, the others off).
+    let space = Rings::new(6).unwrap();
+    let outcome = run(&space, Strategy::Auto);
+    assert_eq!(outcome.diameter(), 63);
+    assert_eq!(outcome.antipodes, [31]);
+    assert_eq!(path_to_solved(&space, &outcome.table, 0).unwrap().len(), 42);
+    // In general: the start is ceil(2 (2^N - 1) / 3) moves away, the diameter 2^N - 1.
+    for n in 1..=20 {
+        let space = Rings::new(n).unwrap();
+        let outcome = run(&space, Strategy::Auto);
+        let all = (1u64 << n) - 1;
+        assert_eq!(outcome.diameter(), all, "n={n}");
+        assert_eq!(outcome.levels.runs().len(), 1, "one state per level");
+        let to_start = path_to_solved(&space, &outcome.table, 0).unwrap().len() as u64;
+        assert_eq!(to_start, (2 * all).div_ceil(3), "n={n}");
+    }
+}
+
+// Permutation puzzles from generators: moves written here as maps of points.
+
+/// Applies a generator given as 1-based cycles: the piece at point i moves to g(i).
+fn apply_cycles(s: &[u32], cycles: &[&[usize]]) -> Vec<u32> {
+    let mut t = s.to_vec();
+    for c in cycles {
+        for w in 0..c.len() {
+            t[c[(w + 1) % c.len()] - 1] = s[c[w] - 1];
+        }
+    }
+    t
+}
+
+fn perm_from_gens(text: &str) -> Perm {
+    let def = parse::generators(text).unwrap();
+    Perm::new(
+        Identity {
+            family: "perm".into(),
+            params: Default::default(),
+            metric: "gens".into(),
+            slug: "test".into(),
+        },
+        def,
+        true,
+    )
+    .unwrap()
+}
+
+/// The inverse of a move given as 1-based cycles.
+fn inverse_cycles(cycles: &[&[usize]]) -> Vec<Vec<usize>> {
+    cycles
+        .iter()
+        .map(|c| c.iter().rev().copied().collect())
+        .collect()
+}
+
+#[test]
+fn generator_puzzles_match_naive_bfs() {
+    let cases: [(&str, &[&[&[usize]]]); 5] = [
+        // S_5, A_5 (3-cycles), a group of 6 on 6 points, Turnstyle with 7 pieces (A_7), and a
+        // group that fixes a point (positions 1..5 of 6).
+        ("(1,2); (1,2,3,4,5)", &[&[&[1, 2]], &[&[1, 2, 3, 4, 5]]]),
+        (
+            "(1,2,3); (2,3,4); (3,4,5)",
+            &[&[&[1, 2, 3]], &[&[2, 3, 4]], &[&[3, 4, 5]]],
+        ),
+        (
+            "(1,2,3)(4,5,6); (1,4)(2,5)(3,6)",
+            &[&[&[1, 2, 3], &[4, 5, 6]], &[&[1, 4], &[2, 5], &[3, 6]]],
+        ),
+        (
+            "(1,2)(3,4); (1,2,3,4,5,6,7)",
+            &[&[&[1, 2], &[3, 4]], &[&[1, 2, 3, 4, 5, 6, 7]]],
+        ),
+        (
+            "(1,2,3,4,5); (1,2)(3,4)(5,6)",
+            &[&[&[1, 2, 3, 4, 5]], &[&[1, 2], &[3, 4], &[5, 6]]],
+        ),
+    ];
+    for (text, gens) in cases {
+        let space = perm_from_gens(text);
+        let n = space.state(0).len();
+        let moves = |s: &[u32]| -> Vec<Vec<u32>> {
+            gens.iter()
+                .flat_map(|g| {
+                    let inv = inverse_cycles(g);
+                    let inv: Vec<&[usize]> = inv.iter().map(|c| c.as_slice()).collect();
+                    [apply_cycles(s, g), apply_cycles(s, &inv)]
+                })
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect()
+        };
+        let naive = naive_bfs(vec![(1..=n as u32).collect::<Vec<u32>>()], |s| moves(s));
+        check(text, &space, &naive, |s| s);
+        assert_eq!(space.group_order(), naive.distance.len() as u64, "{text}");
+        // Ranks and the cursor's neighbours (as sets: a move and its inverse may coincide).
+        let mut cursor = space.cursor();
+        for r in 0..space.size() {
+            let state = space.state(r);
+            assert_eq!(space.rank(&state), Ok(r), "{text}");
+            cursor.seek(r);
+            let got: BTreeSet<u64> = (0..space.move_count())
+                .map(|m| cursor.neighbour(m))
+                .collect();
+            let want: BTreeSet<u64> = moves(&state)
+                .iter()
+                .map(|t| space.rank(t).unwrap())
+                .collect();
+            assert_eq!(got, want, "{text}: rank {r}");
+        }
+    }
+}
+
+#[test]
+fn an_odd_solved_arrangement_under_even_moves_ranks_the_odd_permutations() {
+    let mut def = parse::generators("(1,2,3); (3,4,5,6,7)").unwrap();
+    def.solved = vec![2, 1, 3, 4, 5, 6, 7];
+    let space = Perm::new(
+        Identity {
+            family: "perm".into(),
+            params: Default::default(),
+            metric: "gens".into(),
+            slug: "t".into(),
+        },
+        def,
+        true,
+    )
+    .unwrap();
+    assert!(
+        space.info().rank_order.contains("odd"),
+        "{}",
+        space.info().rank_order
+    );
+    assert_eq!(space.size(), 2520);
+    let cycles: [&[&[usize]]; 2] = [&[&[1, 2, 3]], &[&[3, 4, 5, 6, 7]]];
+    let moves = |s: &Vec<u32>| -> Vec<Vec<u32>> {
+        cycles
+            .iter()
+            .flat_map(|g| {
+                let inv = inverse_cycles(g);
+                let inv: Vec<&[usize]> = inv.iter().map(|c| c.as_slice()).collect();
+                [apply_cycles(s, g), apply_cycles(s, &inv)]
+            })
+            .collect()
+    };
+    let naive = naive_bfs(vec![vec![2, 1, 3, 4, 5, 6, 7]], moves);
+    check("odd coset", &space, &naive, |s| s);
+    assert!(
+        space
+            .rank(&[1, 2, 3, 4, 5, 6, 7])
+            .unwrap_err()
+            .contains("even permutation")
+    );
+}
+
+#[test]
+fn small_groups_get_tables_of_their_own_size() {
+    let space = perm_from_gens("(1,2,3)(4,5,6); (1,4)(2,5)(3,6)");
+    assert_eq!(space.group_order(), 6);
+    assert_eq!(space.size(), 6);
+    assert!(space.info().rank_order.contains("increasing list"));
+    let outcome = run(&space, Strategy::Auto);
+    assert_eq!(outcome.reachable(), 6);
+    // A state outside the group is refused.
+    assert!(space.rank(&[2, 1, 3, 4, 5, 6]).is_err());
+}
+
+#[test]
+fn turnstyle_written_as_generators_is_the_builtin_turnstyle() {
+    // turnstyle-group-bfs-blog.txt: Turnstyle is generated by the n-cycle and (1 2)(3 4).
+    for n in [6, 7, 8, 9] {
+        let cycle: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+        let space = perm_from_gens(&format!("(1,2)(3,4); ({})", cycle.join(",")));
+        let builtin = Ring::turnstyle(n, Metric::Lrf).unwrap();
+        let a = run(&space, Strategy::Auto);
+        let b = run(&builtin, Strategy::Auto);
+        assert_eq!(a.levels, b.levels, "n={n}");
+        assert_eq!(space.group_order(), b.reachable(), "n={n}");
+        // The same antipodes, as positions.
+        let states = |o: &Outcome, s: &dyn Fn(u64) -> Vec<u32>| {
+            o.antipodes.iter().map(|&r| s(r)).collect::<BTreeSet<_>>()
+        };
+        assert_eq!(
+            states(&a, &|r| space.state(r)),
+            states(&b, &|r| builtin.state(r)),
+            "n={n}"
+        );
+    }
+}
+
+#[test]
+fn definitions_run_like_generators() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/puzzles/turnstyle-8.tws"
+    ))
+    .unwrap();
+    let def = parse::definition(&text, "turnstyle-8.tws").unwrap();
+    assert_eq!(def.moves.len(), 2);
+    let space = Perm::new(
+        Identity {
+            family: "perm".into(),
+            params: Default::default(),
+            metric: "gens".into(),
+            slug: "t".into(),
+        },
+        def,
+        true,
+    )
+    .unwrap();
+    assert_eq!(space.move_names(), ["F", "L", "L'"]);
+    let builtin = Ring::turnstyle(8, Metric::Lrf).unwrap();
+    assert_eq!(
+        run(&space, Strategy::Auto).levels,
+        run(&builtin, Strategy::Auto).levels
+    );
+}
+
+// Free the Key: the maze of positions x rotations.
+
+#[test]
+fn the_key_matches_naive_bfs_and_draws_its_maze() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/puzzles/free-the-key.txt"
+    ))
+    .unwrap();
+    let space = Key::parse(&text, "free-the-key.txt", "free-the-key").unwrap();
+    // The naive model, from the file's own numbers.
+    let line = |name: &str| -> Vec<usize> {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .split_whitespace()
+            .skip(1)
+            .map(|x| x.parse().unwrap())
+            .collect()
+    };
+    let (above, below, disk) = (line("above"), line("below"), line("disk"));
+    let (p_count, d) = (above.len(), disk.len());
+    let fits = |p: usize, r: usize| {
+        p == p_count || (above[p] <= disk[r] && below[p] <= disk[(r + d / 2) % d])
+    };
+    let moves = |&(p, r): &(usize, usize)| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        if p > 0 && fits(p - 1, r) {
+            out.push((p - 1, r));
+        }
+        if p < p_count && fits(p + 1, r) {
+            out.push((p + 1, r));
+        }
+        if p < p_count {
+            for t in [(r + 1) % d, (r + d - 1) % d] {
+                if fits(p, t) {
+                    out.push((p, t));
+                }
+            }
+        }
+        out
+    };
+    let off: Vec<(usize, usize)> = (0..d).map(|r| (p_count, r)).collect();
+    let naive = naive_bfs(off, moves);
+    check("key", &space, &naive, |s| (s[0] as usize, s[1] as usize));
+    let outcome = run(&space, Strategy::Auto);
+    let from_start = path_to_solved(&space, &outcome.table, space.start()).unwrap();
+    assert_eq!(from_start.len() as u64, naive.distance[&(0, 0)]);
+    let maze = space.maze(&outcome.table);
+    assert_eq!(maze.lines().count(), d + 3);
+    assert!(maze.contains(&format!("{} moves from the start", from_start.len())));
+    let path_cells = maze.matches('*').count() - 1;
+    assert_eq!(path_cells, from_start.len(), "the path is marked: {maze}");
+}
+
+#[test]
+fn malformed_key_files_name_line_and_column() {
+    for (text, at, needle) in [
+        (
+            "above 0 1\nbelow 0 1\ndisk 1 2 3\n",
+            "k:3:1:",
+            "even number",
+        ),
+        (
+            "above 0 1\nbelow 0 x\ndisk 1 2\n",
+            "k:2:9:",
+            "expected a height",
+        ),
+        (
+            "above 0 1\nbelow 0\ndisk 1 2\n",
+            "k:2:1:",
+            "one per key position",
+        ),
+        (
+            "above 0 1\nbelow 0 1\ndisk 1 2\nstart 5 0\n",
+            "k:4:1:",
+            "'start'",
+        ),
+        (
+            "above 0 1\nbelow 0 1\nshape 1 2\n",
+            "k:3:1:",
+            "unexpected 'shape'",
+        ),
+    ] {
+        let e = Key::parse(text, "k", "k").unwrap_err();
+        assert!(e.starts_with(at) && e.contains(needle), "{e}");
+    }
+}
+
+/// The neighbours of every rank through the space's structure (block moves, then the residual
+/// moves state by state) are the cursor's, once each.
+fn check_structure<S: StateSpace>(what: &str, space: &S) {
+    let structure = space.structure().expect("a space with structure");
+    let mut cursor = space.cursor();
+    for r in 0..space.size() {
+        cursor.seek(r);
+        let mut want: Vec<u64> = (0..space.move_count())
+            .map(|m| cursor.neighbour(m))
+            .collect();
+        let mut got: Vec<u64> = structure
+            .blocks
+            .iter()
+            .filter(|b| (b.from..b.from + b.len).contains(&r))
+            .map(|b| b.to + b.window.apply(r - b.from))
+            .collect();
+        for (ranks, mv) in &structure.residual {
+            if ranks.contains(&r) {
+                got.push(cursor.neighbour(*mv));
+            }
+        }
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want, "{what}: rank {r}");
+    }
+}
+
+#[test]
+fn window_moves_of_permutation_puzzles_give_every_neighbour_once() {
+    let rotation = perm::rotation(3, 3, 2).unwrap();
+    assert!(!rotation.structure().unwrap().blocks.is_empty());
+    check_structure("rotation 3x3 k=2", &rotation);
+    check_structure("rotation 2x4 k=2", &perm::rotation(2, 4, 2).unwrap());
+    // S_7 with a window move and a long cycle (residual), and A_7 (even ranks).
+    check_structure("gens S_7", &perm_from_gens("(2,3)(4,5); (1,2,3,4,5,6,7)"));
+    check_structure("gens A_7", &perm_from_gens("(1,2)(3,4); (1,2,3,4,5,6,7)"));
+    for k in [2, 3, 4, 5] {
+        check_structure("topspin", &Ring::topspin(7, k, Metric::Lrf).unwrap());
+    }
+}
