@@ -5,12 +5,17 @@ use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
 use crate::puzzle::spec::PuzzleArgs;
 use crate::report::Report;
-use crate::search::levels::Written;
-use crate::search::{self, Options, table::DistanceTable};
-use crate::store::{self, atomic::AtomicFile};
+use crate::search::bitmap::Bitmap;
+use crate::search::levels::{Levels, Written};
+use crate::search::{self, Checkpoints, Options, Resume, table::DistanceTable};
+use crate::store::{
+    self,
+    atomic::{self, AtomicFile},
+};
 use crate::with_space;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Why a run did not complete.
@@ -55,6 +60,10 @@ pub struct Job {
     pub backend: String,
     /// Largest GPU window in bytes (smaller than the adapter allows only to test windowing).
     pub gpu_window_bytes: Option<u64>,
+    /// Go on from the checkpoint in the output folder.
+    pub resume: bool,
+    /// Seconds between checkpoints (0: after every level).
+    pub checkpoint_every: f64,
 }
 
 /// Under `--backend auto`, smaller tables stay on the CPU: setting up the device would take
@@ -114,15 +123,8 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(space.slug()));
-    let threads = match job.threads {
-        Some(0) => {
-            return Err(Error::Input(
-                "--threads 0 is not allowed: give at least 1, or leave it out for all cores".into(),
-            ));
-        }
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let pool = pool(job.threads)?;
+    let threads = pool.current_num_threads();
     check_memory(space)?;
     // The GPU with the table's layout on it, checked against its limits before any output.
     let gpu = match open_gpu(job, space)? {
@@ -135,20 +137,50 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         None => None,
     };
     prepare_output(&out)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Run(format!("cannot start {threads} worker threads: {e}")))?;
+    let checkpoint = out.join(CHECKPOINT);
+    if job.checkpoint_every.is_nan() || job.checkpoint_every < 0.0 {
+        return Err(Error::Input(format!(
+            "--checkpoint-every {}: give a number of seconds, 0 or more",
+            job.checkpoint_every
+        )));
+    }
+    let resume = if job.resume {
+        Some(resume_from(space, &checkpoint)?)
+    } else if checkpoint.exists() {
+        return Err(Error::Input(format!(
+            "{} holds the checkpoint of an interrupted run: add --resume to go on from it, or delete {} to start again",
+            out.display(),
+            checkpoint.display()
+        )));
+    } else {
+        None
+    };
+    // Seconds of search before this run, when it goes on from a checkpoint.
+    let (resume, earlier) = match resume {
+        Some((r, seconds)) => (Some(r), seconds),
+        None => (None, 0.0),
+    };
+    let started = Instant::now();
+    let saver = FileCheckpoints {
+        path: checkpoint.clone(),
+        info: space.info(),
+        every: job.checkpoint_every,
+        since: Mutex::new(Instant::now()),
+        earlier,
+        started,
+    };
 
     let bar = LevelBar::new(space.size(), job.quiet);
-    let started = Instant::now();
-    let outcome = match &gpu {
-        Some((gpu, layout)) => pool
-            .install(|| gpu.search(space, layout, &Options::default(), &bar))
-            .map_err(Error::Run)?,
-        None => pool.install(|| search::search(space, &Options::default(), &bar)),
-    };
-    let seconds = started.elapsed().as_secs_f64();
+    let options = Options::default();
+    let outcome = pool
+        .install(|| match &gpu {
+            Some((gpu, layout)) => {
+                gpu.search_from(space, layout, &options, &bar, Some(&saver), resume)
+            }
+            None => search::search_from(space, &options, &bar, Some(&saver), resume),
+        })
+        .map_err(Error::Run)?;
+    let seconds = earlier + started.elapsed().as_secs_f64();
     bar.finish();
 
     let info = space.info();
@@ -190,6 +222,7 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
     let picture = space.picture(&outcome.table);
     let mut files = vec![
         ("levels.csv", report.levels_csv()),
+        ("levels.svg", report.levels_svg()),
         ("report.md", report.to_markdown()),
         ("report.json", report.to_json()),
     ];
@@ -200,11 +233,101 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         let path = out.join(name);
         AtomicFile::write_all(&path, text.as_bytes()).map_err(|e| write_error(&path, e))?;
     }
+    // The run is complete: nothing to resume any more.
+    if checkpoint.exists() {
+        std::fs::remove_file(&checkpoint).map_err(|e| write_error(&checkpoint, e))?;
+    }
     Ok(Finished {
         report,
         out,
         picture: picture.map(|(_, text)| text),
     })
+}
+
+/// The checkpoint's name in the output folder.
+pub const CHECKPOINT: &str = "checkpoint.gsc";
+
+/// A pool of `threads` workers (all cores when `None`).
+pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Error> {
+    let threads = match threads {
+        Some(0) => {
+            return Err(Error::Input(
+                "--threads 0 is not allowed: give at least 1, or leave it out for all cores".into(),
+            ));
+        }
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Run(format!("cannot start {threads} worker threads: {e}")))
+}
+
+/// Checkpoints written into the output folder, atomically, at most every `every` seconds.
+struct FileCheckpoints {
+    path: PathBuf,
+    info: crate::puzzle::PuzzleInfo,
+    every: f64,
+    since: Mutex<Instant>,
+    /// Seconds searched by the runs before this one.
+    earlier: f64,
+    /// When this run's search started.
+    started: Instant,
+}
+
+impl Checkpoints for FileCheckpoints {
+    fn due(&self) -> bool {
+        let since = self.since.lock().unwrap_or_else(|e| e.into_inner());
+        since.elapsed().as_secs_f64() >= self.every
+    }
+
+    fn save(&self, table: &DistanceTable, levels: &Levels, last: &Bitmap) -> Result<(), String> {
+        let fail =
+            |e: std::io::Error| format!("cannot write the checkpoint {}: {e}", self.path.display());
+        let mut file = AtomicFile::create(&self.path).map_err(fail)?;
+        let seconds = self.earlier + self.started.elapsed().as_secs_f64();
+        store::write_checkpoint(file.writer(), &self.info, levels, seconds, table, last)
+            .map_err(fail)?;
+        file.commit().map_err(fail)?;
+        *self.since.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        Ok(())
+    }
+}
+
+/// The state saved in `path`, checked to be a checkpoint of `space`, and the seconds searched
+/// up to it.
+fn resume_from<S: StateSpace>(space: &S, path: &Path) -> Result<(Resume, f64), Error> {
+    if !path.exists() {
+        return Err(Error::Input(format!(
+            "--resume: there is no checkpoint {} (the run finished, or never saved one): run without --resume",
+            path.display()
+        )));
+    }
+    // Temporary files that a killed run left behind.
+    if let Some(folder) = path.parent() {
+        atomic::remove_stale(folder);
+    }
+    let (header, table, last) = store::read_checkpoint(path).map_err(|e| {
+        Error::Input(format!(
+            "--resume: cannot use {}: {e}; delete it to start again",
+            path.display()
+        ))
+    })?;
+    if header.puzzle != space.info() || header.entries != space.size() {
+        return Err(Error::Input(format!(
+            "--resume: {} is a checkpoint of another puzzle ({} {}): give that puzzle's options, or another --out",
+            path.display(),
+            header.puzzle.puzzle,
+            serde_json::Value::Object(header.puzzle.params.clone())
+        )));
+    }
+    let resume = Resume {
+        table,
+        levels: header.levels.levels(),
+        last,
+    };
+    Ok((resume, header.seconds))
 }
 
 /// Refuses a table that does not fit in the memory available now.

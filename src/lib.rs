@@ -13,4 +13,7 @@ pub mod puzzle;
 pub mod rank;
 pub mod report;
 pub mod search;
+pub mod solve;
 pub mod store;
+pub mod tables;
+pub mod verify;

@@ -57,7 +57,20 @@ fn a_run_writes_reports_and_a_readable_distances_file() {
     ]);
     assert_eq!(
         files_in(&out),
-        ["distances.gsd", "levels.csv", "report.json", "report.md"]
+        [
+            "distances.gsd",
+            "levels.csv",
+            "levels.svg",
+            "report.json",
+            "report.md"
+        ]
+    );
+    let svg = std::fs::read_to_string(out.join("levels.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        svg.matches("<rect x=").count(),
+        25,
+        "a bar per distance, 0 to 24"
     );
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();

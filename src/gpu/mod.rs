@@ -9,9 +9,12 @@
 pub mod layout;
 
 use crate::puzzle::StateSpace;
+use crate::search::bitmap::Bitmap;
 use crate::search::levels::Levels;
-use crate::search::table::{DistanceTable, huge_pages, matches, spread};
-use crate::search::{self, Options, Outcome, Progress, Step, Strategy};
+use crate::search::table::{
+    DistanceTable, LOW_BITS, UNREACHED, huge_pages, matches, spread, squeeze,
+};
+use crate::search::{self, Checkpoints, Options, Outcome, Progress, Resume, Step, Strategy};
 use layout::{BLOCK_BYTES, Dispatch, Layout, WORKGROUP};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -127,13 +130,27 @@ impl Gpu {
         Ok(layout)
     }
 
-    /// Runs a full breadth-first search of `space` from its solved state on the device.
+    /// Runs a full breadth-first search of `space` from its solved states on the device.
     pub fn search<S: StateSpace>(
         &self,
         space: &S,
         layout: &Layout,
         options: &Options,
         progress: &dyn Progress,
+    ) -> Result<Outcome, String> {
+        self.search_from(space, layout, options, progress, None, None)
+    }
+
+    /// [`Gpu::search`], saving checkpoints where `checkpoints` asks (the table read back from
+    /// the device) and going on from `resume` if given (uploaded to the device).
+    pub fn search_from<S: StateSpace>(
+        &self,
+        space: &S,
+        layout: &Layout,
+        options: &Options,
+        progress: &dyn Progress,
+        checkpoints: Option<&dyn Checkpoints>,
+        resume: Option<Resume>,
     ) -> Result<Outcome, String> {
         let puzzle = space.gpu_source().ok_or_else(|| {
             format!(
@@ -142,14 +159,24 @@ impl Gpu {
             )
         })?;
         let run = Run::new(self, layout, &puzzle, &space.gpu_data())?;
-        let starts = space.starts();
-        run.init(&starts);
+        let mut levels = match resume {
+            None => {
+                let starts = space.starts();
+                run.init(&starts);
+                let first = starts.len() as u64;
+                progress.found(first);
+                progress.level(0, first, Step::TopDown);
+                Levels::from_counts(&[first])
+            }
+            Some(r) => {
+                run.upload(&r.table, &r.last)?;
+                progress.found(r.levels.total());
+                r.levels
+            }
+        };
         let size = space.size();
         let moves = space.move_count();
-        let mut levels = Levels::from_counts(&[1]);
-        progress.found(1);
-        progress.level(0, 1, Step::TopDown);
-        let mut reached = 1u64;
+        let mut reached = levels.total();
         let mut bottom_up = options.strategy == Strategy::BottomUp;
         // The device has no sweep passes: the strategies that choose by cost choose here too.
         let choose = matches!(options.strategy, Strategy::Auto | Strategy::Sweep);
@@ -171,13 +198,16 @@ impl Gpu {
                 Step::TopDown
             };
             progress.level(depth + 1, count, step);
+            if let Some(c) = checkpoints.filter(|c| c.due()) {
+                let (table, last) = run.read_back(((depth + 1) % 3) as u8)?;
+                c.save(&table, &levels, &last)?;
+            }
         }
-        let last = ((levels.len() - 1) % 3) as u8;
-        let (table, antipodes) = run.read_back(last, options.antipode_limit)?;
+        let (table, last) = run.read_back(((levels.len() - 1) % 3) as u8)?;
         Ok(Outcome {
             table,
             levels,
-            antipodes,
+            antipodes: last.smallest(options.antipode_limit),
         })
     }
 }
@@ -635,19 +665,20 @@ impl<'g> Run<'g> {
         Ok(counts.iter().map(|&c| u64::from(c)).sum())
     }
 
-    /// The table, read back block by block, and the smallest `limit` ranks of the last level
-    /// (entries holding `last` that are not yet seen).
-    fn read_back(&self, last: u8, limit: usize) -> Result<(DistanceTable, Vec<u64>), String> {
+    /// The table, read back block by block, and the states of the last level (entries holding
+    /// `last` that are not yet seen).
+    fn read_back(&self, last: u8) -> Result<(DistanceTable, Bitmap), String> {
         let layout = &self.layout;
         let mut table_words = Vec::with_capacity(layout.blocks as usize);
         huge_pages(table_words.as_ptr(), layout.blocks as usize * 8);
+        // One bitmap word per two blocks.
+        let mut last_words = vec![0u64; layout.blocks.div_ceil(2) as usize];
         let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("table read-back"),
             size: READBACK_BLOCKS.min(layout.window_blocks(0)) * BLOCK_BYTES,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut antipodes = Vec::new();
         for w in 0..layout.windows {
             let blocks = layout.window_blocks(w);
             let mut first = 0;
@@ -666,17 +697,11 @@ impl<'g> Run<'g> {
                     let words: &[u32] =
                         bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
                     for b in words.chunks_exact(3) {
-                        let block = table_words.len() as u64;
+                        let block = table_words.len();
                         let word = u64::from(b[0]) | u64::from(b[1]) << 32;
                         table_words.push(word);
-                        if antipodes.len() < limit {
-                            let mut last_level = matches(word, last) & !spread(b[2]);
-                            while last_level != 0 && antipodes.len() < limit {
-                                let bit = last_level.trailing_zeros() as u64;
-                                antipodes.push(block * 32 + bit / 2);
-                                last_level &= last_level - 1;
-                            }
-                        }
+                        let level = squeeze(matches(word, last) & !spread(b[2])) as u64;
+                        last_words[block / 2] |= level << (32 * (block % 2));
                     }
                 })?;
                 first += count;
@@ -684,8 +709,41 @@ impl<'g> Run<'g> {
         }
         Ok((
             DistanceTable::from_words(layout.entries, table_words),
-            antipodes,
+            Bitmap::from_fn(layout.entries, |w| last_words[w]),
         ))
+    }
+
+    /// Puts a table on the device to go on from: each block's words, and as seen every reached
+    /// entry but those of the last level (the next pass then expands exactly that level).
+    fn upload(&self, table: &DistanceTable, last: &Bitmap) -> Result<(), String> {
+        let layout = &self.layout;
+        let mut block = 0u64;
+        for w in 0..layout.windows {
+            let blocks = layout.window_blocks(w);
+            let mut first = 0;
+            while first < blocks {
+                let count = READBACK_BLOCKS.min(blocks - first);
+                let mut words = Vec::with_capacity(3 * count as usize);
+                for b in block..block + count {
+                    let word = table.word(b as usize);
+                    let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
+                    let level = (last.word((b / 2) as usize) >> (32 * (b % 2))) as u32;
+                    words.extend([word as u32, (word >> 32) as u32, reached & !level]);
+                }
+                self.gpu.queue.write_buffer(
+                    &self.windows[w as usize],
+                    first * BLOCK_BYTES,
+                    bytemuck::cast_slice(&words),
+                );
+                block += count;
+                first += count;
+            }
+        }
+        self.gpu
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("the GPU stopped: {e}"))?;
+        Ok(())
     }
 }
 

@@ -272,6 +272,11 @@ impl StateSpace for Key {
         params.insert("definition".into(), self.name.clone().into());
         params.insert("positions".into(), self.positions().into());
         params.insert("rotations".into(), self.rotations().into());
+        // The heights themselves, so that a distances file describes its key alone.
+        params.insert("above".into(), self.above.clone().into());
+        params.insert("below".into(), self.below.clone().into());
+        params.insert("disk".into(), self.disk.clone().into());
+        params.insert("start".into(), vec![self.start.0, self.start.1].into());
         PuzzleInfo {
             puzzle: "key".into(),
             params,

@@ -67,6 +67,16 @@ pub trait StateSpace: Sync {
     fn state(&self, rank: u64) -> Vec<u32>;
     /// The rank of a position given as 1-based piece labels by position, or why it has none.
     fn rank(&self, state: &[u32]) -> Result<u64, String>;
+    /// A state written out as the family's seed writes it (by default the numbers, spaced).
+    fn format_state(&self, state: &[u32]) -> String {
+        let words: Vec<String> = state.iter().map(u32::to_string).collect();
+        words.join(" ")
+    }
+    /// A state read from text: numbers separated by spaces or commas (families may accept
+    /// their own notation too).
+    fn parse_state(&self, text: &str) -> Result<Vec<u32>, String> {
+        numbers(text)
+    }
     /// The description that goes into reports and file headers.
     fn info(&self) -> PuzzleInfo;
     /// The default output folder's name, e.g. `turnstyle-n12-lrf`.
@@ -97,6 +107,17 @@ pub trait StateSpace: Sync {
     fn gpu_data(&self) -> Vec<u32> {
         Vec::new()
     }
+}
+
+/// Numbers separated by spaces or commas.
+pub fn numbers(text: &str) -> Result<Vec<u32>, String> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            w.parse()
+                .map_err(|_| format!("'{w}' in the state is not a number: write the state as numbers separated by spaces"))
+        })
+        .collect()
 }
 
 /// Walks ranks in any order and names each rank's neighbours.

@@ -308,6 +308,15 @@ fn rotation(n: usize, w: usize, window: &[usize]) -> Rotation {
     }
 }
 
+/// A piece as the seeds write it: 1 to 9, 0 for 10, then A for 11, B for 12, ...
+fn piece_name(x: u32) -> String {
+    match x {
+        1..=9 => x.to_string(),
+        10 => "0".into(),
+        _ => char::from(b'A' + (x - 11).min(25) as u8).to_string(),
+    }
+}
+
 /// The labels after piece 1 of an arrangement, shifted down to a permutation of `0..m`.
 fn tail_labels(arr: &[u8]) -> ([u8; MAX_PIECES], usize) {
     let mut p = [0u8; MAX_PIECES];
@@ -402,6 +411,33 @@ impl StateSpace for Ring {
             Metric::Lrf => offset as u64 * self.arrangements + index,
             Metric::Flips => index,
         })
+    }
+
+    /// The seeds' notation: one character a piece, 1 to 9, then 0 for 10 and letters from A
+    /// for 11 (turnstyle-storer.txt writes `1 2 3 4 5 6 7 8 9 0 A B`).
+    fn format_state(&self, state: &[u32]) -> String {
+        let labels: Vec<String> = state.iter().map(|&x| piece_name(x)).collect();
+        labels.join(" ")
+    }
+
+    /// Numbers, or the seeds' characters (0 for 10, A for 11, ...).
+    fn parse_state(&self, text: &str) -> Result<Vec<u32>, String> {
+        let n = self.n as u32;
+        text.split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                let piece = match w {
+                    "0" => Some(10),
+                    w if w.len() == 1 && w.as_bytes()[0].is_ascii_alphabetic() => {
+                        Some(w.to_ascii_uppercase().as_bytes()[0] as u32 - b'A' as u32 + 11)
+                    }
+                    w => w.parse().ok(),
+                };
+                piece.filter(|p| (1..=n).contains(p)).ok_or_else(|| {
+                    format!("'{w}' is not a piece: pieces are 1 to {n} (the seeds write 10, 11, 12 as 0, A, B)")
+                })
+            })
+            .collect()
     }
 
     fn info(&self) -> PuzzleInfo {

@@ -83,6 +83,31 @@ impl StateSpace for Rings {
             })
     }
 
+    /// The rings, ring 1 first (1 = off), and the state's number as the seed gives it.
+    fn format_state(&self, state: &[u32]) -> String {
+        let bits: String = state.iter().map(|b| b.to_string()).collect();
+        let number: u64 = state.iter().rev().fold(0, |acc, &b| acc << 1 | b as u64);
+        format!("{bits} ({number})")
+    }
+
+    /// A state's number (one number: 31), or the rings one by one, ring 1 first (1 1 1 1 1 0).
+    fn parse_state(&self, text: &str) -> Result<Vec<u32>, String> {
+        let words = super::numbers(text)?;
+        match words.as_slice() {
+            [number] if self.n > 1 || *number > 1 => {
+                if *number as u64 >= 1 << self.n {
+                    return Err(format!(
+                        "state {number} is out of range: {} rings have states 0 to {}",
+                        self.n,
+                        (1u64 << self.n) - 1
+                    ));
+                }
+                Ok(self.state(*number as u64))
+            }
+            _ => Ok(words),
+        }
+    }
+
     fn info(&self) -> PuzzleInfo {
         let mut params = serde_json::Map::new();
         params.insert("n".into(), self.n.into());

@@ -2,7 +2,7 @@
 //! state space.
 
 use super::perm::{self, Identity, parse};
-use super::{Key, Metric, Perm, Ring, Rings, Space};
+use super::{Key, Metric, Perm, PuzzleInfo, Ring, Rings, Space};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 
@@ -130,6 +130,17 @@ impl PuzzleArgs {
                     params.insert("name".into(), def.name.clone().into());
                 }
                 params.insert("points".into(), def.solved.len().into());
+                // The definition itself, so that a distances file describes its puzzle alone.
+                params.insert("solved".into(), def.solved.clone().into());
+                let moves: Vec<serde_json::Value> = def
+                    .moves
+                    .iter()
+                    .map(|(name, from)| {
+                        let line: Vec<u32> = from.iter().map(|&f| f as u32 + 1).collect();
+                        serde_json::json!([name, line])
+                    })
+                    .collect();
+                params.insert("moves".into(), moves.into());
                 (def, format!("perm-{}", stem(path)))
             }
             (Some(_), Some(_)) => {
@@ -172,4 +183,90 @@ fn stem(path: &std::path::Path) -> String {
 
 fn hex6(bytes: &[u8]) -> String {
     bytes[..3].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The state space a report or distances file describes (its `puzzle`, `params` and `metric`),
+/// so that a file can be checked or read without the command line that made it.
+pub fn space_of(info: &PuzzleInfo) -> Result<Space, String> {
+    let p = &info.params;
+    let number = |key: &str| p.get(key).and_then(|v| v.as_u64()).map(|v| v as usize);
+    let bad = || format!("the file's params do not describe a {} puzzle", info.puzzle);
+    let space = match info.puzzle.as_str() {
+        "perm" if p.contains_key("moves") => {
+            let solved: Vec<u32> =
+                serde_json::from_value(p["solved"].clone()).map_err(|_| bad())?;
+            let moves: Vec<(String, Vec<u32>)> =
+                serde_json::from_value(p["moves"].clone()).map_err(|_| bad())?;
+            let def = parse::Definition {
+                name: p
+                    .get("name")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .into(),
+                solved,
+                moves: moves
+                    .into_iter()
+                    .map(|(name, line)| (name, line.iter().map(|&x| (x - 1) as u8).collect()))
+                    .collect(),
+            };
+            let file = p
+                .get("definition")
+                .and_then(|v| v.as_str())
+                .unwrap_or("definition");
+            let stem = stem(std::path::Path::new(file));
+            Space::Perm(Perm::new(
+                Identity {
+                    family: "perm".into(),
+                    params: p.clone(),
+                    metric: info.metric.clone(),
+                    slug: format!("perm-{stem}"),
+                },
+                def,
+                true,
+            )?)
+        }
+        "key" => {
+            let list = |key: &str| -> Result<Vec<u8>, String> {
+                serde_json::from_value(p.get(key).cloned().ok_or_else(bad)?).map_err(|_| bad())
+            };
+            let line = |key: &str| -> Result<String, String> {
+                Ok(format!(
+                    "{key} {}\n",
+                    list(key)?
+                        .iter()
+                        .map(u8::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ))
+            };
+            let text = [
+                line("above")?,
+                line("below")?,
+                line("disk")?,
+                line("start")?,
+            ]
+            .concat();
+            let name = p
+                .get("definition")
+                .and_then(|v| v.as_str())
+                .ok_or_else(bad)?;
+            Space::Key(Key::parse(&text, name, name)?)
+        }
+        family => PuzzleArgs {
+            puzzle: family.into(),
+            n: number("n"),
+            k: number("k"),
+            metric: matches!(family, "turnstyle" | "topspin").then(|| info.metric.clone()),
+            gens: p
+                .get("generators")
+                .and_then(|v| v.as_str())
+                .map(String::from),
+            def: None,
+            rows: number("rows"),
+            cols: number("cols"),
+            block: number("block"),
+        }
+        .space()?,
+    };
+    Ok(space)
 }

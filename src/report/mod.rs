@@ -158,3 +158,97 @@ impl Report {
         md
     }
 }
+
+impl Report {
+    /// `levels.svg`: the positions at each distance on a log scale (bars; a line over the runs
+    /// where the levels are many).
+    pub fn levels_svg(&self) -> String {
+        let levels = self.levels.levels();
+        let (width, height) = (720.0, 360.0);
+        let (left, right, top, bottom) = (70.0, 20.0, 40.0, 50.0);
+        let plot_w = width - left - right;
+        let plot_h = height - top - bottom;
+        let max = levels.iter().max().unwrap_or(1).max(1) as f64;
+        let decades = max.log10().ceil().max(1.0);
+        let span = levels.len().max(1) as f64;
+        let x = |d: f64| left + plot_w * d / span;
+        let y = |count: f64| top + plot_h * (1.0 - (count.max(1.0)).log10() / decades);
+        let p = &self.puzzle;
+        let params: Vec<String> = p
+            .params
+            .iter()
+            .filter(|(_, v)| !v.is_array())
+            .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
+            .collect();
+        let mut svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{width}\" height=\"{height}\" fill=\"white\"/>\n<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">{} ({}), metric {}: {} positions, diameter {}</text>\n",
+            width / 2.0,
+            escape(&p.puzzle),
+            escape(&params.join(", ")),
+            escape(&p.metric),
+            self.reachable,
+            self.diameter
+        );
+        // A grid line and label at each power of ten.
+        for k in 0..=decades as u32 {
+            let yy = y(10f64.powi(k as i32));
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{left}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">1e{k}</text>",
+                width - right,
+                left - 6.0,
+                yy + 4.0
+            );
+        }
+        if levels.len() <= 400 {
+            let bar = plot_w / span;
+            for (d, count) in levels.iter().enumerate() {
+                let yy = y(count as f64);
+                let _ = writeln!(
+                    svg,
+                    "<rect x=\"{:.2}\" y=\"{yy:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"#4878a8\"><title>distance {d}: {count}</title></rect>",
+                    x(d as f64) + bar * 0.1,
+                    bar * 0.8,
+                    top + plot_h - yy
+                );
+            }
+        } else {
+            let mut points = Vec::new();
+            let mut at = 0u64;
+            for run in levels.runs() {
+                let yy = y(run.count as f64);
+                points.push(format!("{:.2},{yy:.2}", x(at as f64)));
+                at += run.repeat;
+                points.push(format!("{:.2},{yy:.2}", x(at as f64)));
+            }
+            let _ = writeln!(
+                svg,
+                "<polyline points=\"{}\" fill=\"none\" stroke=\"#4878a8\" stroke-width=\"2\"/>",
+                points.join(" ")
+            );
+        }
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{left}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"black\"/>\n<text x=\"{left}\" y=\"{:.1}\">0</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">distance from solved</text>\n<text x=\"16\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {:.1})\">positions (log scale)</text>\n</svg>",
+            top + plot_h,
+            width - right,
+            top + plot_h,
+            top + plot_h + 16.0,
+            width - right,
+            top + plot_h + 16.0,
+            self.diameter,
+            left + plot_w / 2.0,
+            height - 12.0,
+            top + plot_h / 2.0,
+            top + plot_h / 2.0
+        );
+        svg
+    }
+}
+
+/// Text made safe inside SVG.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

@@ -146,19 +146,44 @@ pub fn prefer_bottom_up(unreached: u64, expanded: u64, moves: usize) -> bool {
     2 * unreached < expanded * (moves as u64 + 1)
 }
 
-/// Runs a full breadth-first search of `space` from its solved state, in the current rayon pool.
+/// A search's state after a complete level: enough to go on from there.
+pub struct Resume {
+    /// The table after the level.
+    pub table: DistanceTable,
+    /// The counts up to that level.
+    pub levels: Levels,
+    /// The states of that level.
+    pub last: Bitmap,
+}
+
+/// Where a run saves its state after levels, so that it can go on after an interruption.
+pub trait Checkpoints: Sync {
+    /// Whether to save after the level about to be found.
+    fn due(&self) -> bool;
+    /// Saves the state after a level: the table, the counts and the level's states.
+    fn save(&self, table: &DistanceTable, levels: &Levels, last: &Bitmap) -> Result<(), String>;
+}
+
+/// Runs a full breadth-first search of `space` from its solved states, in the current rayon
+/// pool.
 pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progress) -> Outcome {
+    search_from(space, options, progress, None, None)
+        .expect("without checkpoints a search cannot fail")
+}
+
+/// [`search`], saving checkpoints where `checkpoints` asks and going on from `resume` if given
+/// (which yields the same table as an uninterrupted search). Fails only when a checkpoint cannot
+/// be saved.
+pub fn search_from<S: StateSpace>(
+    space: &S,
+    options: &Options,
+    progress: &dyn Progress,
+    checkpoints: Option<&dyn Checkpoints>,
+    resume: Option<Resume>,
+) -> Result<Outcome, String> {
     let size = space.size();
     let moves = space.move_count();
-    let table = DistanceTable::new(size);
-    let starts = space.starts();
-    for &s in &starts {
-        table.claim(s, 0);
-    }
-    let first = starts.len() as u64;
-    progress.found(first);
-    progress.level(0, first, Step::Frontier);
-
+    let limit = options.antipode_limit;
     let structure = match options.strategy {
         Strategy::Auto | Strategy::Sweep => space.structure(),
         _ => None,
@@ -171,16 +196,36 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
         Strategy::Sweep => (size / LIST_FRACTION).max(MIN_LIST),
         Strategy::TopDown | Strategy::BottomUp => 0,
     };
-    let limit = options.antipode_limit;
-    let mut levels = Levels::from_counts(&[first]);
-    let mut antipodes = starts[..starts.len().min(limit)].to_vec();
-    // The states of the last level, while listed.
-    let mut frontier = Some(starts);
+    // The states of the last level: listed while few, else (on resuming) as a bitmap.
+    let (table, mut levels, mut frontier, mut resumed_last) = match resume {
+        None => {
+            let table = DistanceTable::new(size);
+            let starts = space.starts();
+            for &s in &starts {
+                table.claim(s, 0);
+            }
+            let first = starts.len() as u64;
+            progress.found(first);
+            progress.level(0, first, Step::Frontier);
+            (table, Levels::from_counts(&[first]), Some(starts), None)
+        }
+        Some(r) => {
+            progress.found(r.levels.total());
+            let listed = r.levels.last() <= list_limit && !swept;
+            let list = listed.then(|| r.last.smallest(usize::MAX));
+            (r.table, r.levels, list, (!listed).then_some(r.last))
+        }
+    };
+    let mut antipodes = match (&frontier, &resumed_last) {
+        (Some(list), _) => list[..list.len().min(limit)].to_vec(),
+        (None, Some(last)) => last.smallest(limit),
+        (None, None) => Vec::new(),
+    };
     let mut unseen: Option<Unseen> = None;
     let mut sweep: Option<Sweep> = None;
     // The states still unreached, once few enough to list.
     let mut remaining: Option<Vec<u64>> = None;
-    let mut reached = first;
+    let mut reached = levels.total();
     let mut bottom_up = options.strategy == Strategy::BottomUp;
 
     loop {
@@ -189,20 +234,17 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
             && !swept
         {
             // Levels of a handful of states (a long thin graph): many in a tight loop.
-            let done = tiny_levels(
-                space,
-                &table,
-                list,
-                &mut levels,
-                &mut antipodes,
-                limit,
-                progress,
-            );
+            let done = tiny_levels(space, &table, list, &mut levels, progress, checkpoints)?;
+            antipodes = list[..list.len().min(limit)].to_vec();
             reached = levels.total();
             if done {
                 break;
             }
         }
+        // A checkpoint after this level needs its states: those unreached before it and set
+        // in it, whatever kind of pass finds them.
+        let saving = checkpoints.filter(|c| c.due());
+        let before = saving.map(|_| unreached_bitmap(&table));
         let depth = levels.len() - 1;
         let current = (depth % 3) as u8;
         let next = ((depth + 1) % 3) as u8;
@@ -237,13 +279,19 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
                 pass
             } else if let Some(structure) = &structure {
                 let sweep = sweep.get_or_insert_with(|| {
-                    let list = frontier.take().unwrap_or_default();
-                    Sweep::new(size, structure.clone(), &list)
+                    let last = resumed_last.take().unwrap_or_else(|| {
+                        let last = Bitmap::new(size);
+                        for &r in frontier.take().unwrap_or_default().iter() {
+                            last.insert(r);
+                        }
+                        last
+                    });
+                    Sweep::new(structure.clone(), last)
                 });
                 sweep.pass(space, &table, next, limit, progress)
             } else if bottom_up {
                 // Bottom-up passes need neither.
-                (unseen, frontier) = (None, None);
+                (unseen, frontier, resumed_last) = (None, None, None);
                 scan(
                     space,
                     &table,
@@ -256,7 +304,13 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
                 )
             } else {
                 if let Some(list) = frontier.take() {
-                    unseen = Some(Unseen::new(&table, &list));
+                    let last = Bitmap::new(size);
+                    for &r in &list {
+                        last.insert(r);
+                    }
+                    unseen = Some(Unseen::new(&table, &last));
+                } else if let Some(last) = resumed_last.take() {
+                    unseen = Some(Unseen::new(&table, &last));
                 }
                 let unseen = unseen.as_ref();
                 scan(
@@ -278,12 +332,33 @@ pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progre
         levels.push(pass.count);
         reached += pass.count;
         antipodes = pass.smallest;
+        if let (Some(c), Some(before)) = (saving, &before) {
+            let last = Bitmap::from_fn(size, |w| before.word(w) & value_bits(&table, w, next));
+            c.save(&table, &levels, &last)?;
+        }
     }
-    Outcome {
+    Ok(Outcome {
         table,
         levels,
         antipodes,
-    }
+    })
+}
+
+/// One bit per entry: those that hold `value` among ranks `64 * unit ..` (padding excluded).
+fn value_bits(table: &DistanceTable, unit: usize, value: u8) -> u64 {
+    let half = |w: usize| {
+        if w < table.word_count() {
+            squeeze(matches(table.word(w), value) & table.valid(w)) as u64
+        } else {
+            0
+        }
+    };
+    half(2 * unit) | half(2 * unit + 1) << 32
+}
+
+/// The unreached entries as a bitmap.
+fn unreached_bitmap(table: &DistanceTable) -> Bitmap {
+    Bitmap::from_fn(table.entries(), |w| value_bits(table, w, UNREACHED))
 }
 
 /// Frontier lists this short are expanded in [`tiny_levels`].
@@ -298,10 +373,9 @@ fn tiny_levels<S: StateSpace>(
     table: &DistanceTable,
     list: &mut Vec<u64>,
     levels: &mut Levels,
-    antipodes: &mut Vec<u64>,
-    limit: usize,
     progress: &dyn Progress,
-) -> bool {
+    checkpoints: Option<&dyn Checkpoints>,
+) -> Result<bool, String> {
     let moves = space.move_count();
     let mut cursor = space.cursor();
     let mut new = Vec::with_capacity(TINY_LEVEL * moves);
@@ -327,19 +401,24 @@ fn tiny_levels<S: StateSpace>(
         progress.level(levels.len(), count, Step::Frontier);
         levels.push(count);
         unreported += count;
+        std::mem::swap(list, &mut new);
         if unreported >= 1 << 16 {
             progress.found(unreported);
             unreported = 0;
+            if let Some(c) = checkpoints.filter(|c| c.due()) {
+                let last = Bitmap::new(table.entries());
+                for &r in list.iter() {
+                    last.insert(r);
+                }
+                c.save(table, levels, &last)?;
+            }
         }
-        std::mem::swap(list, &mut new);
         if list.len() > TINY_LEVEL {
             break false;
         }
     };
     progress.found(unreported);
-    antipodes.clear();
-    antipodes.extend_from_slice(&list[..list.len().min(limit)]);
-    finished
+    Ok(finished)
 }
 
 /// The result of one pass.
@@ -637,19 +716,12 @@ struct Unseen {
 
 impl Unseen {
     /// The entries unreached now, plus `last` (the states of the level just found).
-    fn new(table: &DistanceTable, last: &[u64]) -> Unseen {
-        let half = |w: usize| {
-            if w < table.word_count() {
-                squeeze(matches(table.word(w), UNREACHED) & table.valid(w)) as u64
-            } else {
-                0
-            }
-        };
-        let bits = Bitmap::from_fn(table.entries(), |w| half(2 * w) | half(2 * w + 1) << 32);
-        for &rank in last {
-            bits.insert(rank);
+    fn new(table: &DistanceTable, last: &Bitmap) -> Unseen {
+        Unseen {
+            bits: Bitmap::from_fn(table.entries(), |w| {
+                value_bits(table, w, UNREACHED) | last.word(w)
+            }),
         }
-        Unseen { bits }
     }
 
     /// Of the entries `mask` (one low bit each, as in the table) of table word `w`, those still

@@ -88,8 +88,9 @@ pub(super) struct Sweep {
 }
 
 impl Sweep {
-    /// The sweep of `structure` over `size` ranks, starting from the level holding `frontier`.
-    pub fn new(size: u64, structure: Structure, frontier: &[u64]) -> Sweep {
+    /// The sweep of `structure`, starting from the level `frontier`.
+    pub fn new(structure: Structure, frontier: Bitmap) -> Sweep {
+        let size = frontier.len();
         let prepared: Vec<Prepared> = structure.blocks.into_iter().map(Prepared::new).collect();
         // Group the block moves by the range they pull into.
         let mut domains: Vec<(u64, u64, Vec<usize>)> = Vec::new();
@@ -143,15 +144,11 @@ impl Sweep {
                 None => bundle.ranges.push((ranks.start, vec![mv])),
             }
         }
-        let first = Bitmap::new(size);
-        for &r in frontier {
-            first.insert(r);
-        }
         Sweep {
             prepared,
             tasks,
             bundles,
-            frontier: first,
+            frontier,
             next: Bitmap::new(size),
         }
     }

@@ -28,6 +28,21 @@ pub fn remove_partial_files_on_interrupt() -> Result<(), String> {
     .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))
 }
 
+/// Removes the temporary files of other processes in `folder`: what a run killed without warning
+/// (SIGKILL, a crash) left there.
+pub fn remove_stale(folder: &Path) {
+    let own = format!(".{}.tmp", std::process::id());
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && name.ends_with(".tmp") && !name.ends_with(&own) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// A file written under a temporary name, renamed to its final name by [`AtomicFile::commit`].
 pub struct AtomicFile {
     target: PathBuf,

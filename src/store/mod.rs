@@ -18,6 +18,7 @@
 pub mod atomic;
 
 use crate::puzzle::PuzzleInfo;
+use crate::search::bitmap::Bitmap;
 use crate::search::levels::{Levels, Written};
 use crate::search::table::{DistanceTable, ENTRIES_PER_WORD};
 use rayon::prelude::*;
@@ -84,23 +85,7 @@ pub fn write(
     levels: &Levels,
     table: &DistanceTable,
 ) -> std::io::Result<String> {
-    let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
-    let word_count = table.word_count();
-    let chunk_count = word_count.div_ceil(words_per_chunk);
-    let compressed: Vec<(Vec<u8>, String)> = (0..chunk_count)
-        .into_par_iter()
-        .map(|c| {
-            let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(word_count);
-            let mut raw = Vec::new();
-            table.append_le_bytes(words, &mut raw);
-            // Entries past the end are padding: keep only the bytes that hold real entries.
-            let first_byte = c as u64 * CHUNK_ENTRIES / 4;
-            raw.truncate((table.entries().div_ceil(4) - first_byte).min(raw.len() as u64) as usize);
-            let sha = hex(&Sha256::digest(&raw));
-            let frame = zstd::bulk::compress(&raw, ZSTD_LEVEL)?;
-            Ok((frame, sha))
-        })
-        .collect::<std::io::Result<_>>()?;
+    let compressed = compress_table(table)?;
     let header = Header {
         format: "gpusearch distances".into(),
         puzzle: puzzle.clone(),
@@ -115,13 +100,7 @@ pub fn write(
         levels: Written::from(levels),
         compression: "zstd".into(),
         chunk_entries: CHUNK_ENTRIES,
-        chunks: compressed
-            .iter()
-            .map(|(frame, sha)| Chunk {
-                compressed_bytes: frame.len() as u64,
-                sha256: sha.clone(),
-            })
-            .collect(),
+        chunks: chunk_list(&compressed),
     };
     let json = serde_json::to_vec_pretty(&header).map_err(std::io::Error::other)?;
     let mut sha = Sha256::new();
@@ -139,64 +118,145 @@ pub fn write(
     Ok(hex(&sha.finalize()))
 }
 
-/// Reads a distances file: its header, and its table with every chunk's checksum checked.
-pub fn read(path: &Path) -> Result<(Header, DistanceTable), String> {
+/// The table's bytes (`ceil(entries / 4)`) compressed in chunks of [`CHUNK_ENTRIES`] entries,
+/// in parallel: each chunk's frame and the SHA-256 of its uncompressed bytes.
+fn compress_table(table: &DistanceTable) -> std::io::Result<Vec<(Vec<u8>, String)>> {
+    let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
+    let word_count = table.word_count();
+    let total = table.entries().div_ceil(4);
+    compress_chunks(word_count.div_ceil(words_per_chunk), |c| {
+        let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(word_count);
+        let mut raw = Vec::new();
+        table.append_le_bytes(words, &mut raw);
+        // Entries past the end are padding: keep only the bytes that hold real entries.
+        let first_byte = c as u64 * CHUNK_ENTRIES / 4;
+        raw.truncate((total - first_byte).min(raw.len() as u64) as usize);
+        raw
+    })
+}
+
+/// Compresses chunks `0..count`, each given by `raw(c)`, in parallel.
+fn compress_chunks(
+    count: usize,
+    raw: impl Fn(usize) -> Vec<u8> + Sync,
+) -> std::io::Result<Vec<(Vec<u8>, String)>> {
+    (0..count)
+        .into_par_iter()
+        .map(|c| {
+            let raw = raw(c);
+            let sha = hex(&Sha256::digest(&raw));
+            Ok((zstd::bulk::compress(&raw, ZSTD_LEVEL)?, sha))
+        })
+        .collect()
+}
+
+/// The header entries of compressed chunks.
+fn chunk_list(compressed: &[(Vec<u8>, String)]) -> Vec<Chunk> {
+    compressed
+        .iter()
+        .map(|(frame, sha)| Chunk {
+            compressed_bytes: frame.len() as u64,
+            sha256: sha.clone(),
+        })
+        .collect()
+}
+
+/// Decompresses `chunks` from `bytes` at `at` (moved past them): `total` bytes in all, at most
+/// `chunk_bytes` a chunk, each checked against its checksum. Errors name the chunk.
+fn decompress_chunks(
+    bytes: &[u8],
+    at: &mut usize,
+    chunks: &[Chunk],
+    total: u64,
+    chunk_bytes: u64,
+    what: &str,
+) -> Result<Vec<u8>, String> {
+    if chunks.len() as u64 != total.div_ceil(chunk_bytes.max(1)) {
+        return Err(format!(
+            "the header lists {} {what}chunks of {chunk_bytes} bytes for {total} bytes",
+            chunks.len()
+        ));
+    }
+    let mut raw = Vec::with_capacity(total as usize);
+    for (i, chunk) in chunks.iter().enumerate() {
+        let frame = bytes
+            .get(*at..*at + chunk.compressed_bytes as usize)
+            .ok_or_else(|| format!("{what}chunk {i} is cut short"))?;
+        *at += frame.len();
+        let want = (total - raw.len() as u64).min(chunk_bytes) as usize;
+        let data = zstd::bulk::decompress(frame, want)
+            .map_err(|e| format!("{what}chunk {i} does not decompress: {e}"))?;
+        if data.len() != want {
+            return Err(format!(
+                "{what}chunk {i} holds {} bytes, not {want}",
+                data.len()
+            ));
+        }
+        if hex(&Sha256::digest(&data)) != chunk.sha256 {
+            return Err(format!("{what}chunk {i} fails its SHA-256 checksum"));
+        }
+        raw.extend_from_slice(&data);
+    }
+    Ok(raw)
+}
+
+/// Reads a file whole.
+fn read_all(path: &Path) -> Result<Vec<u8>, String> {
     let mut file =
         std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    parse(&bytes)
+    Ok(bytes)
 }
 
-/// Parses the bytes of a distances file (see [`read`]).
-pub fn parse(bytes: &[u8]) -> Result<(Header, DistanceTable), String> {
-    if bytes.len() < 16 || &bytes[..8] != MAGIC {
-        return Err("not a gpusearch distances file (bad magic)".into());
+/// Splits a file into its JSON header and the offset of what follows, after checking the
+/// magic and version.
+fn split_header<'a>(
+    bytes: &'a [u8],
+    magic: &[u8; 8],
+    what: &str,
+) -> Result<(&'a [u8], usize), String> {
+    if bytes.len() < 16 || &bytes[..8] != magic {
+        return Err(format!("not a gpusearch {what} file (bad magic)"));
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap_or_default());
     if version != VERSION {
         return Err(format!(
-            "distances file format version {version}; this gpusearch reads version {VERSION}"
+            "{what} file format version {version}; this gpusearch reads version {VERSION}"
         ));
     }
     let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap_or_default()) as usize;
     let json = bytes
         .get(16..16 + header_len)
         .ok_or("the header is cut short")?;
+    Ok((json, 16 + header_len))
+}
+
+/// Reads a distances file: its header, and its table with every chunk's checksum checked.
+pub fn read(path: &Path) -> Result<(Header, DistanceTable), String> {
+    parse(&read_all(path)?)
+}
+
+/// Parses the bytes of a distances file (see [`read`]).
+pub fn parse(bytes: &[u8]) -> Result<(Header, DistanceTable), String> {
+    let (json, mut at) = split_header(bytes, MAGIC, "distances")?;
     let header: Header =
         serde_json::from_slice(json).map_err(|e| format!("the header is not valid: {e}"))?;
-    let table_bytes = header.entries.div_ceil(4);
-    let expected_chunks = header.entries.div_ceil(header.chunk_entries.max(1)) as usize;
-    if header.chunk_entries == 0
-        || !header.chunk_entries.is_multiple_of(ENTRIES_PER_WORD)
-        || header.chunks.len() != expected_chunks
-    {
+    if header.chunk_entries == 0 || !header.chunk_entries.is_multiple_of(ENTRIES_PER_WORD) {
         return Err(format!(
-            "the header lists {} chunks of {} entries for {} entries",
-            header.chunks.len(),
-            header.chunk_entries,
-            header.entries
+            "the header's chunk_entries ({}) is not a positive multiple of 32",
+            header.chunk_entries
         ));
     }
-    let mut raw = Vec::with_capacity(table_bytes as usize);
-    let mut at = 16 + header_len;
-    for (i, chunk) in header.chunks.iter().enumerate() {
-        let frame = bytes
-            .get(at..at + chunk.compressed_bytes as usize)
-            .ok_or_else(|| format!("chunk {i} is cut short"))?;
-        at += frame.len();
-        let want = (table_bytes - raw.len() as u64).min(header.chunk_entries / 4) as usize;
-        let data = zstd::bulk::decompress(frame, want)
-            .map_err(|e| format!("chunk {i} does not decompress: {e}"))?;
-        if data.len() != want {
-            return Err(format!("chunk {i} holds {} bytes, not {want}", data.len()));
-        }
-        if hex(&Sha256::digest(&data)) != chunk.sha256 {
-            return Err(format!("chunk {i} fails its SHA-256 checksum"));
-        }
-        raw.extend_from_slice(&data);
-    }
+    let raw = decompress_chunks(
+        bytes,
+        &mut at,
+        &header.chunks,
+        header.entries.div_ceil(4),
+        header.chunk_entries / 4,
+        "",
+    )?;
     if at != bytes.len() {
         return Err(format!(
             "{} unexpected bytes after the last chunk",
@@ -205,6 +265,118 @@ pub fn parse(bytes: &[u8]) -> Result<(Header, DistanceTable), String> {
     }
     let table = DistanceTable::from_le_bytes(header.entries, &raw);
     Ok((header, table))
+}
+
+/// The first eight bytes of every checkpoint file.
+pub const CHECKPOINT_MAGIC: &[u8; 8] = b"GSCHKPT\n";
+
+/// A checkpoint's JSON header: what it is a checkpoint of, and its two sections.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointHeader {
+    /// Always `gpusearch checkpoint`.
+    pub format: String,
+    /// The puzzle.
+    #[serde(flatten)]
+    pub puzzle: PuzzleInfo,
+    /// Table entries.
+    pub entries: u64,
+    /// The levels found so far.
+    #[serde(flatten)]
+    pub levels: Written,
+    /// Seconds of search up to the checkpoint (all runs of it together).
+    #[serde(default)]
+    pub seconds: f64,
+    /// Entries per chunk, in both sections.
+    pub chunk_entries: u64,
+    /// The table's chunks (as in a distances file).
+    pub table_chunks: Vec<Chunk>,
+    /// The last level's chunks: one bit per entry, bit `r % 8` of byte `r / 8`.
+    pub last_chunks: Vec<Chunk>,
+}
+
+/// Writes a checkpoint: the table after a level, the levels so far and that level's states. The
+/// layout is a distances file's, with a second section of chunks for the last level.
+pub fn write_checkpoint(
+    out: &mut impl Write,
+    puzzle: &PuzzleInfo,
+    levels: &Levels,
+    seconds: f64,
+    table: &DistanceTable,
+    last: &Bitmap,
+) -> std::io::Result<()> {
+    let tables = compress_table(table)?;
+    let words_per_chunk = (CHUNK_ENTRIES / 64) as usize;
+    let total = table.entries().div_ceil(8);
+    let lasts = compress_chunks(last.word_count().div_ceil(words_per_chunk), |c| {
+        let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(last.word_count());
+        let mut raw: Vec<u8> = words.flat_map(|w| last.word(w).to_le_bytes()).collect();
+        raw.truncate((total - c as u64 * CHUNK_ENTRIES / 8).min(raw.len() as u64) as usize);
+        raw
+    })?;
+    let header = CheckpointHeader {
+        format: "gpusearch checkpoint".into(),
+        puzzle: puzzle.clone(),
+        entries: table.entries(),
+        levels: Written::from(levels),
+        seconds,
+        chunk_entries: CHUNK_ENTRIES,
+        table_chunks: chunk_list(&tables),
+        last_chunks: chunk_list(&lasts),
+    };
+    let json = serde_json::to_vec_pretty(&header).map_err(std::io::Error::other)?;
+    out.write_all(CHECKPOINT_MAGIC)?;
+    out.write_all(&VERSION.to_le_bytes())?;
+    out.write_all(&(json.len() as u32).to_le_bytes())?;
+    out.write_all(&json)?;
+    for (frame, _) in tables.iter().chain(&lasts) {
+        out.write_all(frame)?;
+    }
+    Ok(())
+}
+
+/// Reads a checkpoint: its header, the table and the last level, every chunk checked.
+pub fn read_checkpoint(path: &Path) -> Result<(CheckpointHeader, DistanceTable, Bitmap), String> {
+    let bytes = read_all(path)?;
+    let (json, mut at) = split_header(&bytes, CHECKPOINT_MAGIC, "checkpoint")?;
+    let header: CheckpointHeader =
+        serde_json::from_slice(json).map_err(|e| format!("the header is not valid: {e}"))?;
+    let chunk = header.chunk_entries;
+    if chunk == 0 || !chunk.is_multiple_of(64) {
+        return Err(format!(
+            "the header's chunk_entries ({chunk}) is not a positive multiple of 64"
+        ));
+    }
+    let raw = decompress_chunks(
+        &bytes,
+        &mut at,
+        &header.table_chunks,
+        header.entries.div_ceil(4),
+        chunk / 4,
+        "table ",
+    )?;
+    let last = decompress_chunks(
+        &bytes,
+        &mut at,
+        &header.last_chunks,
+        header.entries.div_ceil(8),
+        chunk / 8,
+        "last-level ",
+    )?;
+    if at != bytes.len() {
+        return Err(format!(
+            "{} unexpected bytes after the last chunk",
+            bytes.len() - at
+        ));
+    }
+    let table = DistanceTable::from_le_bytes(header.entries, &raw);
+    let last = Bitmap::from_fn(header.entries, |w| {
+        let mut b = [0u8; 8];
+        let bytes = last.get(8 * w..).unwrap_or_default();
+        let n = bytes.len().min(8);
+        b[..n].copy_from_slice(&bytes[..n]);
+        u64::from_le_bytes(b)
+    });
+    Ok((header, table, last))
 }
 
 /// Lowercase hex of bytes.

@@ -1,0 +1,130 @@
+//! `gpusearch solve`: an optimal solution of one position, read from its puzzle's distances file
+//! (searched first when missing).
+
+use crate::job::{self, Error, Job};
+use crate::puzzle::{Cursor, StateSpace};
+use crate::search::path::path_to_solved;
+use crate::search::table::{DistanceTable, UNREACHED};
+use crate::store;
+use crate::with_space;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// What to solve.
+pub struct Solve {
+    /// The puzzle, and where its distances file is (`--out`) and how to search it if missing.
+    pub job: Job,
+    /// The position, as the puzzle writes states.
+    pub state: String,
+    /// Print only the moves, on one line.
+    pub moves_only: bool,
+}
+
+/// An optimal solution.
+pub struct Solution {
+    /// The moves, by name.
+    pub moves: Vec<String>,
+    /// The text to print: the listing, or the moves alone.
+    pub text: String,
+    /// True when the distances file was searched first.
+    pub searched: bool,
+}
+
+/// Solves the position.
+pub fn run(solve: &Solve) -> Result<Solution, Error> {
+    let space = solve.job.puzzle.space().map_err(Error::Input)?;
+    with_space!(&space, s => solve_in(s, solve))
+}
+
+fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> {
+    let state = space.parse_state(&solve.state).map_err(Error::Input)?;
+    let rank = space
+        .rank(&state)
+        .map_err(|e| Error::Input(format!("--state: {e}")))?;
+    let folder = solve
+        .job
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(space.slug()));
+    let file = folder.join("distances.gsd");
+    let mut searched = false;
+    if !file.exists() {
+        eprintln!(
+            "gpusearch: no distances file at {}: searching {} first",
+            file.display(),
+            space.slug()
+        );
+        job::run(&solve.job)?;
+        searched = true;
+    }
+    let (header, table) = store::read(&file).map_err(|e| {
+        Error::Input(format!(
+            "cannot use {}: {e}; delete it to search again",
+            file.display()
+        ))
+    })?;
+    if header.puzzle != space.info() {
+        return Err(Error::Input(format!(
+            "{} holds the distances of another puzzle ({} {}): choose its folder with --out",
+            file.display(),
+            header.puzzle.puzzle,
+            serde_json::Value::Object(header.puzzle.params.clone())
+        )));
+    }
+    let path = solution(space, &table, rank)?;
+    let names = space.move_names();
+    let moves: Vec<String> = path.iter().map(|&m| names[m].clone()).collect();
+    let text = if solve.moves_only {
+        format!("{}\n", moves.join(" "))
+    } else {
+        listing(space, rank, &path)
+    };
+    Ok(Solution {
+        moves,
+        text,
+        searched,
+    })
+}
+
+/// The moves from `rank` to solved, or why there are none.
+fn solution<S: StateSpace>(
+    space: &S,
+    table: &DistanceTable,
+    rank: u64,
+) -> Result<Vec<usize>, Error> {
+    if table.get(rank) == UNREACHED {
+        return Err(Error::Input(
+            "--state: the position cannot be reached from solved (no sequence of moves leads there)"
+                .into(),
+        ));
+    }
+    path_to_solved(space, table, rank).ok_or_else(|| {
+        Error::Run("the distances file is inconsistent: a step towards solved is missing; run gpusearch verify on it".into())
+    })
+}
+
+/// The listing the seeds print: the state before any move, then `step-move: state` after each.
+fn listing<S: StateSpace>(space: &S, rank: u64, path: &[usize]) -> String {
+    let names = space.move_names();
+    let mut cursor = space.cursor();
+    let mut at = rank;
+    let mut out = format!("0: {}\n", space.format_state(&space.state(at)));
+    for (i, &mv) in path.iter().enumerate() {
+        cursor.seek(at);
+        at = cursor.neighbour(mv);
+        let _ = writeln!(
+            out,
+            "{}-{}: {}",
+            i + 1,
+            names[mv],
+            space.format_state(&space.state(at))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} moves, optimal in the {} metric",
+        path.len(),
+        space.info().metric
+    );
+    out
+}

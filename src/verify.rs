@@ -1,0 +1,191 @@
+//! `gpusearch verify FILE`: checks a distances file without trusting it.
+//!
+//! In order: the file's structure (magic, version, header, each chunk's length and SHA-256); the
+//! puzzle, rebuilt from the header alone, and its rank order; the header's level counts against
+//! the table's values; the invariants of a breadth-first search, state by state (every solved
+//! state at 0, every other reached state with a neighbour one step closer, no reached state with
+//! an unreached neighbour); and last the whole table and its level counts against a search of the
+//! puzzle made afresh.
+
+use crate::puzzle::spec::space_of;
+use crate::puzzle::{Cursor, StateSpace};
+use crate::search::table::{DistanceTable, UNREACHED};
+use crate::search::{self, Options, Silent};
+use crate::store::{self, Header};
+use crate::with_space;
+use rayon::prelude::*;
+use std::path::Path;
+
+/// Ranks checked per task.
+const RANKS_PER_TASK: u64 = 1 << 14;
+
+/// Checks `file`; the summary of a sound file, or where it is not.
+pub fn run(file: &Path) -> Result<String, String> {
+    let name = file.display();
+    let (header, table) = store::read(file).map_err(|e| format!("{name}: {e}"))?;
+    let space = space_of(&header.puzzle).map_err(|e| format!("{name}: {e}"))?;
+    with_space!(&space, s => check(s, &header, &table)).map_err(|e| format!("{name}: {e}"))?;
+    let levels = header.levels.levels();
+    Ok(format!(
+        "{name}: sound: {} {} {}, {} entries, {} reachable, diameter {}; every invariant holds and a fresh search gives the same table",
+        header.puzzle.puzzle,
+        serde_json::Value::Object(
+            header
+                .puzzle
+                .params
+                .iter()
+                .filter(|(_, v)| !v.is_array())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        ),
+        header.puzzle.metric,
+        header.entries,
+        levels.total(),
+        levels.len().saturating_sub(1)
+    ))
+}
+
+fn check<S: StateSpace>(space: &S, header: &Header, table: &DistanceTable) -> Result<(), String> {
+    let info = space.info();
+    if info != header.puzzle {
+        let what = if info.rank_order != header.puzzle.rank_order {
+            "rank order"
+        } else if info.moves != header.puzzle.moves {
+            "moves"
+        } else {
+            "description"
+        };
+        return Err(format!(
+            "the header's {what} is not the one this gpusearch gives the puzzle it names"
+        ));
+    }
+    if header.entries != space.size() {
+        return Err(format!(
+            "the header says {} entries; the puzzle has {}",
+            header.entries,
+            space.size()
+        ));
+    }
+    let starts = space.starts();
+    let recorded_starts = if header.solved_ranks.is_empty() {
+        vec![header.solved_rank]
+    } else {
+        header.solved_ranks.clone()
+    };
+    if recorded_starts != starts {
+        return Err(format!(
+            "the header's solved rank {:?} is not the puzzle's {:?}",
+            recorded_starts, starts
+        ));
+    }
+    // The level counts against the values in the table.
+    let levels = header.levels.levels();
+    let histogram = table.histogram();
+    for value in 0..3u8 {
+        let recorded = levels.sum_mod3(value as u64);
+        if histogram[value as usize] != recorded {
+            return Err(format!(
+                "the table holds {} entries with value {value}, but the header's levels add up to {recorded} at distances {value} mod 3",
+                histogram[value as usize]
+            ));
+        }
+    }
+    invariants(space, table, &starts)?;
+    // Last, the whole table against a fresh search.
+    let fresh = search::search(space, &Options::default(), &Silent);
+    if fresh.levels != levels {
+        return Err(format!(
+            "the header's levels differ from a fresh search's from distance {}",
+            levels
+                .iter()
+                .zip(fresh.levels.iter())
+                .position(|(a, b)| a != b)
+                .unwrap_or(levels.len().min(fresh.levels.len()) as usize)
+        ));
+    }
+    if let Some(w) = (0..table.word_count())
+        .into_par_iter()
+        .find_first(|&w| table.word(w) != fresh.table.word(w))
+    {
+        let r = (w as u64 * 32..w as u64 * 32 + 32)
+            .find(|&r| r < table.entries() && table.get(r) != fresh.table.get(r))
+            .unwrap_or(w as u64 * 32);
+        return Err(format!(
+            "{} holds {}, a fresh search gives {}",
+            at(space, r),
+            value_name(table.get(r)),
+            value_name(fresh.table.get(r))
+        ));
+    }
+    Ok(())
+}
+
+/// The breadth-first invariants, state by state; the first violation (smallest rank).
+fn invariants<S: StateSpace>(
+    space: &S,
+    table: &DistanceTable,
+    starts: &[u64],
+) -> Result<(), String> {
+    for &s in starts {
+        if table.get(s) != 0 {
+            return Err(format!(
+                "the solved state {} holds {}, not 0",
+                at(space, s),
+                value_name(table.get(s))
+            ));
+        }
+    }
+    let moves = space.move_count();
+    let tasks = space.size().div_ceil(RANKS_PER_TASK);
+    let first = (0..tasks).into_par_iter().find_map_first(|task| {
+        let mut cursor = space.cursor();
+        let end = ((task + 1) * RANKS_PER_TASK).min(space.size());
+        for r in task * RANKS_PER_TASK..end {
+            let v = table.get(r);
+            if v == UNREACHED {
+                continue;
+            }
+            cursor.seek(r);
+            let mut closer = starts.contains(&r);
+            for m in 0..moves {
+                let n = cursor.neighbour(m);
+                let w = table.get(n);
+                if w == UNREACHED {
+                    return Some(format!(
+                        "{} is reached ({}) but its neighbour {} is not",
+                        at(space, r),
+                        value_name(v),
+                        at(space, n)
+                    ));
+                }
+                closer |= w == (v + 2) % 3;
+            }
+            if !closer {
+                return Some(format!(
+                    "{} holds {} but no neighbour is one step closer (none holds {})",
+                    at(space, r),
+                    value_name(v),
+                    (v + 2) % 3
+                ));
+            }
+        }
+        None
+    });
+    first.map_or(Ok(()), Err)
+}
+
+/// A rank and its state, for messages.
+fn at<S: StateSpace>(space: &S, rank: u64) -> String {
+    format!(
+        "rank {rank} (state {})",
+        space.format_state(&space.state(rank))
+    )
+}
+
+fn value_name(v: u8) -> String {
+    if v == UNREACHED {
+        "unreached (3)".into()
+    } else {
+        format!("{v} (distance mod 3)")
+    }
+}
