@@ -311,6 +311,17 @@ fn inverse_cycles(cycles: &[&[usize]]) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// Every generator and its inverse applied to `s`.
+fn generator_moves(s: &[u32], gens: &[&[&[usize]]]) -> Vec<Vec<u32>> {
+    gens.iter()
+        .flat_map(|g| {
+            let inv = inverse_cycles(g);
+            let inv: Vec<&[usize]> = inv.iter().map(|c| c.as_slice()).collect();
+            [apply_cycles(s, g), apply_cycles(s, &inv)]
+        })
+        .collect()
+}
+
 #[test]
 fn generator_puzzles_match_naive_bfs() {
     let cases: [(&str, &[&[&[usize]]]); 5] = [
@@ -338,12 +349,8 @@ fn generator_puzzles_match_naive_bfs() {
         let space = perm_from_gens(text);
         let n = space.state(0).len();
         let moves = |s: &[u32]| -> Vec<Vec<u32>> {
-            gens.iter()
-                .flat_map(|g| {
-                    let inv = inverse_cycles(g);
-                    let inv: Vec<&[usize]> = inv.iter().map(|c| c.as_slice()).collect();
-                    [apply_cycles(s, g), apply_cycles(s, &inv)]
-                })
+            generator_moves(s, gens)
+                .into_iter()
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect()
@@ -391,16 +398,7 @@ fn an_odd_solved_arrangement_under_even_moves_ranks_the_odd_permutations() {
     );
     assert_eq!(space.size(), 2520);
     let cycles: [&[&[usize]]; 2] = [&[&[1, 2, 3]], &[&[3, 4, 5, 6, 7]]];
-    let moves = |s: &Vec<u32>| -> Vec<Vec<u32>> {
-        cycles
-            .iter()
-            .flat_map(|g| {
-                let inv = inverse_cycles(g);
-                let inv: Vec<&[usize]> = inv.iter().map(|c| c.as_slice()).collect();
-                [apply_cycles(s, g), apply_cycles(s, &inv)]
-            })
-            .collect()
-    };
+    let moves = |s: &Vec<u32>| generator_moves(s, &cycles);
     let naive = naive_bfs(vec![vec![2, 1, 3, 4, 5, 6, 7]], moves);
     check("odd coset", &space, &naive, |s| s);
     assert!(

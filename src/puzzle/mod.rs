@@ -109,6 +109,26 @@ pub trait StateSpace: Sync {
     }
 }
 
+/// The 0-based pieces of a state that must list each of `1..=n` once, or why it does not.
+pub fn pieces(state: &[u32], n: usize) -> Result<Vec<u8>, String> {
+    if state.len() != n {
+        return Err(format!(
+            "the state has {} pieces but this puzzle has {n}: list each of 1..{n} once",
+            state.len()
+        ));
+    }
+    let labels: Vec<u8> = state
+        .iter()
+        .map(|&x| x.wrapping_sub(1).min(255) as u8)
+        .collect();
+    if !crate::rank::is_permutation(&labels) {
+        return Err(format!(
+            "the state is not a permutation of 1..{n}: list each piece exactly once"
+        ));
+    }
+    Ok(labels)
+}
+
 /// Numbers separated by spaces or commas.
 pub fn numbers(text: &str) -> Result<Vec<u32>, String> {
     text.split(|c: char| c.is_whitespace() || c == ',')

@@ -380,21 +380,7 @@ impl StateSpace for Ring {
 
     fn rank(&self, state: &[u32]) -> Result<u64, String> {
         let n = self.n;
-        if state.len() != n {
-            return Err(format!(
-                "the state has {} pieces but this puzzle has {n}: list each of 1..{n} once",
-                state.len()
-            ));
-        }
-        let labels: Vec<u8> = state
-            .iter()
-            .map(|&x| x.wrapping_sub(1).min(255) as u8)
-            .collect();
-        if !rank::is_permutation(&labels) {
-            return Err(format!(
-                "the state is not a permutation of 1..{n}: list each piece exactly once"
-            ));
-        }
+        let labels = super::pieces(state, n)?;
         let offset = labels.iter().position(|&x| x == 0).unwrap_or(0);
         let mut arr = [0u8; MAX_PIECES];
         for j in 0..n {

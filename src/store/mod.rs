@@ -200,6 +200,18 @@ fn decompress_chunks(
     Ok(raw)
 }
 
+/// Checks that nothing follows the last chunk.
+fn at_end(bytes: &[u8], at: usize) -> Result<(), String> {
+    if at == bytes.len() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} unexpected bytes after the last chunk",
+            bytes.len() - at
+        ))
+    }
+}
+
 /// Reads a file whole.
 fn read_all(path: &Path) -> Result<Vec<u8>, String> {
     let mut file =
@@ -257,12 +269,7 @@ pub fn parse(bytes: &[u8]) -> Result<(Header, DistanceTable), String> {
         header.chunk_entries / 4,
         "",
     )?;
-    if at != bytes.len() {
-        return Err(format!(
-            "{} unexpected bytes after the last chunk",
-            bytes.len() - at
-        ));
-    }
+    at_end(bytes, at)?;
     let table = DistanceTable::from_le_bytes(header.entries, &raw);
     Ok((header, table))
 }
@@ -362,12 +369,7 @@ pub fn read_checkpoint(path: &Path) -> Result<(CheckpointHeader, DistanceTable, 
         chunk / 8,
         "last-level ",
     )?;
-    if at != bytes.len() {
-        return Err(format!(
-            "{} unexpected bytes after the last chunk",
-            bytes.len() - at
-        ));
-    }
+    at_end(&bytes, at)?;
     let table = DistanceTable::from_le_bytes(header.entries, &raw);
     let last = Bitmap::from_fn(header.entries, |w| {
         let mut b = [0u8; 8];

@@ -211,22 +211,7 @@ impl StateSpace for Perm {
     }
 
     fn rank(&self, state: &[u32]) -> Result<u64, String> {
-        let n = self.n;
-        if state.len() != n {
-            return Err(format!(
-                "the state has {} pieces but this puzzle has {n}: list each of 1..{n} once",
-                state.len()
-            ));
-        }
-        let labels: Vec<u8> = state
-            .iter()
-            .map(|&x| x.wrapping_sub(1).min(255) as u8)
-            .collect();
-        if !rank::is_permutation(&labels) {
-            return Err(format!(
-                "the state is not a permutation of 1..{n}: list each piece exactly once"
-            ));
-        }
+        let labels = super::pieces(state, self.n)?;
         self.rank_of(&labels).ok_or_else(|| match &self.ranking {
             Ranking::Parity { odd } => format!(
                 "the state is an {} permutation: every move keeps the parity, so only {} permutations are reachable",
