@@ -28,6 +28,15 @@ impl Bitmap {
         Bitmap { words, len }
     }
 
+    /// The set of `ranks` over `len` ranks.
+    pub fn from_ranks(len: u64, ranks: &[u64]) -> Bitmap {
+        let set = Bitmap::new(len);
+        for &r in ranks {
+            set.insert(r);
+        }
+        set
+    }
+
     /// Number of ranks covered.
     pub fn len(&self) -> u64 {
         self.len

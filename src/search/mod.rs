@@ -280,11 +280,7 @@ pub fn search_from<S: StateSpace>(
             } else if let Some(structure) = &structure {
                 let sweep = sweep.get_or_insert_with(|| {
                     let last = resumed_last.take().unwrap_or_else(|| {
-                        let last = Bitmap::new(size);
-                        for &r in frontier.take().unwrap_or_default().iter() {
-                            last.insert(r);
-                        }
-                        last
+                        Bitmap::from_ranks(size, &frontier.take().unwrap_or_default())
                     });
                     Sweep::new(structure.clone(), last)
                 });
@@ -304,11 +300,7 @@ pub fn search_from<S: StateSpace>(
                 )
             } else {
                 if let Some(list) = frontier.take() {
-                    let last = Bitmap::new(size);
-                    for &r in &list {
-                        last.insert(r);
-                    }
-                    unseen = Some(Unseen::new(&table, &last));
+                    unseen = Some(Unseen::new(&table, &Bitmap::from_ranks(size, &list)));
                 } else if let Some(last) = resumed_last.take() {
                     unseen = Some(Unseen::new(&table, &last));
                 }
@@ -333,7 +325,7 @@ pub fn search_from<S: StateSpace>(
         reached += pass.count;
         antipodes = pass.smallest;
         if let (Some(c), Some(before)) = (saving, &before) {
-            let last = Bitmap::from_fn(size, |w| before.word(w) & value_bits(&table, w, next));
+            let last = Bitmap::from_fn(size, |w| before.word(w) & table.value_bits(w, next));
             c.save(&table, &levels, &last)?;
         }
     }
@@ -344,21 +336,9 @@ pub fn search_from<S: StateSpace>(
     })
 }
 
-/// One bit per entry: those that hold `value` among ranks `64 * unit ..` (padding excluded).
-fn value_bits(table: &DistanceTable, unit: usize, value: u8) -> u64 {
-    let half = |w: usize| {
-        if w < table.word_count() {
-            squeeze(matches(table.word(w), value) & table.valid(w)) as u64
-        } else {
-            0
-        }
-    };
-    half(2 * unit) | half(2 * unit + 1) << 32
-}
-
 /// The unreached entries as a bitmap.
 fn unreached_bitmap(table: &DistanceTable) -> Bitmap {
-    Bitmap::from_fn(table.entries(), |w| value_bits(table, w, UNREACHED))
+    Bitmap::from_fn(table.entries(), |w| table.value_bits(w, UNREACHED))
 }
 
 /// Frontier lists this short are expanded in [`tiny_levels`].
@@ -406,11 +386,7 @@ fn tiny_levels<S: StateSpace>(
             progress.found(unreported);
             unreported = 0;
             if let Some(c) = checkpoints.filter(|c| c.due()) {
-                let last = Bitmap::new(table.entries());
-                for &r in list.iter() {
-                    last.insert(r);
-                }
-                c.save(table, levels, &last)?;
+                c.save(table, levels, &Bitmap::from_ranks(table.entries(), list))?;
             }
         }
         if list.len() > TINY_LEVEL {
@@ -719,7 +695,7 @@ impl Unseen {
     fn new(table: &DistanceTable, last: &Bitmap) -> Unseen {
         Unseen {
             bits: Bitmap::from_fn(table.entries(), |w| {
-                value_bits(table, w, UNREACHED) | last.word(w)
+                table.value_bits(w, UNREACHED) | last.word(w)
             }),
         }
     }

@@ -455,7 +455,7 @@ impl Sweep {
     /// Sets the next-level bits of `ranks` to their unreached entries.
     fn mark_unreached(&self, table: &DistanceTable, ranks: Range<u64>) {
         self.for_units(ranks, |unit, m| {
-            let bits = unreached_bits(table, unit) & m;
+            let bits = table.value_bits(unit as usize, UNREACHED) & m;
             (bits, m)
         });
     }
@@ -463,15 +463,7 @@ impl Sweep {
     /// Keeps, of the next-level bits of `ranks`, the entries that now hold `next`.
     fn keep_set(&self, table: &DistanceTable, ranks: Range<u64>, next: u8) {
         self.for_units(ranks, |unit, m| {
-            let w = 2 * unit as usize;
-            let half = |w: usize| {
-                if w < table.word_count() {
-                    squeeze(matches(table.word(w), next)) as u64
-                } else {
-                    0
-                }
-            };
-            let bits = self.next.word(unit as usize) & (half(w) | half(w + 1) << 32) & m;
+            let bits = self.next.word(unit as usize) & table.value_bits(unit as usize, next) & m;
             (bits, m)
         });
     }
@@ -511,29 +503,11 @@ struct Bundle {
 fn unreached_run(table: &DistanceTable, start: u64, take: u64) -> u64 {
     let unit = start / 64;
     let shift = start % 64;
-    let mut bits = unreached_bits(table, unit) >> shift;
+    let mut bits = table.value_bits(unit as usize, UNREACHED) >> shift;
     if shift + take > 64 {
-        bits |= unreached_bits(table, unit + 1) << (64 - shift);
+        bits |= table.value_bits(unit as usize + 1, UNREACHED) << (64 - shift);
     }
     bits & mask(0, take)
-}
-
-/// The unreached entries of ranks `64 * unit ..` as one bit each (padding excluded).
-#[inline]
-fn unreached_bits(table: &DistanceTable, unit: u64) -> u64 {
-    let w = 2 * unit as usize;
-    if (unit + 1) * 64 <= table.entries() {
-        return squeeze(matches(table.word(w), UNREACHED)) as u64
-            | (squeeze(matches(table.word(w + 1), UNREACHED)) as u64) << 32;
-    }
-    let half = |w: usize| {
-        if w < table.word_count() {
-            squeeze(matches(table.word(w), UNREACHED) & table.valid(w)) as u64
-        } else {
-            0
-        }
-    };
-    half(w) | half(w + 1) << 32
 }
 
 /// Number of unreached entries among `ranks`.
@@ -546,7 +520,8 @@ fn unreached_in(table: &DistanceTable, ranks: Range<u64>) -> u64 {
         .map(|unit| {
             let lo = (unit * 64).max(ranks.start);
             let hi = (unit * 64 + 64).min(ranks.end);
-            (unreached_bits(table, unit) & mask(lo - unit * 64, hi - lo)).count_ones() as u64
+            (table.value_bits(unit as usize, UNREACHED) & mask(lo - unit * 64, hi - lo))
+                .count_ones() as u64
         })
         .sum()
 }

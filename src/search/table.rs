@@ -129,6 +129,25 @@ impl DistanceTable {
         }
     }
 
+    /// One bit per entry of ranks `64 * unit ..`: those holding `value` (padding excluded).
+    #[inline]
+    pub fn value_bits(&self, unit: usize, value: u8) -> u64 {
+        let w = 2 * unit;
+        if (unit as u64 + 1) * 64 <= self.entries {
+            // A whole unit: no padding to mask.
+            return squeeze(matches(self.word(w), value)) as u64
+                | (squeeze(matches(self.word(w + 1), value)) as u64) << 32;
+        }
+        let half = |w: usize| {
+            if w < self.word_count() {
+                squeeze(matches(self.word(w), value) & self.valid(w)) as u64
+            } else {
+                0
+            }
+        };
+        half(w) | half(w + 1) << 32
+    }
+
     /// Appends words `range` as little-endian bytes.
     pub fn append_le_bytes(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
         out.reserve(range.len() * 8);
