@@ -1,13 +1,13 @@
 //! One run of the tool: check the request, search, and write the output folder.
 
 use crate::gpu::{self, Adapters, Gpu};
+use crate::plan::{self, Plan, Shape, bytes};
 use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
 use crate::puzzle::spec::PuzzleArgs;
 use crate::report::Report;
-use crate::search::bitmap::Bitmap;
 use crate::search::levels::{Levels, Written};
-use crate::search::{self, Checkpoints, Options, Resume, table::DistanceTable};
+use crate::search::{self, Checkpoints, Footprint, Options, Resume, table::DistanceTable};
 use crate::store::{
     self,
     atomic::{self, AtomicFile},
@@ -50,7 +50,7 @@ impl std::fmt::Display for Error {
 pub struct Job {
     /// The puzzle and its size.
     pub puzzle: PuzzleArgs,
-    /// Output folder; `None` for `results/<slug>/` (e.g. `results/turnstyle-n12-lrf/`).
+    /// Output folder; `None` for `runs/<slug>/` (e.g. `runs/turnstyle-n12-lrf/`).
     pub out: Option<PathBuf>,
     /// Worker threads; `None` for all cores.
     pub threads: Option<usize>,
@@ -62,9 +62,17 @@ pub struct Job {
     pub gpu_window_bytes: Option<u64>,
     /// Go on from the checkpoint in the output folder.
     pub resume: bool,
-    /// Seconds between checkpoints (0: after every level).
-    pub checkpoint_every: f64,
+    /// Seconds between checkpoints (0: after every level); `None` scales them to their cost.
+    pub checkpoint_every: Option<f64>,
+    /// Memory budget in bytes; `None` for the memory available now.
+    pub memory: Option<u64>,
+    /// The strategy asked for; `None` for the fastest that fits the budget.
+    pub footprint: Option<Footprint>,
 }
+
+/// The folder runs write into unless `--out` says otherwise: `runs/` is not tracked, so a run
+/// never changes the published tables (only `gpusearch tables` writes `results/`).
+pub const RUNS_FOLDER: &str = "runs";
 
 /// Under `--backend auto`, smaller tables stay on the CPU: setting up the device would take
 /// longer than searching them.
@@ -117,15 +125,74 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
     with_space!(&space, s => run_space(s, job))
 }
 
+/// The plan of a job, as text, without searching (`--dry-run`).
+pub fn dry_run(job: &Job) -> Result<String, Error> {
+    let space = job.puzzle.space().map_err(Error::Input)?;
+    with_space!(&space, s => {
+        let threads = pool(job.threads)?.current_num_threads();
+        let plan = Plan::sketch(&shape_of(s, job, job.backend == "gpu", threads), budget(job));
+        let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
+        Ok(format!(
+            "{} ({}): {} entries\n{}",
+            s.slug(),
+            job.backend,
+            s.size(),
+            plan.describe(every)
+        ))
+    })
+}
+
+/// The output folder of a job.
+pub fn output_folder<S: StateSpace>(space: &S, job: &Job) -> PathBuf {
+    job.out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(RUNS_FOLDER).join(space.slug()))
+}
+
+/// A job's memory budget: `--memory`, or the memory available now.
+fn budget(job: &Job) -> u64 {
+    match job.memory {
+        Some(b) => b,
+        None => plan::available_memory().unwrap_or(u64::MAX),
+    }
+}
+
+/// What the memory plan of a job on `space` depends on.
+fn shape_of<S: StateSpace>(space: &S, job: &Job, gpu: bool, threads: usize) -> Shape {
+    Shape {
+        entries: space.size(),
+        moves: space.move_count(),
+        swept: space.structure().is_some(),
+        gpu,
+        threads,
+        forced: job.footprint,
+    }
+}
+
+/// The memory plan of a job on `space` under its budget.
+fn plan_for<S: StateSpace>(space: &S, job: &Job, gpu: bool, threads: usize) -> Result<Plan, Error> {
+    Plan::new(&shape_of(space, job, gpu, threads), budget(job)).map_err(|e| {
+        let source = if job.memory.is_some() {
+            "--memory"
+        } else {
+            "the memory available now"
+        };
+        Error::Input(format!("{e} ({source})"))
+    })
+}
+
 /// [`run`] on one space.
 fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
-    let out = job
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(space.slug()));
+    let out = output_folder(space, job);
     let pool = pool(job.threads)?;
     let threads = pool.current_num_threads();
-    check_memory(space)?;
+    if let Some(every) = job.checkpoint_every
+        && (every.is_nan() || every < 0.0)
+    {
+        return Err(Error::Input(format!(
+            "--checkpoint-every {every}: give a number of seconds, 0 or more"
+        )));
+    }
     // The GPU with the table's layout on it, checked against its limits before any output.
     let gpu = match open_gpu(job, space)? {
         Some(gpu) => {
@@ -136,22 +203,37 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         }
         None => None,
     };
-    prepare_output(&out)?;
+    let plan = plan_for(space, job, gpu.is_some(), threads)?;
     let checkpoint = out.join(CHECKPOINT);
-    if job.checkpoint_every.is_nan() || job.checkpoint_every < 0.0 {
+    if job.resume && !checkpoint.exists() {
         return Err(Error::Input(format!(
-            "--checkpoint-every {}: give a number of seconds, 0 or more",
-            job.checkpoint_every
+            "--resume: there is no checkpoint {} (the run finished, or never saved one): run without --resume",
+            checkpoint.display()
         )));
     }
-    let resume = if job.resume {
-        Some(resume_from(space, &checkpoint)?)
-    } else if checkpoint.exists() {
+    if !job.resume && checkpoint.exists() {
         return Err(Error::Input(format!(
             "{} holds the checkpoint of an interrupted run: add --resume to go on from it, or delete {} to start again",
             out.display(),
             checkpoint.display()
         )));
+    }
+    check_disk(&out, &plan, job.resume.then_some(&checkpoint))?;
+    prepare_output(&out)?;
+    if !job.quiet && space.size() >= NOTE_PLAN_ENTRIES {
+        eprintln!(
+            "gpusearch: {} strategy: {}",
+            plan::footprint_name(plan.footprint),
+            plan.why
+        );
+    }
+    let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
+    atomic::set_resume_hint(format!(
+        "its checkpoint is in {}: to go on, run the same command with --resume",
+        out.display()
+    ));
+    let resume = if job.resume {
+        Some(resume_from(space, &checkpoint)?)
     } else {
         None
     };
@@ -164,14 +246,17 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
     let saver = FileCheckpoints {
         path: checkpoint.clone(),
         info: space.info(),
-        every: job.checkpoint_every,
+        every,
         since: Mutex::new(Instant::now()),
         earlier,
         started,
     };
 
     let bar = LevelBar::new(space.size(), job.quiet);
-    let options = Options::default();
+    let options = Options {
+        footprint: plan.footprint,
+        ..Options::default()
+    };
     let outcome = pool
         .install(|| match &gpu {
             Some((gpu, layout)) => {
@@ -197,6 +282,7 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
                 &space.starts(),
                 &outcome.levels,
                 &outcome.table,
+                plan.frame_memory,
             )
         })
         .map_err(|e| write_error(&gsd, e))?;
@@ -282,12 +368,17 @@ impl Checkpoints for FileCheckpoints {
         since.elapsed().as_secs_f64() >= self.every
     }
 
-    fn save(&self, table: &DistanceTable, levels: &Levels, last: &Bitmap) -> Result<(), String> {
+    fn save(
+        &self,
+        table: &DistanceTable,
+        levels: &Levels,
+        antipodes: &[u64],
+    ) -> Result<(), String> {
         let fail =
             |e: std::io::Error| format!("cannot write the checkpoint {}: {e}", self.path.display());
         let mut file = AtomicFile::create(&self.path).map_err(fail)?;
         let seconds = self.earlier + self.started.elapsed().as_secs_f64();
-        store::write_checkpoint(file.writer(), &self.info, levels, seconds, table, last)
+        store::write_checkpoint(file.writer(), &self.info, levels, seconds, antipodes, table)
             .map_err(fail)?;
         file.commit().map_err(fail)?;
         *self.since.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
@@ -298,81 +389,62 @@ impl Checkpoints for FileCheckpoints {
 /// The state saved in `path`, checked to be a checkpoint of `space`, and the seconds searched
 /// up to it.
 fn resume_from<S: StateSpace>(space: &S, path: &Path) -> Result<(Resume, f64), Error> {
-    if !path.exists() {
-        return Err(Error::Input(format!(
-            "--resume: there is no checkpoint {} (the run finished, or never saved one): run without --resume",
-            path.display()
-        )));
-    }
-    // Temporary files that a killed run left behind.
-    if let Some(folder) = path.parent() {
-        atomic::remove_stale(folder);
-    }
-    let (header, table, last) = store::read_checkpoint(path).map_err(|e| {
+    let other = |header: &store::CheckpointHeader| {
+        format!(
+            "it is a checkpoint of another puzzle ({} {}): give that puzzle's options, or another --out",
+            header.puzzle.puzzle,
+            serde_json::Value::Object(header.puzzle.params.clone())
+        )
+    };
+    let (header, table) = store::read_checkpoint(path, |header| {
+        if header.puzzle != space.info() || header.entries != space.size() {
+            Err(other(header))
+        } else {
+            Ok(())
+        }
+    })
+    .map_err(|e| {
         Error::Input(format!(
             "--resume: cannot use {}: {e}; delete it to start again",
             path.display()
         ))
     })?;
-    if header.puzzle != space.info() || header.entries != space.size() {
-        return Err(Error::Input(format!(
-            "--resume: {} is a checkpoint of another puzzle ({} {}): give that puzzle's options, or another --out",
-            path.display(),
-            header.puzzle.puzzle,
-            serde_json::Value::Object(header.puzzle.params.clone())
-        )));
-    }
     let resume = Resume {
         table,
         levels: header.levels.levels(),
-        last,
+        antipodes: header.antipodes,
     };
     Ok((resume, header.seconds))
 }
 
-/// Refuses a table that does not fit in the memory available now.
-fn check_memory<S: StateSpace>(space: &S) -> Result<(), Error> {
-    let table = DistanceTable::bytes_for(space.size());
-    // The table, its compressed copy while the distances file is written (at most the table's
-    // size), and slack for frontier lists and buffers.
-    let needed = table
-        .saturating_mul(2)
-        .saturating_add(table / 8 + (64 << 20));
-    if let Some(available) = available_memory()
-        && needed > available
-    {
-        return Err(Error::Input(format!(
-            "this search needs {} of memory (a {} table of {} entries, plus room to compress it) but only {} is available: choose a smaller --n",
+/// Tables of this many entries say which strategy they run with.
+const NOTE_PLAN_ENTRIES: u64 = 1 << 30;
+
+/// Refuses a run whose distances file and checkpoints would not fit on the disk of `out`.
+fn check_disk(out: &Path, plan: &Plan, resume: Option<&PathBuf>) -> Result<(), Error> {
+    // The nearest folder that exists: `out` itself may not yet.
+    let mut at = out.to_path_buf();
+    while !at.exists() {
+        match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => at = p.to_path_buf(),
+            _ => {
+                at = PathBuf::from(".");
+                break;
+            }
+        }
+    }
+    let existing = resume
+        .and_then(|c| std::fs::metadata(c).ok())
+        .map_or(0, |m| m.len());
+    let needed = plan.disk_needed(existing);
+    match plan::free_disk(&at) {
+        Some(free) if free < needed => Err(Error::Input(format!(
+            "the output folder {} needs {} of free disk (the distances file and a checkpoint at most) but its disk has {}: free some space, or choose another --out",
+            out.display(),
             bytes(needed),
-            bytes(table),
-            space.size(),
-            bytes(available)
-        )));
-    }
-    Ok(())
-}
-
-/// The memory the kernel says is available (`MemAvailable`), where it says.
-fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Bytes in human units (binary prefixes), e.g. `5.2 TiB (5704274890752 bytes)`.
-fn bytes(n: u64) -> String {
-    let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < units.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} bytes")
-    } else {
-        format!("{value:.1} {} ({n} bytes)", units[unit])
+            bytes(free)
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -385,6 +457,13 @@ fn prepare_output(out: &Path) -> Result<(), Error> {
         ))
     };
     std::fs::create_dir_all(out).map_err(fail)?;
+    // Temporary files that killed runs left behind.
+    for stale in atomic::remove_stale(out) {
+        eprintln!(
+            "gpusearch: removed {}, left by a run that was killed",
+            stale.display()
+        );
+    }
     let probe = out.join(format!(".gpusearch-probe.{}", std::process::id()));
     let result = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
     let _ = std::fs::remove_file(&probe);

@@ -8,6 +8,7 @@
 pub mod gpu;
 pub mod group;
 pub mod job;
+pub mod plan;
 pub mod progress;
 pub mod puzzle;
 pub mod rank;

@@ -1,8 +1,9 @@
 //! The `gpusearch` command line: parse, run the job, print the outcome.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use gpusearch::job::{self, Error, Job};
 use gpusearch::puzzle::spec::PuzzleArgs;
+use gpusearch::search::Footprint;
 use gpusearch::store::atomic;
 use gpusearch::{solve, tables, verify};
 use std::path::PathBuf;
@@ -30,7 +31,9 @@ enum Command {
     /// is searched first if missing).
     Solve {
         #[command(flatten)]
-        search: Box<SearchArgs>,
+        puzzle: Box<PuzzleOpts>,
+        #[command(flatten)]
+        run: RunOpts,
         /// The position: the pieces by position (numbers; Turnstyle and TopSpin also take the
         /// seeds' 0, A, B for 10, 11, 12), a Chinese rings state number or ring list, a key
         /// position and rotation.
@@ -48,6 +51,10 @@ enum Command {
         /// Worker threads [default: all cores].
         #[arg(long)]
         threads: Option<usize>,
+        /// Memory budget: bytes, or a number with a unit (1100MiB, 22GiB) [default: the memory
+        /// available now].
+        #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]
+        memory: Option<u64>,
     },
     /// Regenerates the published tables: every run of the list in results/README.md, each
     /// folder's reports and plot, the index and the seeds' reproduction table.
@@ -61,20 +68,23 @@ enum Command {
         /// No progress on stderr.
         #[arg(long)]
         quiet: bool,
+        /// The large runs instead (n = 13 and 14: tens of minutes each, up to a 20.3 GiB table).
+        #[arg(long)]
+        large: bool,
     },
 }
 
-/// A search: the puzzle and how to run it.
+/// The puzzle, its size and its folder: what a search and `solve` share.
 #[derive(Args)]
-struct SearchArgs {
+struct PuzzleOpts {
     /// The puzzle: turnstyle, topspin, perm, rotation, rings or key.
     #[arg(long, required = true)]
     puzzle: Option<String>,
     /// Number of pieces (turnstyle: 4 to 16; topspin: 3 to 16) or of rings (rings: 1 to 34).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     n: Option<usize>,
     /// TopSpin's turntable: how many pieces F reverses [default: 4].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     k: Option<usize>,
     /// Which moves count (turnstyle, topspin): lrf (L, R and F) or flips (only F, the ring read
     /// from piece 1) [default: lrf].
@@ -87,19 +97,25 @@ struct SearchArgs {
     #[arg(long)]
     def: Option<PathBuf>,
     /// Board rows (rotation).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     rows: Option<usize>,
     /// Board columns (rotation).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     cols: Option<usize>,
     /// Size of the turning blocks (rotation).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     block: Option<usize>,
-    /// Output folder [default: results/<puzzle and size>, e.g. results/turnstyle-n12-lrf].
+    /// Output folder [default: runs/<puzzle and size>, e.g. runs/turnstyle-n12-lrf].
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+/// How a search runs: what a search and `solve` (which searches first when the distances file
+/// is missing) share.
+#[derive(Args)]
+struct RunOpts {
     /// Worker threads [default: all cores].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     threads: Option<usize>,
     /// No progress bar on stderr.
     #[arg(long)]
@@ -108,13 +124,34 @@ struct SearchArgs {
     /// or gpu (any Vulkan adapter, software ones such as lavapipe included).
     #[arg(long, default_value = "auto")]
     backend: String,
+    /// Memory budget: bytes, or a number with a unit (1100MiB, 22GiB). The search takes the
+    /// fastest strategy that fits [default: the memory available now].
+    #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]
+    memory: Option<u64>,
+}
+
+/// A search: the puzzle and how to run it.
+#[derive(Args)]
+struct SearchArgs {
+    #[command(flatten)]
+    puzzle: PuzzleOpts,
+    #[command(flatten)]
+    run: RunOpts,
     /// Continue the interrupted run whose checkpoint is in the output folder.
     #[arg(long)]
     resume: bool,
     /// Save a checkpoint after a level when the last one is at least this many seconds old (0:
-    /// after every level).
-    #[arg(long, default_value_t = 60.0)]
-    checkpoint_every: f64,
+    /// after every level) [default: scaled so that checkpoints take at most 5% of the run, at
+    /// least 60; --dry-run shows it].
+    #[arg(long, allow_negative_numbers = true)]
+    checkpoint_every: Option<f64>,
+    /// The memory strategy: auto (the fastest that fits --memory), full or lean.
+    #[arg(long, value_enum, default_value = "auto")]
+    strategy: StrategyArg,
+    /// Print the plan (memory of the table and of every structure beside it, disk for the file
+    /// and checkpoints, the strategy) and exit without searching.
+    #[arg(long)]
+    dry_run: bool,
     /// Largest GPU storage window in bytes (for testing the windowed table).
     #[arg(long, hide = true)]
     gpu_window_bytes: Option<u64>,
@@ -122,26 +159,42 @@ struct SearchArgs {
 
 impl SearchArgs {
     fn job(self) -> Job {
-        Job {
-            puzzle: PuzzleArgs {
-                puzzle: self.puzzle.unwrap_or_default(),
-                n: self.n,
-                k: self.k,
-                metric: self.metric,
-                gens: self.gens,
-                def: self.def,
-                rows: self.rows,
-                cols: self.cols,
-                block: self.block,
-            },
-            out: self.out,
-            threads: self.threads,
-            quiet: self.quiet,
-            backend: self.backend,
-            gpu_window_bytes: self.gpu_window_bytes,
-            resume: self.resume,
-            checkpoint_every: self.checkpoint_every,
-        }
+        let mut job = job_of(self.puzzle, self.run);
+        job.gpu_window_bytes = self.gpu_window_bytes;
+        job.resume = self.resume;
+        job.checkpoint_every = self.checkpoint_every;
+        job.footprint = match self.strategy {
+            StrategyArg::Auto => None,
+            StrategyArg::Full => Some(Footprint::Full),
+            StrategyArg::Lean => Some(Footprint::Lean),
+        };
+        job
+    }
+}
+
+/// The job of a puzzle and how to run it, with every other setting at its default.
+fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
+    Job {
+        puzzle: PuzzleArgs {
+            puzzle: p.puzzle.unwrap_or_default(),
+            n: p.n,
+            k: p.k,
+            metric: p.metric,
+            gens: p.gens,
+            def: p.def,
+            rows: p.rows,
+            cols: p.cols,
+            block: p.block,
+        },
+        out: p.out,
+        threads: run.threads,
+        quiet: run.quiet,
+        backend: run.backend,
+        gpu_window_bytes: None,
+        resume: false,
+        checkpoint_every: None,
+        memory: run.memory,
+        footprint: None,
     }
 }
 
@@ -169,22 +222,35 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     let outcome = match cli.command {
+        None if cli.search.dry_run => job::dry_run(&cli.search.job()).map(|plan| print!("{plan}")),
         None => search(cli.search.job()),
         Some(Command::Solve {
-            search,
+            puzzle,
+            run,
             state,
             moves_only,
-        }) => with_threads(search.threads, || {
+        }) => with_threads(run.threads, || {
             let solution = solve::run(&solve::Solve {
-                job: (*search).job(),
+                job: job_of(*puzzle, run),
                 state,
                 moves_only,
             })?;
             print!("{}", solution.text);
             Ok(())
         }),
-        Some(Command::Verify { file, threads }) => {
-            match with_threads(threads, || verify::run(&file).map_err(Error::Run)) {
+        Some(Command::Verify {
+            file,
+            threads,
+            memory,
+        }) => {
+            let memory = memory.or_else(gpusearch::plan::available_memory);
+            let check = || {
+                verify::run(&file, memory).map_err(|f| match f {
+                    verify::Failure::Unsound(e) => Error::Run(e),
+                    verify::Failure::Budget(e) => Error::Input(e),
+                })
+            };
+            match with_threads(threads, check) {
                 Ok(summary) => {
                     println!("{summary}");
                     Ok(())
@@ -196,7 +262,8 @@ fn main() -> ExitCode {
             out,
             threads,
             quiet,
-        }) => tables::run(&out, threads, quiet).map(|summary| println!("{summary}")),
+            large,
+        }) => tables::run(&out, threads, quiet, large).map(|summary| println!("{summary}")),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -252,12 +319,30 @@ fn search(job: Job) -> Result<(), Error> {
     Ok(())
 }
 
+/// `--strategy`: how much memory the search may use beside its table.
+#[derive(Clone, Copy, ValueEnum)]
+enum StrategyArg {
+    /// The fastest that fits the memory budget.
+    Auto,
+    /// Bitmaps of the levels beside the table (about 1.5 times the table's memory).
+    Full,
+    /// The table and little else (at most 3% + 256 MiB beside it); slower.
+    Lean,
+}
+
+/// `--memory`'s parser.
+fn parse_memory(text: &str) -> Result<u64, String> {
+    gpusearch::plan::parse_bytes(text)
+}
+
 /// Folds a multi-line message (clap's, wgpu's) into one line, dropping clap's usage hints.
 fn one_line(message: &str) -> String {
     message
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more"))
+        // clap's usage block and hints come last: everything from there on goes.
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
         .collect::<Vec<_>>()
         .join(" ")
 }

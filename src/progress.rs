@@ -1,10 +1,19 @@
 //! The progress bar on stderr: level, states found so far, rate, elapsed time and ETA.
+//!
+//! The ETA is the states still unreached times what one more state has cost lately: the slope
+//! of pass time over states found, fitted to the last passes that sweep or scan the table. A
+//! pass costs a fixed scan of the table plus a part that grows with the states it finds, and
+//! levels range from a handful of states to a seventh of the space, so neither the average rate
+//! nor the last pass's rate says much; the slope does. The fixed part of the passes still to
+//! come is not in it: the ETA runs short by a few passes at the very end.
 
 use crate::search::{Progress, Step};
-use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use std::sync::Mutex;
+use indicatif::{
+    HumanCount, HumanDuration, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle,
+};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Levels that each get a line; after them, a line a second at most.
 const DETAILED_LEVELS: u64 = 1000;
@@ -20,12 +29,43 @@ pub struct LevelBar {
     unread: AtomicU64,
     /// States found in the levels since the last line.
     pending: AtomicU64,
+    /// Seconds a state costs at the margin (`f64` bits; 0 until known), shared with the bar.
+    per_state: Arc<AtomicU64>,
 }
+
+/// Passes fitted for the ETA.
+const FITTED_PASSES: usize = 6;
 
 /// When and where the last line was printed.
 struct Last {
     at: Instant,
     depth: u64,
+    /// The last passes that sweep or scan the table: (states found, seconds).
+    passes: Vec<(f64, f64)>,
+}
+
+/// The slope of seconds over states of `passes` (least squares), where it is positive.
+fn marginal_cost(passes: &[(f64, f64)]) -> Option<f64> {
+    if passes.len() < 2 {
+        return None;
+    }
+    let n = passes.len() as f64;
+    let (mx, my) = passes
+        .iter()
+        .fold((0.0, 0.0), |(x, y), &(c, t)| (x + c / n, y + t / n));
+    let (sxy, sxx) = passes.iter().fold((0.0, 0.0), |(xy, xx), &(c, t)| {
+        (xy + (c - mx) * (t - my), xx + (c - mx) * (c - mx))
+    });
+    (sxx > 0.0 && sxy > 0.0).then(|| sxy / sxx)
+}
+
+/// The ETA of `left` states at `per_state` seconds each, or `-` while unknown.
+fn eta(left: u64, per_state: f64) -> String {
+    if per_state > 0.0 {
+        HumanDuration(Duration::from_secs_f64(left as f64 * per_state)).to_string()
+    } else {
+        "-".into()
+    }
 }
 
 impl LevelBar {
@@ -37,14 +77,23 @@ impl LevelBar {
             ProgressDrawTarget::stderr()
         };
         let bar = ProgressBar::with_draw_target(Some(entries), target);
+        let per_state = Arc::new(AtomicU64::new(0));
+        let shared = per_state.clone();
         bar.set_style(
             ProgressStyle::with_template(
-                "level {msg:>4} [{bar:30}] {human_pos}/{human_len} states, {rate}, {elapsed_precise} elapsed, ETA {eta}",
+                "level {msg:>4} [{bar:30}] {human_pos}/{human_len} states, {rate}, {elapsed_precise} elapsed, ETA {marginal_eta}",
             )
             .expect("the template is valid")
             .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
                 let _ = write!(w, "{} states/s", HumanCount(state.per_sec() as u64));
             })
+            .with_key(
+                "marginal_eta",
+                move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let left = state.len().unwrap_or(0).saturating_sub(state.pos());
+                    let _ = write!(w, "{}", eta(left, f64::from_bits(shared.load(Relaxed))));
+                },
+            )
             .progress_chars("=> "),
         );
         bar.set_message("1");
@@ -54,9 +103,11 @@ impl LevelBar {
             last: Mutex::new(Last {
                 at: Instant::now(),
                 depth: 0,
+                passes: Vec::new(),
             }),
             unread: AtomicU64::new(0),
             pending: AtomicU64::new(0),
+            per_state,
         }
     }
 
@@ -79,11 +130,30 @@ impl Progress for LevelBar {
         }
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         let seconds = last.at.elapsed().as_secs_f64();
+        let (pos, total) = (self.bar.position(), self.bar.length().unwrap_or(0));
+        if matches!(step, Step::Sweep | Step::TopDown | Step::BottomUp) {
+            last.passes.push((count as f64, seconds));
+            let from = last.passes.len().saturating_sub(FITTED_PASSES);
+            last.passes.drain(..from);
+            if let Some(cost) = marginal_cost(&last.passes) {
+                self.per_state.store(cost.to_bits(), Relaxed);
+            }
+        }
+        // Logs (stderr not a terminal) show no bar: each line carries the share found and the
+        // ETA.
+        let per_state = f64::from_bits(self.per_state.load(Relaxed));
+        let eta = if per_state > 0.0 {
+            format!(", ETA {}", eta(total.saturating_sub(pos), per_state))
+        } else {
+            String::new()
+        };
         let line = if depth <= DETAILED_LEVELS {
             format!(
-                "level {depth:>3}: {:>15} states  {:<9} {seconds:8.3} s",
+                "level {depth:>3}: {:>15} states  {:<9} {seconds:8.3} s  ({:.1}% of {}{eta})",
                 HumanCount(count).to_string(),
-                step.name()
+                step.name(),
+                100.0 * pos as f64 / total.max(1) as f64,
+                HumanCount(total)
             )
         } else if seconds >= 1.0 || last.depth <= DETAILED_LEVELS {
             format!(
@@ -100,10 +170,8 @@ impl Progress for LevelBar {
             return;
         };
         self.pending.store(0, Relaxed);
-        *last = Last {
-            at: Instant::now(),
-            depth,
-        };
+        last.at = Instant::now();
+        last.depth = depth;
         if self.bar.is_hidden() {
             if !self.quiet {
                 eprintln!("{line}");

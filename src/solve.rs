@@ -3,12 +3,11 @@
 
 use crate::job::{self, Error, Job};
 use crate::puzzle::{Cursor, StateSpace};
-use crate::search::path::path_to_solved;
-use crate::search::table::{DistanceTable, UNREACHED};
-use crate::store;
+use crate::search::path::{Entries, path_from};
+use crate::search::table::UNREACHED;
+use crate::store::{ChunkCache, Distances};
 use crate::with_space;
 use std::fmt::Write;
-use std::path::PathBuf;
 
 /// What to solve.
 pub struct Solve {
@@ -41,12 +40,7 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
     let rank = space
         .rank(&state)
         .map_err(|e| Error::Input(format!("--state: {e}")))?;
-    let folder = solve
-        .job
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(space.slug()));
-    let file = folder.join("distances.gsd");
+    let file = job::output_folder(space, &solve.job).join("distances.gsd");
     let mut searched = false;
     if !file.exists() {
         eprintln!(
@@ -57,12 +51,15 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
         job::run(&solve.job)?;
         searched = true;
     }
-    let (header, table) = store::read(&file).map_err(|e| {
+    let cannot = |e: String| {
         Error::Input(format!(
             "cannot use {}: {e}; delete it to search again",
             file.display()
         ))
-    })?;
+    };
+    // Only the chunks the path passes through are read.
+    let mut entries = ChunkCache::new(Distances::open(&file).map_err(cannot)?);
+    let header = entries.header();
     if header.puzzle != space.info() {
         return Err(Error::Input(format!(
             "{} holds the distances of another puzzle ({} {}): choose its folder with --out",
@@ -71,7 +68,10 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
             serde_json::Value::Object(header.puzzle.params.clone())
         )));
     }
-    let path = solution(space, &table, rank)?;
+    let path = solution(space, &mut entries, rank).map_err(|e| match e {
+        Error::Run(e) => Error::Run(format!("{}: {e}", file.display())),
+        e => e,
+    })?;
     let names = space.move_names();
     let moves: Vec<String> = path.iter().map(|&m| names[m].clone()).collect();
     let text = if solve.moves_only {
@@ -89,16 +89,16 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
 /// The moves from `rank` to solved, or why there are none.
 fn solution<S: StateSpace>(
     space: &S,
-    table: &DistanceTable,
+    entries: &mut ChunkCache,
     rank: u64,
 ) -> Result<Vec<usize>, Error> {
-    if table.get(rank) == UNREACHED {
+    if entries.entry(rank).map_err(Error::Run)? == UNREACHED {
         return Err(Error::Input(
             "--state: the position cannot be reached from solved (no sequence of moves leads there)"
                 .into(),
         ));
     }
-    path_to_solved(space, table, rank).ok_or_else(|| {
+    path_from(space, entries, rank).map_err(Error::Run)?.ok_or_else(|| {
         Error::Run("the distances file is inconsistent: a step towards solved is missing; run gpusearch verify on it".into())
     })
 }

@@ -45,55 +45,106 @@ pub const RUNS: &[(&str, &[(&str, usize)])] = &[
     ("rings", &[("n", 20)]),
 ];
 
-/// Regenerates the tables in `folder`; a summary line.
-pub fn run(folder: &Path, threads: Option<usize>, quiet: bool) -> Result<String, Error> {
+/// The large runs, `gpusearch tables --large`: tens of minutes each on a workstation, and a
+/// table of up to 20.3 GiB (n = 14), searched within the memory available.
+pub const LARGE_RUNS: &[(&str, &[(&str, usize)])] = &[
+    ("turnstyle-flips", &[("n", 13)]),
+    ("topspin", &[("n", 13)]),
+    ("turnstyle-flips", &[("n", 14)]),
+    ("turnstyle", &[("n", 14)]),
+    ("topspin", &[("n", 14)]),
+];
+
+/// Regenerates the tables in `folder`: the quick runs, or with `large` the large ones (each
+/// going on from its checkpoint if an earlier attempt left one); then the index, which lists
+/// both (the others as their reports in `folder` stand). A summary line.
+pub fn run(
+    folder: &Path,
+    threads: Option<usize>,
+    quiet: bool,
+    large: bool,
+) -> Result<String, Error> {
     let started = Instant::now();
     let mut done: Vec<Result<Report, String>> = Vec::new();
-    for (family, options) in RUNS {
-        let mut args = PuzzleArgs {
-            puzzle: family.trim_end_matches("-flips").into(),
-            metric: family.ends_with("-flips").then(|| "flips".into()),
-            ..PuzzleArgs::default()
-        };
-        for &(name, value) in *options {
-            match name {
-                "n" => args.n = Some(value),
-                "rows" => args.rows = Some(value),
-                "cols" => args.cols = Some(value),
-                _ => args.block = Some(value),
-            }
-        }
+    let (now, kept) = if large {
+        (LARGE_RUNS, RUNS)
+    } else {
+        (RUNS, LARGE_RUNS)
+    };
+    let mut fresh = 0;
+    for (family, options) in RUNS.iter().chain(LARGE_RUNS) {
+        let args = puzzle_args(family, options);
         let space = args.space().map_err(Error::Input)?;
         let slug = crate::with_space!(&space, s => s.slug());
+        let out = folder.join(&slug);
+        if kept.iter().any(|r| r == &(*family, *options)) {
+            // Not run now: as its report stands, if it has one; the files drawn from the report
+            // are drawn again by this version.
+            if let Ok(text) = std::fs::read_to_string(out.join("report.json"))
+                && let Ok(report) = serde_json::from_str::<Report>(&text)
+            {
+                write(&out.join("levels.csv"), &report.levels_csv())?;
+                write(&out.join("levels.svg"), &report.levels_svg())?;
+                write(&out.join("report.md"), &report.to_markdown())?;
+                done.push(Ok(report));
+            }
+            continue;
+        }
+        debug_assert!(now.iter().any(|r| r == &(*family, *options)));
         let job = Job {
             puzzle: args,
-            out: Some(folder.join(&slug)),
+            out: Some(out.clone()),
             threads,
             quiet,
             backend: "auto".into(),
             gpu_window_bytes: None,
-            resume: false,
-            checkpoint_every: 60.0,
+            resume: out.join(job::CHECKPOINT).exists(),
+            checkpoint_every: None,
+            memory: None,
+            footprint: None,
         };
         if !quiet {
             eprintln!("gpusearch tables: {slug}");
         }
         match job::run(&job) {
-            Ok(finished) => done.push(Ok(finished.report)),
+            Ok(finished) => {
+                fresh += 1;
+                done.push(Ok(finished.report))
+            }
             // A size this machine cannot hold is noted in the index, not a failure.
             Err(Error::Input(e)) => done.push(Err(format!("{slug}: {e}"))),
             Err(e) => return Err(e),
         }
     }
-    let seeds = seeds(folder)?;
-    write(&folder.join("seeds.md"), &seeds)?;
+    if !large {
+        let seeds = seeds(folder)?;
+        write(&folder.join("seeds.md"), &seeds)?;
+    }
+    write(&folder.join("published.md"), &published(&done))?;
     let seconds = started.elapsed().as_secs_f64();
-    write(&folder.join("README.md"), &index(&done, seconds))?;
+    write(&folder.join("README.md"), &index(&done))?;
     Ok(format!(
-        "gpusearch tables: {} runs in {seconds:.0} s; wrote {}",
-        done.iter().filter(|r| r.is_ok()).count(),
+        "gpusearch tables: {fresh} runs in {seconds:.0} s; wrote {}",
         folder.join("README.md").display()
     ))
+}
+
+/// The puzzle options of a run of the list.
+fn puzzle_args(family: &str, options: &[(&str, usize)]) -> PuzzleArgs {
+    let mut args = PuzzleArgs {
+        puzzle: family.trim_end_matches("-flips").into(),
+        metric: family.ends_with("-flips").then(|| "flips".into()),
+        ..PuzzleArgs::default()
+    };
+    for &(name, value) in options {
+        match name {
+            "n" => args.n = Some(value),
+            "rows" => args.rows = Some(value),
+            "cols" => args.cols = Some(value),
+            _ => args.block = Some(value),
+        }
+    }
+    args
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Error> {
@@ -102,25 +153,24 @@ fn write(path: &Path, text: &str) -> Result<(), Error> {
 }
 
 /// `results/README.md`: one row per run.
-fn index(done: &[Result<Report, String>], seconds: f64) -> String {
+fn index(done: &[Result<Report, String>]) -> String {
     let mut md = String::from(
         "# Published tables\n\n\
-         Every table here was computed by gpusearch and can be regenerated with one command (the distances\n\
-         files, too large to commit, come back with it):\n\n\
-         ```sh\ncargo run --release -- tables\n```\n\n",
-    );
-    let _ = writeln!(
-        md,
-        "The last regeneration took {:.0} s on {} threads. Each folder holds `report.md`, `report.json`,\n\
-         `levels.csv` and `levels.svg` (the positions at each distance, log scale), and after a regeneration\n\
-         `distances.gsd`. `seeds.md` checks the seeds' published Turnstyle results against these tables.\n",
-        seconds,
-        rayon::current_num_threads()
+         Every table here was computed by gpusearch and can be regenerated with one command each (the\n\
+         distances files, too large to commit, come back with them). The quick runs take a minute or two:\n\n\
+         ```sh\ncargo run --release -- tables\n```\n\n\
+         The large runs (n = 13 and 14; a 20.3 GiB table each for Turnstyle and TopSpin 14, searched\n\
+         within the memory available) take about an hour and a half on a 2-core machine with 24 GiB:\n\n\
+         ```sh\ncargo run --release -- tables --large\n```\n\n\
+         Each folder holds `report.md`, `report.json` (with the search time, the threads and the distances\n\
+         file's SHA-256), `levels.csv` and `levels.svg` (the positions at each distance, log scale), and\n\
+         after a regeneration `distances.gsd`. `seeds.md` checks the seeds' published Turnstyle results\n\
+         against these tables.\n\n",
     );
     md.push_str(
-        "| puzzle | size | metric | positions | diameter | antipodes | an antipode | folder |\n",
+        "| puzzle | size | metric | positions | diameter | antipodes | an antipode | search | folder |\n",
     );
-    md.push_str("|---|---|---|---:|---:|---:|---|---|\n");
+    md.push_str("|---|---|---|---:|---:|---:|---|---:|---|\n");
     for run in done {
         match run {
             Ok(r) => {
@@ -142,19 +192,142 @@ fn index(done: &[Result<Report, String>], seconds: f64) -> String {
                     .unwrap_or_default();
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | {} | {antipode} | [{slug}]({slug}/report.md) |",
+                    "| {} | {} | {} | {} | {} | {} | {antipode} | {:.1} s | [{slug}]({slug}/report.md) |",
                     p.puzzle,
                     size.join(", "),
                     p.metric,
                     r.reachable,
                     r.diameter,
-                    r.antipode_count
+                    r.antipode_count,
+                    r.seconds
                 );
             }
             Err(why) => {
-                let _ = writeln!(md, "| not run: {} | | | | | | | |", why.replace('|', "/"));
+                let _ = writeln!(md, "| not run: {} | | | | | | | | |", why.replace('|', "/"));
             }
         }
+    }
+    md
+}
+
+/// Level counts published elsewhere: (our folder, where they were published, the counts).
+const PUBLISHED: &[(&str, &str, &[u64])] = &[
+    (
+        "topspin-n12-k4-lrf",
+        CAYLEYPY,
+        &[
+            1, 3, 6, 12, 24, 48, 95, 188, 373, 737, 1449, 2851, 5599, 10945, 21323, 41348, 79325,
+            151021, 285576, 535014, 991289, 1816126, 3277994, 5805760, 10030016, 16761135,
+            26779190, 40326341, 56177720, 70685978, 77836140, 72055787, 53234670, 29234710,
+            10640109, 2066922, 143807, 1960, 8,
+        ],
+    ),
+    (
+        "topspin-n13-k4-lrf",
+        CAYLEYPY,
+        &[
+            1, 3, 6, 12, 24, 48, 96, 190, 378, 749, 1475, 2907, 5727, 11226, 21959, 42834, 82889,
+            159479, 305078, 578974, 1090974, 2042963, 3789560, 6958004, 12594418, 22437431,
+            39129192, 66379769, 108681750, 170016014, 250870067, 343815335, 429247123, 476702678,
+            456442062, 362227516, 225928936, 101979928, 28370155, 3490525, 101707, 238,
+        ],
+    ),
+    (
+        "topspin-n14-k4-lrf",
+        CAYLEYPY,
+        &[
+            1,
+            3,
+            6,
+            12,
+            24,
+            48,
+            96,
+            191,
+            380,
+            754,
+            1489,
+            2943,
+            5813,
+            11432,
+            22426,
+            43904,
+            85372,
+            165170,
+            317764,
+            607957,
+            1157512,
+            2195180,
+            4140894,
+            7771938,
+            14507535,
+            26929373,
+            49643198,
+            90799337,
+            164557042,
+            294757686,
+            520131832,
+            900768296,
+            1523615723,
+            2500725527,
+            3948709317,
+            5933399606,
+            8368716920,
+            10890884810,
+            12797035306,
+            13205873933,
+            11548086801,
+            8159329572,
+            4344330490,
+            1553516190,
+            303033704,
+            22090201,
+            317234,
+            258,
+        ],
+    ),
+];
+
+/// Where the TopSpin counts were published.
+const CAYLEYPY: &str = "CayleyPy (Chervov, Fedoriaka, Konstantinova et al., \"CayleyPy Growth\", arXiv 2509.19162), file `cayleypy/data/top_spin_cayley_growth.csv` of the cayleypy/cayleypy repository (the n = 14 row added in commit a2529069): TopSpin with shifts left and right and the reversal of 4, each one move, from the identity";
+
+/// `results/published.md`: our level counts against those published elsewhere.
+fn published(done: &[Result<Report, String>]) -> String {
+    let mut md = String::from(
+        "# Level counts published elsewhere, against ours\n\n\
+         Each row compares the positions at every distance in our report with a table published by\n\
+         others, computed by other code.\n\n\
+         | our run | source | distances | agreement |\n|---|---|---:|---|\n",
+    );
+    for (slug, source, theirs) in PUBLISHED {
+        let ours = done
+            .iter()
+            .flatten()
+            .find(|r| PuzzleArgs::slug_of(r) == *slug)
+            .map(|r| r.levels.levels().iter().collect::<Vec<u64>>());
+        let verdict = match ours {
+            None => "not run yet".to_string(),
+            Some(ours) if ours == *theirs => {
+                format!("**agrees** at every distance (diameter {})", ours.len() - 1)
+            }
+            Some(ours) => {
+                let d = ours
+                    .iter()
+                    .zip(theirs.iter())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(ours.len().min(theirs.len()));
+                format!(
+                    "**differs** from distance {d}: ours {:?}, theirs {:?}",
+                    ours.get(d),
+                    theirs.get(d)
+                )
+            }
+        };
+        let _ = writeln!(
+            md,
+            "| [{slug}]({slug}/report.md) | {source} | {} | {verdict} |",
+            theirs.len() - 1
+        );
     }
     md
 }

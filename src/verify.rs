@@ -6,12 +6,17 @@
 //! state at 0, every other reached state with a neighbour one step closer, no reached state with
 //! an unreached neighbour); and last the whole table and its level counts against a search of the
 //! puzzle made afresh.
+//!
+//! One table is in memory at a time: the file's, read chunk by chunk, for the invariants; then,
+//! once that is dropped, the fresh search's, which the file's chunks are compared with one by
+//! one as they are read again.
 
+use crate::plan::{Plan, Shape};
 use crate::puzzle::spec::space_of;
 use crate::puzzle::{Cursor, StateSpace};
-use crate::search::table::{DistanceTable, UNREACHED};
+use crate::search::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
 use crate::search::{self, Options, Silent};
-use crate::store::{self, Header};
+use crate::store::{Distances, Header};
 use crate::with_space;
 use rayon::prelude::*;
 use std::path::Path;
@@ -19,12 +24,35 @@ use std::path::Path;
 /// Ranks checked per task.
 const RANKS_PER_TASK: u64 = 1 << 14;
 
-/// Checks `file`; the summary of a sound file, or where it is not.
-pub fn run(file: &Path) -> Result<String, String> {
+/// Why a file is not verified.
+pub enum Failure {
+    /// The file is unsound (exit status 1).
+    Unsound(String),
+    /// It cannot be checked within the memory budget (exit status 2).
+    Budget(String),
+}
+
+/// Checks `file` within a memory budget of `memory` bytes (`None`: no limit); the summary of a
+/// sound file, or where it is not.
+pub fn run(file: &Path, memory: Option<u64>) -> Result<String, Failure> {
     let name = file.display();
-    let (header, table) = store::read(file).map_err(|e| format!("{name}: {e}"))?;
-    let space = space_of(&header.puzzle).map_err(|e| format!("{name}: {e}"))?;
-    with_space!(&space, s => check(s, &header, &table)).map_err(|e| format!("{name}: {e}"))?;
+    let unsound = |e: String| Failure::Unsound(format!("{name}: {e}"));
+    let distances = Distances::open(file).map_err(unsound)?;
+    let header = distances.header.clone();
+    let space = space_of(&header.puzzle).map_err(unsound)?;
+    let plan = with_space!(&space, s => {
+        let shape = Shape {
+            entries: s.size(),
+            moves: s.move_count(),
+            swept: s.structure().is_some(),
+            gpu: false,
+            threads: rayon::current_num_threads(),
+            forced: None,
+        };
+        Plan::new(&shape, memory.unwrap_or(u64::MAX))
+    })
+    .map_err(|e| Failure::Budget(format!("{name}: verifying {e} (--memory)")))?;
+    with_space!(&space, s => check(s, &header, &distances, &plan)).map_err(unsound)?;
     let levels = header.levels.levels();
     Ok(format!(
         "{name}: sound: {} {} {}, {} entries, {} reachable, diameter {}; every invariant holds and a fresh search gives the same table",
@@ -45,7 +73,12 @@ pub fn run(file: &Path) -> Result<String, String> {
     ))
 }
 
-fn check<S: StateSpace>(space: &S, header: &Header, table: &DistanceTable) -> Result<(), String> {
+fn check<S: StateSpace>(
+    space: &S,
+    header: &Header,
+    file: &Distances,
+    plan: &Plan,
+) -> Result<(), String> {
     let info = space.info();
     if info != header.puzzle {
         let what = if info.rank_order != header.puzzle.rank_order {
@@ -79,6 +112,7 @@ fn check<S: StateSpace>(space: &S, header: &Header, table: &DistanceTable) -> Re
         ));
     }
     // The level counts against the values in the table.
+    let table = file.table()?;
     let levels = header.levels.levels();
     let histogram = table.histogram();
     for value in 0..3u8 {
@@ -90,9 +124,14 @@ fn check<S: StateSpace>(space: &S, header: &Header, table: &DistanceTable) -> Re
             ));
         }
     }
-    invariants(space, table, &starts)?;
-    // Last, the whole table against a fresh search.
-    let fresh = search::search(space, &Options::default(), &Silent);
+    invariants(space, &table, &starts)?;
+    drop(table);
+    // Last, the whole table against a fresh search, chunk by chunk.
+    let options = Options {
+        footprint: plan.footprint,
+        ..Options::default()
+    };
+    let fresh = search::search(space, &options, &Silent);
     if fresh.levels != levels {
         return Err(format!(
             "the header's levels differ from a fresh search's from distance {}",
@@ -103,21 +142,34 @@ fn check<S: StateSpace>(space: &S, header: &Header, table: &DistanceTable) -> Re
                 .unwrap_or(levels.len().min(fresh.levels.len()) as usize)
         ));
     }
-    if let Some(w) = (0..table.word_count())
-        .into_par_iter()
-        .find_first(|&w| table.word(w) != fresh.table.word(w))
-    {
-        let r = (w as u64 * 32..w as u64 * 32 + 32)
-            .find(|&r| r < table.entries() && table.get(r) != fresh.table.get(r))
-            .unwrap_or(w as u64 * 32);
-        return Err(format!(
-            "{} holds {}, a fresh search gives {}",
-            at(space, r),
-            value_name(table.get(r)),
-            value_name(fresh.table.get(r))
-        ));
-    }
-    Ok(())
+    file.for_each_chunk(|c, bytes| {
+        let first = file.first_rank(c);
+        let w0 = (first / ENTRIES_PER_WORD) as usize;
+        let differs = bytes.chunks(8).enumerate().find_map(|(i, b)| {
+            let mut word = [0xffu8; 8];
+            word[..b.len()].copy_from_slice(b);
+            let mine = u64::from_le_bytes(word);
+            let theirs = fresh.table.word(w0 + i);
+            // Padding past the last entry is not compared (the file may not hold its bytes).
+            let valid = fresh.table.valid(w0 + i) * 3;
+            ((mine ^ theirs) & valid != 0).then(|| {
+                let bit = ((mine ^ theirs) & valid).trailing_zeros() as u64;
+                (
+                    first + i as u64 * ENTRIES_PER_WORD + bit / 2,
+                    mine >> (bit & !1) & 3,
+                )
+            })
+        });
+        if let Some((rank, value)) = differs {
+            return Err(format!(
+                "{} holds {}, a fresh search gives {}",
+                at(space, rank),
+                value_name(value as u8),
+                value_name(fresh.table.get(rank))
+            ));
+        }
+        Ok(())
+    })
 }
 
 /// The breadth-first invariants, state by state; the first violation (smallest rank).

@@ -72,6 +72,19 @@ fn a_run_writes_reports_and_a_readable_distances_file() {
         25,
         "a bar per distance, 0 to 24"
     );
+    // Every level is visible, those of one position (distance 0) included.
+    for bar in svg.split("<rect x=").skip(1) {
+        let height: f64 = bar
+            .split("height=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(height >= 2.0, "a bar {height} px high: {bar}");
+    }
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     for key in [
@@ -126,7 +139,7 @@ fn a_run_writes_reports_and_a_readable_distances_file() {
         .map(|b| format!("{b:02x}"))
         .collect();
     assert_eq!(report["distances_sha256"], sha);
-    let (header, table) = store::parse(&bytes).unwrap();
+    let (header, table) = store::read(&out.join("distances.gsd")).unwrap();
     assert_eq!(header.entries, 40320);
     assert_eq!(header.levels.levels.as_deref(), Some(&levels[..]));
     let hist = table.histogram();

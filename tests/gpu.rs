@@ -28,6 +28,7 @@ fn options(strategy: Strategy) -> Options {
     Options {
         antipode_limit: 100,
         strategy,
+        ..Options::default()
     }
 }
 

@@ -294,6 +294,8 @@ fn rewrite(good: &Path, bad: &Path, edit: impl FnOnce(&mut store::Header, &mut V
         &starts,
         &header.levels.levels(),
         &table,
+        // No frame held: every chunk is compressed twice, as the lean strategy writes.
+        0,
     )
     .unwrap();
 }

@@ -4,7 +4,7 @@
 use gpusearch::puzzle::{Cursor, Metric, Ring, StateSpace};
 use gpusearch::search::path::path_to_solved;
 use gpusearch::search::table::UNREACHED;
-use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
+use gpusearch::search::{Footprint, Options, Outcome, Silent, Strategy, search};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// The seeds' moves on a position (piece labels by position). lrf: L, R, F; flips: F0..F(n-1)
@@ -72,10 +72,11 @@ fn naive_bfs(n: usize, metric: Metric) -> Naive {
     }
 }
 
-fn run(space: &Ring, strategy: Strategy) -> Outcome {
+fn run(space: &Ring, strategy: Strategy, footprint: Footprint) -> Outcome {
     let options = Options {
         antipode_limit: usize::MAX,
         strategy,
+        footprint,
     };
     search(space, &options, &Silent)
 }
@@ -92,9 +93,12 @@ fn check_against_naive(metric: Metric) {
     for n in 4..=9 {
         let space = Ring::turnstyle(n, metric).unwrap();
         let naive = naive_bfs(n, metric);
-        for strategy in STRATEGIES {
-            let what = format!("n={n} {metric:?} {strategy:?}");
-            let outcome = run(&space, strategy);
+        for (strategy, footprint) in STRATEGIES
+            .into_iter()
+            .flat_map(|s| [Footprint::Full, Footprint::Lean].map(|f| (s, f)))
+        {
+            let what = format!("n={n} {metric:?} {strategy:?} {footprint:?}");
+            let outcome = run(&space, strategy, footprint);
             assert_eq!(
                 outcome.levels.iter().collect::<Vec<_>>(),
                 naive.levels,
@@ -292,7 +296,7 @@ fn storer_swap_for_8_pieces_replays_and_is_optimal_at_18() {
     for (step, want) in listing.iter().enumerate() {
         assert_eq!(states[step + 1], labels(want), "step {}", step + 1);
     }
-    let outcome = run(&space, Strategy::Auto);
+    let outcome = run(&space, Strategy::Auto, Footprint::Full);
     let swap = space.rank(&labels("2 1 3 4 5 6 7 8")).unwrap();
     let path = path_to_solved(&space, &outcome.table, swap).unwrap();
     assert_eq!(path.len(), 18);
@@ -303,7 +307,7 @@ fn storer_swap_for_10_pieces_is_optimal_at_25() {
     let space = Ring::turnstyle(10, Metric::Lrf).unwrap();
     let states = replay(&space, "RRRFRFRFRRFLFLFLFRRFRFRFR");
     assert_eq!(states[25], labels("2 1 3 4 5 6 7 8 9 10"));
-    let outcome = run(&space, Strategy::Auto);
+    let outcome = run(&space, Strategy::Auto, Footprint::Full);
     let swap = space.rank(&labels("2 1 3 4 5 6 7 8 9 10")).unwrap();
     let path = path_to_solved(&space, &outcome.table, swap).unwrap();
     assert_eq!(path.len(), 25);

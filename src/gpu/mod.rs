@@ -159,6 +159,8 @@ impl Gpu {
             )
         })?;
         let run = Run::new(self, layout, &puzzle, &space.gpu_data())?;
+        // The smallest ranks of the last level, when it was found before this run.
+        let mut resumed_antipodes = None;
         let mut levels = match resume {
             None => {
                 let starts = space.starts();
@@ -169,8 +171,9 @@ impl Gpu {
                 Levels::from_counts(&[first])
             }
             Some(r) => {
-                run.upload(&r.table, &r.last)?;
+                run.upload(&r.table, ((r.levels.len() - 1) % 3) as u8)?;
                 progress.found(r.levels.total());
+                resumed_antipodes = Some(r.antipodes);
                 r.levels
             }
         };
@@ -189,6 +192,7 @@ impl Gpu {
             if count == 0 {
                 break;
             }
+            resumed_antipodes = None;
             reached += count;
             levels.push(count);
             progress.found(count);
@@ -200,14 +204,15 @@ impl Gpu {
             progress.level(depth + 1, count, step);
             if let Some(c) = checkpoints.filter(|c| c.due()) {
                 let (table, last) = run.read_back(((depth + 1) % 3) as u8)?;
-                c.save(&table, &levels, &last)?;
+                c.save(&table, &levels, &last.smallest(options.antipode_limit))?;
             }
         }
         let (table, last) = run.read_back(((levels.len() - 1) % 3) as u8)?;
+        let antipodes = resumed_antipodes.unwrap_or_else(|| last.smallest(options.antipode_limit));
         Ok(Outcome {
             table,
             levels,
-            antipodes: last.smallest(options.antipode_limit),
+            antipodes,
         })
     }
 }
@@ -714,8 +719,9 @@ impl<'g> Run<'g> {
     }
 
     /// Puts a table on the device to go on from: each block's words, and as seen every reached
-    /// entry but those of the last level (the next pass then expands exactly that level).
-    fn upload(&self, table: &DistanceTable, last: &Bitmap) -> Result<(), String> {
+    /// entry but those holding `last`, the last level's value (the next pass then expands that
+    /// level, and levels `last - 3`, ... once more, finding nothing there).
+    fn upload(&self, table: &DistanceTable, last: u8) -> Result<(), String> {
         let layout = &self.layout;
         let mut block = 0u64;
         for w in 0..layout.windows {
@@ -727,7 +733,7 @@ impl<'g> Run<'g> {
                 for b in block..block + count {
                     let word = table.word(b as usize);
                     let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
-                    let level = (last.word((b / 2) as usize) >> (32 * (b % 2))) as u32;
+                    let level = squeeze(matches(word, last));
                     words.extend([word as u32, (word >> 32) as u32, reached & !level]);
                 }
                 self.gpu.queue.write_buffer(

@@ -172,7 +172,12 @@ impl Report {
         let decades = max.log10().ceil().max(1.0);
         let span = levels.len().max(1) as f64;
         let x = |d: f64| left + plot_w * d / span;
-        let y = |count: f64| top + plot_h * (1.0 - (count.max(1.0)).log10() / decades);
+        // The axis starts a little below 1 (at 10^-FLOOR), so that a level of one position
+        // still shows as a bar.
+        const FLOOR: f64 = 0.3;
+        let y = |count: f64| {
+            top + plot_h * (1.0 - (count.max(1.0).log10() + FLOOR) / (decades + FLOOR))
+        };
         let p = &self.puzzle;
         let params: Vec<String> = p
             .params

@@ -74,6 +74,23 @@ impl Step {
     }
 }
 
+/// How much memory a search may use beyond its table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Footprint {
+    /// The fastest: bitmaps of the last and the next level (sweeps) or of the unseen entries
+    /// (top-down scans), one bit per entry each, and frontier lists up to 1/512 of the entries.
+    Full,
+    /// The leanest: nothing the size of the table besides the table. Passes read the last level
+    /// from the table's values (entries holding `d mod 3`, which also holds levels `d - 3`,
+    /// `d - 6`, ...: more work, the same result), and frontier lists stay within
+    /// [`LEAN_LIST_SHARE`] of the table's bytes.
+    Lean,
+}
+
+/// Under [`Footprint::Lean`], frontier lists (the list, its successor and its copy) take at most
+/// this share of the table's bytes.
+pub const LEAN_LIST_SHARE: f64 = 0.03;
+
 /// Search settings.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -81,6 +98,8 @@ pub struct Options {
     pub antipode_limit: usize,
     /// How passes are chosen.
     pub strategy: Strategy,
+    /// What the search may keep beside the table.
+    pub footprint: Footprint,
 }
 
 impl Default for Options {
@@ -88,6 +107,20 @@ impl Default for Options {
         Options {
             antipode_limit: 100,
             strategy: Strategy::Auto,
+            footprint: Footprint::Full,
+        }
+    }
+}
+
+/// The largest level kept as a frontier list, in a space of `size` entries with `moves` moves.
+pub fn list_limit(size: u64, moves: usize, footprint: Footprint) -> u64 {
+    match footprint {
+        Footprint::Full => (size / LIST_FRACTION).max(MIN_LIST),
+        Footprint::Lean => {
+            // A list of L ranks and its successor (at most L * moves), built in parts and then
+            // joined: 8 bytes a rank, (1 + 2 * moves) * L ranks at once.
+            let share = DistanceTable::bytes_for(size) as f64 * LEAN_LIST_SHARE;
+            ((share / (8.0 * (1 + 2 * moves) as f64)) as u64).max(MIN_LIST)
         }
     }
 }
@@ -146,22 +179,25 @@ pub fn prefer_bottom_up(unreached: u64, expanded: u64, moves: usize) -> bool {
     2 * unreached < expanded * (moves as u64 + 1)
 }
 
-/// A search's state after a complete level: enough to go on from there.
+/// A search's state after a complete level: enough to go on from there. The level's states are
+/// the entries holding its distance mod 3 that no earlier pass could reach; passes after a
+/// resume treat all entries holding that value as the last level, which gives the same table.
 pub struct Resume {
     /// The table after the level.
     pub table: DistanceTable,
     /// The counts up to that level.
     pub levels: Levels,
-    /// The states of that level.
-    pub last: Bitmap,
+    /// The smallest ranks of that level (the antipodes, should no level follow).
+    pub antipodes: Vec<u64>,
 }
 
 /// Where a run saves its state after levels, so that it can go on after an interruption.
 pub trait Checkpoints: Sync {
     /// Whether to save after the level about to be found.
     fn due(&self) -> bool;
-    /// Saves the state after a level: the table, the counts and the level's states.
-    fn save(&self, table: &DistanceTable, levels: &Levels, last: &Bitmap) -> Result<(), String>;
+    /// Saves the state after a level: the table, the counts and the level's smallest ranks.
+    fn save(&self, table: &DistanceTable, levels: &Levels, antipodes: &[u64])
+    -> Result<(), String>;
 }
 
 /// Runs a full breadth-first search of `space` from its solved states, in the current rayon
@@ -189,15 +225,17 @@ pub fn search_from<S: StateSpace>(
         _ => None,
     };
     let swept = options.strategy == Strategy::Sweep && structure.is_some();
+    let lean = options.footprint == Footprint::Lean;
     let list_limit = match options.strategy {
         Strategy::Lists => u64::MAX,
-        Strategy::Auto => (size / LIST_FRACTION).max(MIN_LIST),
+        Strategy::Auto => list_limit(size, moves, options.footprint),
         Strategy::Sweep if swept => 0,
-        Strategy::Sweep => (size / LIST_FRACTION).max(MIN_LIST),
+        Strategy::Sweep => list_limit(size, moves, options.footprint),
         Strategy::TopDown | Strategy::BottomUp => 0,
     };
-    // The states of the last level: listed while few, else (on resuming) as a bitmap.
-    let (table, mut levels, mut frontier, mut resumed_last) = match resume {
+    // The states of the last level, listed while few. After a resume the last level is read
+    // from the table (`resumed`): every entry holding its value.
+    let (table, mut levels, mut frontier, mut antipodes, mut resumed) = match resume {
         None => {
             let table = DistanceTable::new(size);
             let starts = space.starts();
@@ -207,19 +245,24 @@ pub fn search_from<S: StateSpace>(
             let first = starts.len() as u64;
             progress.found(first);
             progress.level(0, first, Step::Frontier);
-            (table, Levels::from_counts(&[first]), Some(starts), None)
+            let antipodes = starts[..starts.len().min(limit)].to_vec();
+            let levels = Levels::from_counts(&[first]);
+            (table, levels, Some(starts), antipodes, false)
         }
         Some(r) => {
             progress.found(r.levels.total());
-            let listed = r.levels.last() <= list_limit && !swept;
-            let list = listed.then(|| r.last.smallest(usize::MAX));
-            (r.table, r.levels, list, (!listed).then_some(r.last))
+            let value = ((r.levels.len() - 1) % 3) as u8;
+            let holding = r.levels.sum_mod3(value as u64);
+            let list = if r.levels.last() <= r.antipodes.len() as u64 {
+                // A level of a few states is all in its smallest ranks: exactly the list (a
+                // long thin graph goes on in tiny levels, not in scans).
+                Some(r.antipodes.clone())
+            } else {
+                (holding <= list_limit && !swept).then(|| ranks_holding(&r.table, value))
+            };
+            let resumed = list.is_none();
+            (r.table, r.levels, list, r.antipodes, resumed)
         }
-    };
-    let mut antipodes = match (&frontier, &resumed_last) {
-        (Some(list), _) => list[..list.len().min(limit)].to_vec(),
-        (None, Some(last)) => last.smallest(limit),
-        (None, None) => Vec::new(),
     };
     let mut unseen: Option<Unseen> = None;
     let mut sweep: Option<Sweep> = None;
@@ -234,17 +277,22 @@ pub fn search_from<S: StateSpace>(
             && !swept
         {
             // Levels of a handful of states (a long thin graph): many in a tight loop.
-            let done = tiny_levels(space, &table, list, &mut levels, progress, checkpoints)?;
+            let done = tiny_levels(
+                space,
+                &table,
+                list,
+                &mut levels,
+                limit,
+                progress,
+                checkpoints,
+            )?;
             antipodes = list[..list.len().min(limit)].to_vec();
             reached = levels.total();
             if done {
                 break;
             }
         }
-        // A checkpoint after this level needs its states: those unreached before it and set
-        // in it, whatever kind of pass finds them.
         let saving = checkpoints.filter(|c| c.due());
-        let before = saving.map(|_| unreached_bitmap(&table));
         let depth = levels.len() - 1;
         let current = (depth % 3) as u8;
         let next = ((depth + 1) % 3) as u8;
@@ -261,8 +309,10 @@ pub fn search_from<S: StateSpace>(
         } else {
             if structure.is_none() && options.strategy == Strategy::Auto {
                 // A top-down scan expands the entries of the last level; without the unseen
-                // bitmap (before it exists) also those of levels depth - 3, depth - 6, ...
-                let expanded = if unseen.is_some() || frontier.is_some() {
+                // bitmap (before it exists, or ever when lean) also those of levels depth - 3,
+                // depth - 6, ...
+                let exact = unseen.is_some() || (frontier.is_some() && !resumed);
+                let expanded = if exact && !lean {
                     levels.last()
                 } else {
                     levels.sum_mod3(depth % 3)
@@ -279,15 +329,17 @@ pub fn search_from<S: StateSpace>(
                 pass
             } else if let Some(structure) = &structure {
                 let sweep = sweep.get_or_insert_with(|| {
-                    let last = resumed_last.take().unwrap_or_else(|| {
-                        Bitmap::from_ranks(size, &frontier.take().unwrap_or_default())
+                    let list = frontier.take();
+                    let last = (!lean).then(|| match list {
+                        Some(list) if !resumed => Bitmap::from_ranks(size, &list),
+                        _ => level_bitmap(&table, current),
                     });
-                    Sweep::new(structure.clone(), last)
+                    Sweep::new(structure.clone(), size, last)
                 });
-                sweep.pass(space, &table, next, limit, progress)
+                sweep.pass(space, &table, current, next, limit, progress)
             } else if bottom_up {
                 // Bottom-up passes need neither.
-                (unseen, frontier, resumed_last) = (None, None, None);
+                (unseen, frontier) = (None, None);
                 scan(
                     space,
                     &table,
@@ -299,10 +351,18 @@ pub fn search_from<S: StateSpace>(
                     progress,
                 )
             } else {
-                if let Some(list) = frontier.take() {
-                    unseen = Some(Unseen::new(&table, &Bitmap::from_ranks(size, &list)));
-                } else if let Some(last) = resumed_last.take() {
+                // The first scan: the last level as a bitmap, and from it the unseen entries.
+                if let Some(list) = frontier.take()
+                    && !lean
+                {
+                    let last = if resumed {
+                        level_bitmap(&table, current)
+                    } else {
+                        Bitmap::from_ranks(size, &list)
+                    };
                     unseen = Some(Unseen::new(&table, &last));
+                } else if resumed && !lean && unseen.is_none() {
+                    unseen = Some(Unseen::new(&table, &level_bitmap(&table, current)));
                 }
                 let unseen = unseen.as_ref();
                 scan(
@@ -324,9 +384,11 @@ pub fn search_from<S: StateSpace>(
         levels.push(pass.count);
         reached += pass.count;
         antipodes = pass.smallest;
-        if let (Some(c), Some(before)) = (saving, &before) {
-            let last = Bitmap::from_fn(size, |w| before.word(w) & table.value_bits(w, next));
-            c.save(&table, &levels, &last)?;
+        // Whatever the pass kept of its level (a list, the sweep's or the unseen bitmap) is
+        // exact from here on.
+        resumed = false;
+        if let Some(c) = saving {
+            c.save(&table, &levels, &antipodes)?;
         }
     }
     Ok(Outcome {
@@ -336,9 +398,9 @@ pub fn search_from<S: StateSpace>(
     })
 }
 
-/// The unreached entries as a bitmap.
-fn unreached_bitmap(table: &DistanceTable) -> Bitmap {
-    Bitmap::from_fn(table.entries(), |w| table.value_bits(w, UNREACHED))
+/// The entries holding `value` as a bitmap.
+fn level_bitmap(table: &DistanceTable, value: u8) -> Bitmap {
+    Bitmap::from_fn(table.entries(), |w| table.value_bits(w, value))
 }
 
 /// Frontier lists this short are expanded in [`tiny_levels`].
@@ -353,6 +415,7 @@ fn tiny_levels<S: StateSpace>(
     table: &DistanceTable,
     list: &mut Vec<u64>,
     levels: &mut Levels,
+    limit: usize,
     progress: &dyn Progress,
     checkpoints: Option<&dyn Checkpoints>,
 ) -> Result<bool, String> {
@@ -386,7 +449,7 @@ fn tiny_levels<S: StateSpace>(
             progress.found(unreported);
             unreported = 0;
             if let Some(c) = checkpoints.filter(|c| c.due()) {
-                c.save(table, levels, &Bitmap::from_ranks(table.entries(), list))?;
+                c.save(table, levels, &list[..list.len().min(limit)])?;
             }
         }
         if list.len() > TINY_LEVEL {
@@ -446,13 +509,18 @@ fn expand_list<S: StateSpace>(
 
 /// Every unreached rank, ascending.
 fn unreached_ranks(table: &DistanceTable) -> Vec<u64> {
+    ranks_holding(table, UNREACHED)
+}
+
+/// Every rank whose entry holds `value`, ascending.
+fn ranks_holding(table: &DistanceTable, value: u8) -> Vec<u64> {
     let words = table.word_count();
     (0..words.div_ceil(WORDS_PER_LIST_TASK))
         .into_par_iter()
         .flat_map_iter(|task| {
             let mut ranks = Vec::new();
             for w in task * WORDS_PER_LIST_TASK..((task + 1) * WORDS_PER_LIST_TASK).min(words) {
-                let mut todo = matches(table.word(w), UNREACHED) & table.valid(w);
+                let mut todo = matches(table.word(w), value) & table.valid(w);
                 while todo != 0 {
                     ranks.push(w as u64 * ENTRIES_PER_WORD + (todo.trailing_zeros() / 2) as u64);
                     todo &= todo - 1;
@@ -716,7 +784,7 @@ impl Unseen {
 }
 
 /// Keeps the `limit` smallest ranks pushed into it.
-struct Smallest {
+pub(crate) struct Smallest {
     limit: usize,
     heap: BinaryHeap<u64>,
     /// Ranks at or above this cannot enter (the largest kept, once full).
@@ -724,7 +792,7 @@ struct Smallest {
 }
 
 impl Smallest {
-    fn new(limit: usize) -> Smallest {
+    pub(crate) fn new(limit: usize) -> Smallest {
         Smallest {
             limit,
             heap: BinaryHeap::new(),
@@ -733,7 +801,7 @@ impl Smallest {
     }
 
     #[inline]
-    fn push(&mut self, rank: u64) {
+    pub(crate) fn push(&mut self, rank: u64) {
         if rank >= self.bound {
             return;
         }
@@ -747,13 +815,13 @@ impl Smallest {
         }
     }
 
-    fn into_sorted(self) -> Vec<u64> {
+    pub(crate) fn into_sorted(self) -> Vec<u64> {
         self.heap.into_sorted_vec()
     }
 }
 
 /// The `limit` smallest of two ascending lists, ascending.
-fn merge_smallest(a: Vec<u64>, b: Vec<u64>, limit: usize) -> Vec<u64> {
+pub(crate) fn merge_smallest(a: Vec<u64>, b: Vec<u64>, limit: usize) -> Vec<u64> {
     let mut all = a;
     all.extend(b);
     all.sort_unstable();

@@ -7,6 +7,20 @@
 use super::table::{DistanceTable, UNREACHED};
 use crate::puzzle::{Cursor, StateSpace};
 
+/// Where a path reads the entries of a table from: the table itself, or a distances file chunk
+/// by chunk.
+pub trait Entries {
+    /// The entry of `rank`: its distance mod 3, or [`UNREACHED`]; an error when it cannot be
+    /// read.
+    fn entry(&mut self, rank: u64) -> Result<u8, String>;
+}
+
+impl Entries for &DistanceTable {
+    fn entry(&mut self, rank: u64) -> Result<u8, String> {
+        Ok(self.get(rank))
+    }
+}
+
 /// An optimal move sequence (move indices) from `rank` back to a solved state, or `None` when
 /// the table has not reached `rank`. Among equally short moves the lowest-numbered is taken.
 pub fn path_to_solved<S: StateSpace>(
@@ -14,9 +28,19 @@ pub fn path_to_solved<S: StateSpace>(
     table: &DistanceTable,
     rank: u64,
 ) -> Option<Vec<usize>> {
-    let mut value = table.get(rank);
+    path_from(space, &mut &*table, rank).ok().flatten()
+}
+
+/// [`path_to_solved`] reading entries from `entries`; `Ok(None)` when `rank` is not reached or
+/// no step towards solved is found.
+pub fn path_from<S: StateSpace>(
+    space: &S,
+    entries: &mut impl Entries,
+    rank: u64,
+) -> Result<Option<Vec<usize>>, String> {
+    let mut value = entries.entry(rank)?;
     if value == UNREACHED {
-        return None;
+        return Ok(None);
     }
     let moves = space.move_count();
     let starts = space.starts();
@@ -26,12 +50,20 @@ pub fn path_to_solved<S: StateSpace>(
     while !starts.contains(&rank) {
         let closer = (value + 2) % 3;
         cursor.seek(rank);
-        let (mv, neighbour) = (0..moves)
-            .map(|mv| (mv, cursor.neighbour(mv)))
-            .find(|&(_, n)| table.get(n) == closer)?;
+        let mut step = None;
+        for mv in 0..moves {
+            let n = cursor.neighbour(mv);
+            if entries.entry(n)? == closer {
+                step = Some((mv, n));
+                break;
+            }
+        }
+        let Some((mv, neighbour)) = step else {
+            return Ok(None);
+        };
         path.push(mv);
         rank = neighbour;
         value = closer;
     }
-    Some(path)
+    Ok(Some(path))
 }

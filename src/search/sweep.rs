@@ -1,7 +1,9 @@
 //! Sweep passes, for spaces with [`Structure`]: a level found mostly 64 entries at a time.
 //!
-//! The frontier (level `d` exactly) is a [`Bitmap`]. A pass sets every unreached entry with a
-//! neighbour in the frontier to the next level, in two phases:
+//! The frontier is level `d`: a [`Bitmap`] of exactly its states under [`Footprint::Full`], or
+//! under [`Footprint::Lean`] the table's entries holding `d mod 3` (levels `d - 3`, `d - 6`, ...
+//! too: their neighbours are all reached, so pulling from them sets nothing more). A pass sets
+//! every unreached entry with a neighbour in the frontier to the next level, in two phases:
 //!
 //! 1. **Block moves**, pulled: each task owns a range of target ranks, collects in a local bitmap
 //!    the frontier bits its block moves bring there — whole runs of consecutive ranks are copied
@@ -11,16 +13,18 @@
 //!    claims its unreached neighbours atomically) while the frontier is small, *pulled* into the
 //!    unreached states (each looks for a neighbour in the frontier) once those are fewer.
 //!
-//! The entries set in the pass form the next frontier bitmap.
+//! Under [`Footprint::Full`] the entries set in the pass form the next frontier bitmap.
+//!
+//! [`Footprint::Full`]: super::Footprint::Full
+//! [`Footprint::Lean`]: super::Footprint::Lean
 
 use super::bitmap::{Bitmap, mask};
 use super::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
-use super::{BATCH, Pass, Progress, Step};
+use super::{BATCH, Pass, Progress, Smallest, Step, merge_smallest};
 use crate::puzzle::{BlockMove, Cursor, StateSpace, Structure};
 use crate::rank::window::prefix_parity;
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::Ordering::Relaxed;
 
 /// Runs shorter than this move bit by bit through a table of positions.
 const SHORT_RUN: u64 = 16;
@@ -81,6 +85,13 @@ pub(super) struct Sweep {
     /// there state by state. A residual task walks the same offsets of all ranges of a bundle
     /// together, so that a cursor often meets the same arrangement in several of them.
     bundles: Vec<Bundle>,
+    /// The last level and the level being found, as bitmaps; `None` when lean (the last level
+    /// is read from the table).
+    bitmaps: Option<Bitmaps>,
+}
+
+/// A sweep's bitmaps under the full footprint.
+struct Bitmaps {
     /// The last level.
     frontier: Bitmap,
     /// The level being found.
@@ -88,9 +99,9 @@ pub(super) struct Sweep {
 }
 
 impl Sweep {
-    /// The sweep of `structure`, starting from the level `frontier`.
-    pub fn new(structure: Structure, frontier: Bitmap) -> Sweep {
-        let size = frontier.len();
+    /// The sweep of `structure` over `size` ranks, starting from the level `last` as a bitmap,
+    /// or (`None`) with no bitmaps at all, reading levels from the table.
+    pub fn new(structure: Structure, size: u64, last: Option<Bitmap>) -> Sweep {
         let prepared: Vec<Prepared> = structure.blocks.into_iter().map(Prepared::new).collect();
         // Group the block moves by the range they pull into.
         let mut domains: Vec<(u64, u64, Vec<usize>)> = Vec::new();
@@ -148,59 +159,96 @@ impl Sweep {
             prepared,
             tasks,
             bundles,
-            frontier,
-            next: Bitmap::new(size),
+            bitmaps: last.map(|frontier| Bitmaps {
+                frontier,
+                next: Bitmap::new(size),
+            }),
         }
     }
 
-    /// One pass: the frontier's level to the next, whose entries are set to `next`.
+    /// One pass: the level holding `current` to the next, whose entries are set to `next`.
     pub fn pass<S: StateSpace>(
         &mut self,
+        space: &S,
+        table: &DistanceTable,
+        current: u8,
+        next: u8,
+        limit: usize,
+        progress: &dyn Progress,
+    ) -> Pass {
+        let (count, smallest) = match &self.bitmaps {
+            Some(b) => self.pass_from(&b.frontier, space, table, next, limit, progress),
+            None => {
+                let frontier = Holding {
+                    table,
+                    value: current,
+                };
+                self.pass_from(&frontier, space, table, next, limit, progress)
+            }
+        };
+        if let Some(b) = &mut self.bitmaps {
+            std::mem::swap(&mut b.frontier, &mut b.next);
+            b.next.clear();
+        }
+        Pass {
+            step: Step::Sweep,
+            count,
+            smallest,
+            new: Vec::new(),
+        }
+    }
+
+    /// [`Sweep::pass`] from `frontier`: the entries set and the smallest `limit` of them.
+    fn pass_from<S: StateSpace, F: Frontier>(
+        &self,
+        frontier: &F,
         space: &S,
         table: &DistanceTable,
         next: u8,
         limit: usize,
         progress: &dyn Progress,
-    ) -> Pass {
+    ) -> (u64, Vec<u64>) {
         // The next level in the residual ranges is found by phase 2's writes into the table; it
         // is taken from there at the end: the bitmap starts as those ranges' unreached entries.
-        for (ranks, _) in self.residual_ranges() {
-            self.mark_unreached(table, ranks);
+        if let Some(b) = &self.bitmaps {
+            for (ranks, _) in self.residual_ranges() {
+                mark_unreached(&b.next, table, ranks);
+            }
         }
-        let blocks: u64 = self
+        let merge = |(ca, a): (u64, Vec<u64>), (cb, b): (u64, Vec<u64>)| {
+            (ca + cb, merge_smallest(a, b, limit))
+        };
+        let blocks = self
             .tasks
             .par_iter()
             .map(|task| {
-                let count = self.pull_blocks(task, table, next);
+                let (count, smallest) = self.pull_blocks(frontier, task, table, next, limit);
                 progress.found(count);
-                count
+                (count, smallest)
             })
-            .sum();
-        let residual = self.residual_pass(space, table, next, progress);
-        for (ranks, _) in self.residual_ranges() {
-            self.keep_set(table, ranks, next);
+            .reduce(|| (0, Vec::new()), merge);
+        let residual = self.residual_pass(frontier, space, table, next, limit, progress);
+        if let Some(b) = &self.bitmaps {
+            for (ranks, _) in self.residual_ranges() {
+                keep_set(&b.next, table, ranks, next);
+            }
         }
-        let count = blocks + residual;
-        std::mem::swap(&mut self.frontier, &mut self.next);
-        self.next.clear();
-        Pass {
-            step: Step::Sweep,
-            count,
-            smallest: if count > 0 {
-                self.frontier.smallest(limit)
-            } else {
-                Vec::new()
-            },
-            new: Vec::new(),
-        }
+        merge(blocks, residual)
     }
 
     /// Phase 1 for one task: pulls the frontier through its block moves; returns the number of
-    /// entries set.
-    fn pull_blocks(&self, task: &Task, table: &DistanceTable, next: u8) -> u64 {
+    /// entries set and the smallest `limit` of them.
+    fn pull_blocks<F: Frontier>(
+        &self,
+        frontier: &F,
+        task: &Task,
+        table: &DistanceTable,
+        next: u8,
+        limit: usize,
+    ) -> (u64, Vec<u64>) {
         let Range { start, end } = task.ranks;
         if !any_unreached(table, start..end) {
-            return 0;
+            return (0, Vec::new());
         }
         // The frontier bits the moves bring to each rank of the task, aligned to whole 64-rank
         // units; no bit outside the task's ranks is ever set.
@@ -212,14 +260,15 @@ impl Sweep {
             let p = &self.prepared[i];
             match &p.positions {
                 Some(positions) => {
-                    self.pull_short_runs(p, positions, start..end, origin, &mut found)
+                    pull_short_runs(frontier, p, positions, start..end, origin, &mut found)
                 }
-                None => self.pull_runs(&p.mv, start..end, origin, &mut found),
+                None => pull_runs(frontier, &p.mv, start..end, origin, &mut found),
             }
         }
         // Set the unreached ones. Units shared with a neighbouring task change atomically.
         let clear = (UNREACHED ^ next) as u64;
         let mut count = 0;
+        let mut smallest = Vec::new();
         for (u, &f) in found.iter().enumerate() {
             if f == 0 {
                 continue;
@@ -240,109 +289,51 @@ impl Sweep {
             }
             let new = squeeze(new_low) as u64 | (squeeze(new_high) as u64) << 32;
             count += new.count_ones() as u64;
+            // Units come in ascending order: the first `limit` ranks set are the smallest.
+            let mut bits = new;
+            while bits != 0 && smallest.len() < limit {
+                smallest.push(unit * 64 + bits.trailing_zeros() as u64);
+                bits &= bits - 1;
+            }
+            let next_level = self.bitmaps.as_ref().map(|b| &b.next);
             if unit * 64 >= start && unit * 64 + 64 <= end {
                 table.store_word(w, low & !(new_low * clear));
                 if new_high != 0 {
                     table.store_word(w + 1, high & !(new_high * clear));
                 }
-                self.next
-                    .store_word(unit as usize, self.next.word(unit as usize) | new);
+                if let Some(n) = next_level {
+                    n.store_word(unit as usize, n.word(unit as usize) | new);
+                }
             } else {
                 table.clear_bits(w, new_low * clear);
                 if new_high != 0 {
                     table.clear_bits(w + 1, new_high * clear);
                 }
-                self.next.or_word(unit as usize, new);
-            }
-        }
-        count
-    }
-
-    /// Long runs: each run of the task's ranks pulls the frontier bits of its source run as a
-    /// bit string.
-    fn pull_runs(&self, mv: &BlockMove, ranks: Range<u64>, origin: u64, found: &mut [u64]) {
-        let w = &mv.window;
-        let mut i = ranks.start - mv.from;
-        let end = ranks.end - mv.from;
-        // Where rank i sits: block b, run x of the block, s ranks into the run; stepped along
-        // (no division per run).
-        let runs = w.block / w.run;
-        let (mut b, within) = (i / w.block, i % w.block);
-        let (mut x, mut s) = (within / w.run, within % w.run);
-        let mut parity = Parity::new(b, &w.prefix, w.parity_dependent());
-        while i < end {
-            let len = (w.run - s).min(end - i);
-            let map = &w.map[parity.odd as usize];
-            let source = mv.to + b * w.block + map[x as usize] as u64 * w.run + s;
-            or_run(found, mv.from + i - origin, &self.frontier, source, len);
-            i += len;
-            s = 0;
-            x += 1;
-            if x == runs {
-                x = 0;
-                b += 1;
-                parity.step();
-            }
-        }
-    }
-
-    /// Short runs: each frontier bit of a source block goes to its place in the target block.
-    fn pull_short_runs(
-        &self,
-        p: &Prepared,
-        positions: &[Vec<u32>; 2],
-        ranks: Range<u64>,
-        origin: u64,
-        found: &mut [u64],
-    ) {
-        let w = &p.mv.window;
-        let first = (ranks.start - p.mv.from) / w.block;
-        let last = (ranks.end - p.mv.from) / w.block;
-        let mut parity = Parity::new(first, &w.prefix, w.parity_dependent());
-        for b in first..last {
-            let target = p.mv.from + b * w.block - origin;
-            let source = p.mv.to + b * w.block;
-            let pos = &positions[parity.odd as usize];
-            parity.step();
-            if w.block <= 64 {
-                // The whole block in one register.
-                let mut bits = self.frontier.bits_at(source, w.block);
-                let mut moved = 0u64;
-                while bits != 0 {
-                    moved |= 1 << pos[bits.trailing_zeros() as usize];
-                    bits &= bits - 1;
+                if let Some(n) = next_level {
+                    n.or_word(unit as usize, new);
                 }
-                or_local(found, target, moved);
-                continue;
-            }
-            let mut at = 0;
-            while at < w.block {
-                let take = (w.block - at).min(64);
-                let mut bits = self.frontier.bits_at(source + at, take);
-                while bits != 0 {
-                    let t = target + pos[(at + bits.trailing_zeros() as u64) as usize] as u64;
-                    found[(t / 64) as usize] |= 1 << (t % 64);
-                    bits &= bits - 1;
-                }
-                at += take;
             }
         }
+        (count, smallest)
     }
 
-    /// Phase 2: the residual moves, pushed or pulled; returns the number of entries set.
-    fn residual_pass<S: StateSpace>(
+    /// Phase 2: the residual moves, pushed or pulled; returns the number of entries set and the
+    /// smallest `limit` of them.
+    fn residual_pass<S: StateSpace, F: Frontier>(
         &self,
+        frontier: &F,
         space: &S,
         table: &DistanceTable,
         next: u8,
+        limit: usize,
         progress: &dyn Progress,
-    ) -> u64 {
+    ) -> (u64, Vec<u64>) {
         if self.bundles.is_empty() {
-            return 0;
+            return (0, Vec::new());
         }
         let pushed: u64 = self
             .residual_ranges()
-            .map(|(r, moves)| self.frontier.count_in(r) * moves)
+            .map(|(r, moves)| frontier.count_in(r) * moves)
             .sum();
         let pulled: u64 = self
             .residual_ranges()
@@ -361,88 +352,25 @@ impl Sweep {
         tasks
             .par_iter()
             .map(|(bundle, offsets)| {
-                let count = self.residual_task(space, table, bundle, offsets.clone(), push, next);
+                let (count, smallest) = residual_task(
+                    frontier,
+                    space,
+                    table,
+                    bundle,
+                    offsets.clone(),
+                    push,
+                    next,
+                    limit,
+                );
                 progress.found(count);
-                count
+                (count, smallest)
             })
-            .sum()
+            .reduce(
+                || (0, Vec::new()),
+                |(ca, a), (cb, b)| (ca + cb, merge_smallest(a, b, limit)),
+            )
     }
 
-    /// The residual moves of `bundle` at `offsets` of its ranges. Push: each frontier state
-    /// claims its unreached neighbours. Pull: each unreached state joins the next level if a
-    /// neighbour is in the frontier.
-    fn residual_task<S: StateSpace>(
-        &self,
-        space: &S,
-        table: &DistanceTable,
-        bundle: &Bundle,
-        offsets: Range<u64>,
-        push: bool,
-        next: u8,
-    ) -> u64 {
-        let mut cursor = space.cursor();
-        // (state, neighbour) pairs waiting for their lookups.
-        let mut batch: Vec<(u64, u64)> = Vec::with_capacity(BATCH + 16);
-        let mut count = 0;
-        let mut flush = |batch: &mut Vec<(u64, u64)>| {
-            for &(rank, n) in batch.iter() {
-                let (target, hit) = if push {
-                    (n, true)
-                } else {
-                    (rank, self.frontier.contains(n))
-                };
-                if hit && table.claim(target, next) {
-                    count += 1;
-                }
-            }
-            batch.clear();
-        };
-        let bits = |start: u64, at: u64, take: u64| {
-            if push {
-                self.frontier.bits_at(start + at, take)
-            } else {
-                unreached_run(table, start + at, take)
-            }
-        };
-        let mut words = vec![0u64; bundle.ranges.len()];
-        let mut at = offsets.start;
-        while at < offsets.end {
-            let take = (offsets.end - at).min(64);
-            for (word, (start, _)) in words.iter_mut().zip(&bundle.ranges) {
-                *word = bits(*start, at, take);
-            }
-            let mut any = words.iter().fold(0, |a, &w| a | w);
-            while any != 0 {
-                let i = any.trailing_zeros() as u64;
-                any &= any - 1;
-                for ((start, moves), word) in bundle.ranges.iter().zip(&words) {
-                    if word >> i & 1 == 0 {
-                        continue;
-                    }
-                    let rank = start + at + i;
-                    cursor.seek(rank);
-                    for &mv in moves {
-                        let n = cursor.neighbour(mv);
-                        if push {
-                            table.prefetch(n);
-                        } else {
-                            self.frontier.prefetch(n);
-                        }
-                        batch.push((rank, n));
-                    }
-                }
-                if batch.len() >= BATCH {
-                    flush(&mut batch);
-                }
-            }
-            at += take;
-        }
-        flush(&mut batch);
-        count
-    }
-}
-
-impl Sweep {
     /// The residual ranges, each with its number of moves.
     fn residual_ranges(&self) -> impl Iterator<Item = (Range<u64>, u64)> + '_ {
         self.bundles.iter().flat_map(|b| {
@@ -451,44 +379,264 @@ impl Sweep {
                 .map(move |(start, moves)| (*start..*start + b.len, moves.len() as u64))
         })
     }
+}
 
-    /// Sets the next-level bits of `ranks` to their unreached entries.
-    fn mark_unreached(&self, table: &DistanceTable, ranks: Range<u64>) {
-        self.for_units(ranks, |unit, m| {
-            let bits = table.value_bits(unit as usize, UNREACHED) & m;
-            (bits, m)
-        });
-    }
-
-    /// Keeps, of the next-level bits of `ranks`, the entries that now hold `next`.
-    fn keep_set(&self, table: &DistanceTable, ranks: Range<u64>, next: u8) {
-        self.for_units(ranks, |unit, m| {
-            let bits = self.next.word(unit as usize) & table.value_bits(unit as usize, next) & m;
-            (bits, m)
-        });
-    }
-
-    /// Replaces, in each 64-rank unit overlapping `ranks`, the bits `m` (those inside `ranks`)
-    /// of the next-level bitmap by `f(unit, m).0`.
-    fn for_units(&self, ranks: Range<u64>, f: impl Fn(u64, u64) -> (u64, u64) + Sync) {
-        if ranks.is_empty() {
-            return;
+/// Long runs: each run of the task's ranks pulls the frontier bits of its source run as a bit
+/// string.
+fn pull_runs<F: Frontier>(
+    frontier: &F,
+    mv: &BlockMove,
+    ranks: Range<u64>,
+    origin: u64,
+    found: &mut [u64],
+) {
+    let w = &mv.window;
+    let mut i = ranks.start - mv.from;
+    let end = ranks.end - mv.from;
+    // Where rank i sits: block b, run x of the block, s ranks into the run; stepped along
+    // (no division per run).
+    let runs = w.block / w.run;
+    let (mut b, within) = (i / w.block, i % w.block);
+    let (mut x, mut s) = (within / w.run, within % w.run);
+    let mut parity = Parity::new(b, &w.prefix, w.parity_dependent());
+    while i < end {
+        let len = (w.run - s).min(end - i);
+        let map = &w.map[parity.odd as usize];
+        let source = mv.to + b * w.block + map[x as usize] as u64 * w.run + s;
+        or_run(found, mv.from + i - origin, frontier, source, len);
+        i += len;
+        s = 0;
+        x += 1;
+        if x == runs {
+            x = 0;
+            b += 1;
+            parity.step();
         }
-        (ranks.start / 64..=(ranks.end - 1) / 64)
-            .into_par_iter()
-            .for_each(|unit| {
-                let lo = (unit * 64).max(ranks.start);
-                let hi = (unit * 64 + 64).min(ranks.end);
-                let (bits, m) = f(unit, mask(lo - unit * 64, hi - lo));
-                let u = unit as usize;
-                if m == u64::MAX {
-                    self.next.store_word(u, bits);
-                } else {
-                    // Units shared with another range: only this range's bits change.
-                    let old = self.next.word(u);
-                    self.next.store_word(u, (old & !m) | bits);
+    }
+}
+
+/// Short runs: each frontier bit of a source block goes to its place in the target block.
+fn pull_short_runs<F: Frontier>(
+    frontier: &F,
+    p: &Prepared,
+    positions: &[Vec<u32>; 2],
+    ranks: Range<u64>,
+    origin: u64,
+    found: &mut [u64],
+) {
+    let w = &p.mv.window;
+    let first = (ranks.start - p.mv.from) / w.block;
+    let last = (ranks.end - p.mv.from) / w.block;
+    let mut parity = Parity::new(first, &w.prefix, w.parity_dependent());
+    for b in first..last {
+        let target = p.mv.from + b * w.block - origin;
+        let source = p.mv.to + b * w.block;
+        let pos = &positions[parity.odd as usize];
+        parity.step();
+        if w.block <= 64 {
+            // The whole block in one register.
+            let mut bits = frontier.bits_at(source, w.block);
+            let mut moved = 0u64;
+            while bits != 0 {
+                moved |= 1 << pos[bits.trailing_zeros() as usize];
+                bits &= bits - 1;
+            }
+            or_local(found, target, moved);
+            continue;
+        }
+        let mut at = 0;
+        while at < w.block {
+            let take = (w.block - at).min(64);
+            let mut bits = frontier.bits_at(source + at, take);
+            while bits != 0 {
+                let t = target + pos[(at + bits.trailing_zeros() as u64) as usize] as u64;
+                found[(t / 64) as usize] |= 1 << (t % 64);
+                bits &= bits - 1;
+            }
+            at += take;
+        }
+    }
+}
+
+/// The residual moves of `bundle` at `offsets` of its ranges. Push: each frontier state claims
+/// its unreached neighbours. Pull: each unreached state joins the next level if a neighbour is
+/// in the frontier. Returns the entries set and the smallest `limit` of them.
+#[allow(clippy::too_many_arguments)]
+fn residual_task<S: StateSpace, F: Frontier>(
+    frontier: &F,
+    space: &S,
+    table: &DistanceTable,
+    bundle: &Bundle,
+    offsets: Range<u64>,
+    push: bool,
+    next: u8,
+    limit: usize,
+) -> (u64, Vec<u64>) {
+    let mut cursor = space.cursor();
+    // (state, neighbour) pairs waiting for their lookups.
+    let mut batch: Vec<(u64, u64)> = Vec::with_capacity(BATCH + 16);
+    let mut count = 0;
+    let mut smallest = Smallest::new(limit);
+    let mut flush = |batch: &mut Vec<(u64, u64)>| {
+        for &(rank, n) in batch.iter() {
+            let (target, hit) = if push {
+                (n, true)
+            } else {
+                (rank, frontier.contains(n))
+            };
+            if hit && table.claim(target, next) {
+                count += 1;
+                smallest.push(target);
+            }
+        }
+        batch.clear();
+    };
+    let bits = |start: u64, at: u64, take: u64| {
+        if push {
+            frontier.bits_at(start + at, take)
+        } else {
+            unreached_run(table, start + at, take)
+        }
+    };
+    let mut words = vec![0u64; bundle.ranges.len()];
+    let mut at = offsets.start;
+    while at < offsets.end {
+        let take = (offsets.end - at).min(64);
+        for (word, (start, _)) in words.iter_mut().zip(&bundle.ranges) {
+            *word = bits(*start, at, take);
+        }
+        let mut any = words.iter().fold(0, |a, &w| a | w);
+        while any != 0 {
+            let i = any.trailing_zeros() as u64;
+            any &= any - 1;
+            for ((start, moves), word) in bundle.ranges.iter().zip(&words) {
+                if word >> i & 1 == 0 {
+                    continue;
                 }
-            });
+                let rank = start + at + i;
+                cursor.seek(rank);
+                for &mv in moves {
+                    let n = cursor.neighbour(mv);
+                    if push {
+                        table.prefetch(n);
+                    } else {
+                        frontier.prefetch(n);
+                    }
+                    batch.push((rank, n));
+                }
+            }
+            if batch.len() >= BATCH {
+                flush(&mut batch);
+            }
+        }
+        at += take;
+    }
+    flush(&mut batch);
+    (count, smallest.into_sorted())
+}
+
+/// Sets the bits of `ranks` in `next` to their unreached entries.
+fn mark_unreached(next: &Bitmap, table: &DistanceTable, ranks: Range<u64>) {
+    for_units(next, ranks, |unit, m| {
+        table.value_bits(unit as usize, UNREACHED) & m
+    });
+}
+
+/// Keeps, of the bits of `ranks` in `next`, the entries that now hold `value`.
+fn keep_set(next: &Bitmap, table: &DistanceTable, ranks: Range<u64>, value: u8) {
+    for_units(next, ranks, |unit, m| {
+        next.word(unit as usize) & table.value_bits(unit as usize, value) & m
+    });
+}
+
+/// Replaces, in each 64-rank unit overlapping `ranks`, the bits `m` (those inside `ranks`) of
+/// `bitmap` by `f(unit, m)`.
+fn for_units(bitmap: &Bitmap, ranks: Range<u64>, f: impl Fn(u64, u64) -> u64 + Sync) {
+    if ranks.is_empty() {
+        return;
+    }
+    (ranks.start / 64..=(ranks.end - 1) / 64)
+        .into_par_iter()
+        .for_each(|unit| {
+            let lo = (unit * 64).max(ranks.start);
+            let hi = (unit * 64 + 64).min(ranks.end);
+            let m = mask(lo - unit * 64, hi - lo);
+            let bits = f(unit, m);
+            let u = unit as usize;
+            if m == u64::MAX {
+                bitmap.store_word(u, bits);
+            } else {
+                // Units shared with another range: only this range's bits change.
+                let old = bitmap.word(u);
+                bitmap.store_word(u, (old & !m) | bits);
+            }
+        });
+}
+
+/// The last level as a sweep reads it: 64 ranks a word.
+trait Frontier: Sync {
+    /// The bits of ranks `64 * unit ..`; 0 outside the space.
+    fn word(&self, unit: i64) -> u64;
+    /// The `count` bits (at most 64) from `start`, as the low bits of a word.
+    fn bits_at(&self, start: u64, count: u64) -> u64;
+    /// Whether `rank` is in the level.
+    fn contains(&self, rank: u64) -> bool;
+    /// Asks the processor to bring `rank`'s bit into cache.
+    fn prefetch(&self, rank: u64);
+    /// The number of ranks of `range` in the level.
+    fn count_in(&self, range: Range<u64>) -> u64;
+}
+
+impl Frontier for Bitmap {
+    #[inline]
+    fn word(&self, unit: i64) -> u64 {
+        self.word_or_zero(unit)
+    }
+    #[inline]
+    fn bits_at(&self, start: u64, count: u64) -> u64 {
+        Bitmap::bits_at(self, start, count)
+    }
+    #[inline]
+    fn contains(&self, rank: u64) -> bool {
+        Bitmap::contains(self, rank)
+    }
+    #[inline]
+    fn prefetch(&self, rank: u64) {
+        Bitmap::prefetch(self, rank)
+    }
+    fn count_in(&self, range: Range<u64>) -> u64 {
+        Bitmap::count_in(self, range)
+    }
+}
+
+/// The entries of a table holding `value`: the lean sweep's frontier.
+struct Holding<'a> {
+    table: &'a DistanceTable,
+    value: u8,
+}
+
+impl Frontier for Holding<'_> {
+    #[inline]
+    fn word(&self, unit: i64) -> u64 {
+        match usize::try_from(unit) {
+            Ok(u) if (u as u64) * 64 < self.table.entries() => self.table.value_bits(u, self.value),
+            _ => 0,
+        }
+    }
+    #[inline]
+    fn bits_at(&self, start: u64, count: u64) -> u64 {
+        value_run(self.table, self.value, start, count)
+    }
+    #[inline]
+    fn contains(&self, rank: u64) -> bool {
+        self.table.get(rank) == self.value
+    }
+    #[inline]
+    fn prefetch(&self, rank: u64) {
+        self.table.prefetch(rank)
+    }
+    fn count_in(&self, range: Range<u64>) -> u64 {
+        count_holding(self.table, self.value, range)
     }
 }
 
@@ -501,17 +649,28 @@ struct Bundle {
 /// The unreached entries among the `take` (at most 64) ranks from `start`, one bit each.
 #[inline]
 fn unreached_run(table: &DistanceTable, start: u64, take: u64) -> u64 {
+    value_run(table, UNREACHED, start, take)
+}
+
+/// The entries holding `value` among the `take` (at most 64) ranks from `start`, one bit each.
+#[inline]
+fn value_run(table: &DistanceTable, value: u8, start: u64, take: u64) -> u64 {
     let unit = start / 64;
     let shift = start % 64;
-    let mut bits = table.value_bits(unit as usize, UNREACHED) >> shift;
+    let mut bits = table.value_bits(unit as usize, value) >> shift;
     if shift + take > 64 {
-        bits |= table.value_bits(unit as usize + 1, UNREACHED) << (64 - shift);
+        bits |= table.value_bits(unit as usize + 1, value) << (64 - shift);
     }
     bits & mask(0, take)
 }
 
 /// Number of unreached entries among `ranks`.
 fn unreached_in(table: &DistanceTable, ranks: Range<u64>) -> u64 {
+    count_holding(table, UNREACHED, ranks)
+}
+
+/// Number of entries holding `value` among `ranks`.
+fn count_holding(table: &DistanceTable, value: u8, ranks: Range<u64>) -> u64 {
     if ranks.is_empty() {
         return 0;
     }
@@ -520,8 +679,8 @@ fn unreached_in(table: &DistanceTable, ranks: Range<u64>) -> u64 {
         .map(|unit| {
             let lo = (unit * 64).max(ranks.start);
             let hi = (unit * 64 + 64).min(ranks.end);
-            (table.value_bits(unit as usize, UNREACHED) & mask(lo - unit * 64, hi - lo))
-                .count_ones() as u64
+            (table.value_bits(unit as usize, value) & mask(lo - unit * 64, hi - lo)).count_ones()
+                as u64
         })
         .sum()
 }
@@ -530,7 +689,7 @@ fn unreached_in(table: &DistanceTable, ranks: Range<u64>) -> u64 {
 /// at `from..from + len`. The shift between the two is the same for every word, so each target
 /// word takes one funnel shift; the words strictly inside the run go without a branch.
 #[inline]
-fn or_run(found: &mut [u64], at: u64, source: &Bitmap, from: u64, len: u64) {
+fn or_run<F: Frontier>(found: &mut [u64], at: u64, source: &F, from: u64, len: u64) {
     let first = (at / 64) as usize;
     let last = ((at + len - 1) / 64) as usize;
     // The source bit that lines up with bit 0 of target word `first`.
@@ -539,11 +698,11 @@ fn or_run(found: &mut [u64], at: u64, source: &Bitmap, from: u64, len: u64) {
     let w0 = aligned.div_euclid(64);
     let word = |w: usize| {
         let s = w0 + (w - first) as i64;
-        let low = source.word_or_zero(s);
+        let low = source.word(s);
         if shift == 0 {
             low
         } else {
-            (low >> shift) | (source.word_or_zero(s + 1) << (64 - shift))
+            (low >> shift) | (source.word(s + 1) << (64 - shift))
         }
     };
     let head = u64::MAX << (at % 64);
@@ -561,18 +720,19 @@ fn or_run(found: &mut [u64], at: u64, source: &Bitmap, from: u64, len: u64) {
     found[last] |= word(last) & tail;
     if last > first + 1 {
         // Target words first + 1 .. last read source words s .. s + count (+ 1 when shifted),
-        // all inside the bitmap.
-        let s = (w0 + 1) as usize;
-        let count = last - first - 1;
+        // all inside the space.
+        let s = w0 + 1;
         let targets = &mut found[first + 1..last];
-        let words = source.words();
         if shift == 0 {
-            for (f, x) in targets.iter_mut().zip(&words[s..s + count]) {
-                *f |= x.load(Relaxed);
+            for (i, f) in targets.iter_mut().enumerate() {
+                *f |= source.word(s + i as i64);
             }
         } else {
-            for (f, pair) in targets.iter_mut().zip(words[s..s + count + 1].windows(2)) {
-                *f |= (pair[0].load(Relaxed) >> shift) | (pair[1].load(Relaxed) << (64 - shift));
+            let mut low = source.word(s);
+            for (i, f) in targets.iter_mut().enumerate() {
+                let high = source.word(s + i as i64 + 1);
+                *f |= (low >> shift) | (high << (64 - shift));
+                low = high;
             }
         }
     }

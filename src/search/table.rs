@@ -48,12 +48,18 @@ impl DistanceTable {
     /// A table from its little-endian bytes (as in the distances file).
     pub fn from_le_bytes(entries: u64, bytes: &[u8]) -> DistanceTable {
         let table = DistanceTable::new(entries);
-        for (word, chunk) in table.words.iter().zip(bytes.chunks(8)) {
+        table.store_le_bytes(0, bytes);
+        table
+    }
+
+    /// Stores little-endian `bytes` (as in the distances file) from word `first` on; a last
+    /// partial word keeps padding entries unreached.
+    pub fn store_le_bytes(&self, first: usize, bytes: &[u8]) {
+        for (word, chunk) in self.words[first..].iter().zip(bytes.chunks(8)) {
             let mut b = [0xffu8; 8];
             b[..chunk.len()].copy_from_slice(chunk);
             word.store(u64::from_le_bytes(b), Relaxed);
         }
-        table
     }
 
     /// Number of entries (ranks).

@@ -12,35 +12,61 @@ use std::sync::Mutex;
 /// Temporary files being written right now.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// What the interrupt message adds about going on (where the checkpoint is, how to resume).
+static RESUME_HINT: Mutex<Option<String>> = Mutex::new(None);
+
 /// Exit status of a run stopped by an interrupt (128 + SIGINT).
 pub const INTERRUPTED_EXIT: i32 = 130;
 
-/// Installs the interrupt handler: remove pending temporary files, say so, exit 130.
+/// Installs the handler for Ctrl-C and SIGTERM (what batch schedulers send before they kill a
+/// job): remove pending temporary files, say so and how to go on, exit 130.
 pub fn remove_partial_files_on_interrupt() -> Result<(), String> {
     ctrlc::set_handler(|| {
         let pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
         for path in pending.iter() {
             let _ = std::fs::remove_file(path);
         }
-        eprintln!("gpusearch: interrupted; no output files were left half-written");
+        let hint = RESUME_HINT.lock().unwrap_or_else(|e| e.into_inner());
+        match hint.as_deref() {
+            Some(hint) => eprintln!(
+                "gpusearch: interrupted; no output files were left half-written; if a checkpoint was saved, {hint}"
+            ),
+            None => eprintln!("gpusearch: interrupted; no output files were left half-written"),
+        }
         std::process::exit(INTERRUPTED_EXIT);
     })
-    .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))
+    .map_err(|e| format!("cannot install the interrupt handler: {e}"))
 }
 
-/// Removes the temporary files of other processes in `folder`: what a run killed without warning
-/// (SIGKILL, a crash) left there.
-pub fn remove_stale(folder: &Path) {
-    let own = format!(".{}.tmp", std::process::id());
+/// Sets what the interrupt message says about going on.
+pub fn set_resume_hint(hint: String) {
+    *RESUME_HINT.lock().unwrap_or_else(|e| e.into_inner()) = Some(hint);
+}
+
+/// Removes the temporary files in `folder` whose writer is no longer running: what a run killed
+/// without warning (SIGKILL, a crash) left there. Returns the files removed.
+pub fn remove_stale(folder: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
     let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
+        return removed;
     };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') && name.ends_with(".tmp") && !name.ends_with(&own) {
-            let _ = std::fs::remove_file(entry.path());
+        let Some(pid) = writer_of(&name) else {
+            continue;
+        };
+        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && std::fs::remove_file(entry.path()).is_ok() {
+            removed.push(entry.path());
         }
     }
+    removed
+}
+
+/// The process id in a temporary file's name (`.NAME.PID.tmp`), if it is one.
+fn writer_of(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    rest.rsplit_once('.')?.1.parse().ok()
 }
 
 /// A file written under a temporary name, renamed to its final name by [`AtomicFile::commit`].

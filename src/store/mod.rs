@@ -18,7 +18,6 @@
 pub mod atomic;
 
 use crate::puzzle::PuzzleInfo;
-use crate::search::bitmap::Bitmap;
 use crate::search::levels::{Levels, Written};
 use crate::search::table::{DistanceTable, ENTRIES_PER_WORD};
 use rayon::prelude::*;
@@ -78,14 +77,35 @@ pub struct Chunk {
 const ENCODING: &str = "2 bits per entry; entry r at bits 2*(r%4) of byte r/4 of the uncompressed table; 3 = unreached, otherwise distance mod 3; padding after the last entry holds 3";
 
 /// Writes the table as a distances file to `out`; returns the SHA-256 of everything written.
+///
+/// The header lists every chunk's compressed length, so it can only be written once all chunks
+/// are compressed. `frame_memory` bounds the compressed frames held meanwhile: the frames that
+/// fit are kept from the first compression, the others are compressed a second time while the
+/// file is written (the same bytes: compression is deterministic). With room for all, the table
+/// is compressed once.
 pub fn write(
     out: &mut impl Write,
     puzzle: &PuzzleInfo,
     starts: &[u64],
     levels: &Levels,
     table: &DistanceTable,
+    frame_memory: u64,
 ) -> std::io::Result<String> {
-    let compressed = compress_table(table)?;
+    let chunks = TableChunks::new(table);
+    let mut kept: Vec<Option<Vec<u8>>> = Vec::with_capacity(chunks.count);
+    let mut list = Vec::with_capacity(chunks.count);
+    let mut held = 0u64;
+    for batch in batches(chunks.count) {
+        let frames = compress_batch(batch, |c| chunks.raw(c))?;
+        for (frame, sha) in frames {
+            list.push(Chunk {
+                compressed_bytes: frame.len() as u64,
+                sha256: sha,
+            });
+            held += frame.len() as u64;
+            kept.push((held <= frame_memory).then_some(frame));
+        }
+    }
     let header = Header {
         format: "gpusearch distances".into(),
         puzzle: puzzle.clone(),
@@ -100,7 +120,7 @@ pub fn write(
         levels: Written::from(levels),
         compression: "zstd".into(),
         chunk_entries: CHUNK_ENTRIES,
-        chunks: chunk_list(&compressed),
+        chunks: list,
     };
     let json = serde_json::to_vec_pretty(&header).map_err(std::io::Error::other)?;
     let mut sha = Sha256::new();
@@ -112,35 +132,67 @@ pub fn write(
     emit(&VERSION.to_le_bytes())?;
     emit(&(json.len() as u32).to_le_bytes())?;
     emit(&json)?;
-    for (frame, _) in &compressed {
-        emit(frame)?;
+    for batch in batches(chunks.count) {
+        let again: Vec<usize> = batch.clone().filter(|&c| kept[c].is_none()).collect();
+        let mut fresh = again
+            .par_iter()
+            .map(|&c| zstd::bulk::compress(&chunks.raw(c), ZSTD_LEVEL))
+            .collect::<std::io::Result<Vec<_>>>()?
+            .into_iter();
+        for c in batch {
+            match kept[c].take() {
+                Some(frame) => emit(&frame)?,
+                None => emit(&fresh.next().expect("one frame per chunk compressed again"))?,
+            }
+        }
     }
     Ok(hex(&sha.finalize()))
 }
 
-/// The table's bytes (`ceil(entries / 4)`) compressed in chunks of [`CHUNK_ENTRIES`] entries,
-/// in parallel: each chunk's frame and the SHA-256 of its uncompressed bytes.
-fn compress_table(table: &DistanceTable) -> std::io::Result<Vec<(Vec<u8>, String)>> {
-    let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
-    let word_count = table.word_count();
-    let total = table.entries().div_ceil(4);
-    compress_chunks(word_count.div_ceil(words_per_chunk), |c| {
+/// The table's bytes (`ceil(entries / 4)`) in chunks of [`CHUNK_ENTRIES`] entries.
+struct TableChunks<'a> {
+    table: &'a DistanceTable,
+    count: usize,
+}
+
+impl<'a> TableChunks<'a> {
+    fn new(table: &'a DistanceTable) -> Self {
+        TableChunks {
+            table,
+            count: table.entries().div_ceil(CHUNK_ENTRIES) as usize,
+        }
+    }
+
+    /// Chunk `c`'s bytes.
+    fn raw(&self, c: usize) -> Vec<u8> {
+        let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
+        let word_count = self.table.word_count();
         let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(word_count);
         let mut raw = Vec::new();
-        table.append_le_bytes(words, &mut raw);
+        self.table.append_le_bytes(words, &mut raw);
         // Entries past the end are padding: keep only the bytes that hold real entries.
+        let total = self.table.entries().div_ceil(4);
         let first_byte = c as u64 * CHUNK_ENTRIES / 4;
         raw.truncate((total - first_byte).min(raw.len() as u64) as usize);
         raw
-    })
+    }
 }
 
-/// Compresses chunks `0..count`, each given by `raw(c)`, in parallel.
-fn compress_chunks(
-    count: usize,
+/// Chunks handled together: enough to keep every worker busy, few enough to hold in memory.
+fn batches(count: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let size = 2 * rayon::current_num_threads().max(1);
+    (0..count)
+        .step_by(size)
+        .map(move |first| first..(first + size).min(count))
+}
+
+/// Compresses chunks `batch`, each given by `raw(c)`, in parallel: each frame and the SHA-256
+/// of its uncompressed bytes.
+fn compress_batch(
+    batch: std::ops::Range<usize>,
     raw: impl Fn(usize) -> Vec<u8> + Sync,
 ) -> std::io::Result<Vec<(Vec<u8>, String)>> {
-    (0..count)
+    batch
         .into_par_iter()
         .map(|c| {
             let raw = raw(c);
@@ -150,134 +202,255 @@ fn compress_chunks(
         .collect()
 }
 
-/// The header entries of compressed chunks.
-fn chunk_list(compressed: &[(Vec<u8>, String)]) -> Vec<Chunk> {
-    compressed
-        .iter()
-        .map(|(frame, sha)| Chunk {
-            compressed_bytes: frame.len() as u64,
-            sha256: sha.clone(),
-        })
-        .collect()
+/// Decompresses one chunk's `frame` into exactly `want` bytes and checks them against the
+/// header's checksum. Errors name chunk `i`.
+fn decompress_chunk(frame: &[u8], chunk: &Chunk, want: usize, i: usize) -> Result<Vec<u8>, String> {
+    let data = zstd::bulk::decompress(frame, want)
+        .map_err(|e| format!("chunk {i} does not decompress: {e}"))?;
+    if data.len() != want {
+        return Err(format!("chunk {i} holds {} bytes, not {want}", data.len()));
+    }
+    if hex(&Sha256::digest(&data)) != chunk.sha256 {
+        return Err(format!("chunk {i} fails its SHA-256 checksum"));
+    }
+    Ok(data)
 }
 
-/// Decompresses `chunks` from `bytes` at `at` (moved past them): `total` bytes in all, at most
-/// `chunk_bytes` a chunk, each checked against its checksum. Errors name the chunk.
-fn decompress_chunks(
-    bytes: &[u8],
-    at: &mut usize,
-    chunks: &[Chunk],
-    total: u64,
-    chunk_bytes: u64,
-    what: &str,
-) -> Result<Vec<u8>, String> {
-    if chunks.len() as u64 != total.div_ceil(chunk_bytes.max(1)) {
+/// The fixed part before a header: magic, version and header length.
+const PREAMBLE: usize = 16;
+
+/// Checks the preamble of a file (`what` names its kind) and returns the header length.
+fn preamble(bytes: &[u8], magic: &[u8; 8], version: u32, what: &str) -> Result<usize, String> {
+    if bytes.len() < 8 || &bytes[..8] != magic {
+        return Err(if bytes.is_empty() {
+            format!("the file is empty, not a gpusearch {what} file")
+        } else if bytes.len() < 8 && magic.starts_with(bytes) {
+            format!("the file is cut short after {} bytes", bytes.len())
+        } else {
+            format!("not a gpusearch {what} file (bad magic)")
+        });
+    }
+    if bytes.len() < PREAMBLE {
+        return Err(format!("the file is cut short after {} bytes", bytes.len()));
+    }
+    let found = u32::from_le_bytes(bytes[8..12].try_into().unwrap_or_default());
+    if found != version {
         return Err(format!(
-            "the header lists {} {what}chunks of {chunk_bytes} bytes for {total} bytes",
-            chunks.len()
+            "{what} file format version {found}; this gpusearch reads version {version}"
         ));
     }
-    let mut raw = Vec::with_capacity(total as usize);
-    for (i, chunk) in chunks.iter().enumerate() {
-        let frame = bytes
-            .get(*at..*at + chunk.compressed_bytes as usize)
-            .ok_or_else(|| format!("{what}chunk {i} is cut short"))?;
-        *at += frame.len();
-        let want = (total - raw.len() as u64).min(chunk_bytes) as usize;
-        let data = zstd::bulk::decompress(frame, want)
-            .map_err(|e| format!("{what}chunk {i} does not decompress: {e}"))?;
-        if data.len() != want {
+    Ok(u32::from_le_bytes(bytes[12..16].try_into().unwrap_or_default()) as usize)
+}
+
+/// A distances file opened for reading chunk by chunk: its header, and where each chunk is.
+pub struct Distances {
+    /// The header.
+    pub header: Header,
+    file: std::fs::File,
+    /// Each chunk's first byte in the file.
+    offsets: Vec<u64>,
+}
+
+impl Distances {
+    /// Opens `path`: checks the magic, the version, the header and that the chunks it lists
+    /// fill the rest of the file exactly.
+    pub fn open(path: &Path) -> Result<Distances, String> {
+        let mut file = std::fs::File::open(path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        let len = file
+            .metadata()
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            .len();
+        let mut start = vec![0u8; (len as usize).min(PREAMBLE)];
+        file.read_exact(&mut start)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let header_len = preamble(&start, MAGIC, VERSION, "distances")?;
+        if (PREAMBLE + header_len) as u64 > len {
+            return Err("the header is cut short".into());
+        }
+        let mut json = vec![0u8; header_len];
+        file.read_exact(&mut json)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let header: Header =
+            serde_json::from_slice(&json).map_err(|e| format!("the header is not valid: {e}"))?;
+        if header.chunk_entries == 0 || !header.chunk_entries.is_multiple_of(ENTRIES_PER_WORD) {
             return Err(format!(
-                "{what}chunk {i} holds {} bytes, not {want}",
-                data.len()
+                "the header's chunk_entries ({}) is not a positive multiple of 32",
+                header.chunk_entries
             ));
         }
-        if hex(&Sha256::digest(&data)) != chunk.sha256 {
-            return Err(format!("{what}chunk {i} fails its SHA-256 checksum"));
+        let total = header.entries.div_ceil(4);
+        let chunk_bytes = header.chunk_entries / 4;
+        if header.chunks.len() as u64 != total.div_ceil(chunk_bytes) {
+            return Err(format!(
+                "the header lists {} chunks of {chunk_bytes} bytes for {total} bytes",
+                header.chunks.len()
+            ));
         }
-        raw.extend_from_slice(&data);
+        let mut offsets = Vec::with_capacity(header.chunks.len());
+        let mut at = (PREAMBLE + header_len) as u64;
+        for (i, chunk) in header.chunks.iter().enumerate() {
+            offsets.push(at);
+            at += chunk.compressed_bytes;
+            if at > len {
+                return Err(format!("chunk {i} is cut short"));
+            }
+        }
+        if at != len {
+            return Err(format!(
+                "{} unexpected bytes after the last chunk",
+                len - at
+            ));
+        }
+        Ok(Distances {
+            header,
+            file,
+            offsets,
+        })
     }
-    Ok(raw)
-}
 
-/// Checks that nothing follows the last chunk.
-fn at_end(bytes: &[u8], at: usize) -> Result<(), String> {
-    if at == bytes.len() {
+    /// Number of chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// The first rank of chunk `c`.
+    pub fn first_rank(&self, c: usize) -> u64 {
+        c as u64 * self.header.chunk_entries
+    }
+
+    /// The chunk holding `rank`.
+    pub fn chunk_of(&self, rank: u64) -> usize {
+        (rank / self.header.chunk_entries) as usize
+    }
+
+    /// Chunk `c`'s uncompressed bytes, checked against its checksum.
+    pub fn chunk(&self, c: usize) -> Result<Vec<u8>, String> {
+        let frame = self.frame(c)?;
+        self.unpack(c, &frame)
+    }
+
+    /// Chunk `c`'s compressed frame as stored.
+    fn frame(&self, c: usize) -> Result<Vec<u8>, String> {
+        use std::os::unix::fs::FileExt;
+        let mut frame = vec![0u8; self.header.chunks[c].compressed_bytes as usize];
+        self.file
+            .read_exact_at(&mut frame, self.offsets[c])
+            .map_err(|e| format!("cannot read chunk {c}: {e}"))?;
+        Ok(frame)
+    }
+
+    /// Decompresses and checks chunk `c` from its frame.
+    fn unpack(&self, c: usize, frame: &[u8]) -> Result<Vec<u8>, String> {
+        let total = self.header.entries.div_ceil(4);
+        let chunk_bytes = self.header.chunk_entries / 4;
+        let want = (total - c as u64 * chunk_bytes).min(chunk_bytes) as usize;
+        decompress_chunk(frame, &self.header.chunks[c], want, c)
+    }
+
+    /// Every chunk in order, decompressed and checked several at a time in parallel:
+    /// `each(c, bytes)` for each, stopping at the first error (the one of the lowest chunk).
+    pub fn for_each_chunk(
+        &self,
+        each: impl Fn(usize, &[u8]) -> Result<(), String> + Sync,
+    ) -> Result<(), String> {
+        for batch in batches(self.chunk_count()) {
+            let frames = batch
+                .clone()
+                .map(|c| self.frame(c))
+                .collect::<Result<Vec<_>, String>>()?;
+            let done: Vec<Result<(), String>> = frames
+                .par_iter()
+                .zip(batch)
+                .map(|(frame, c)| each(c, &self.unpack(c, frame)?))
+                .collect();
+            done.into_iter().collect::<Result<(), String>>()?;
+        }
         Ok(())
-    } else {
-        Err(format!(
-            "{} unexpected bytes after the last chunk",
-            bytes.len() - at
-        ))
+    }
+
+    /// The whole table, read chunk by chunk into one table.
+    pub fn table(&self) -> Result<DistanceTable, String> {
+        let table = DistanceTable::new(self.header.entries);
+        let words_per_chunk = (self.header.chunk_entries / ENTRIES_PER_WORD) as usize;
+        self.for_each_chunk(|c, bytes| {
+            table.store_le_bytes(c * words_per_chunk, bytes);
+            Ok(())
+        })?;
+        Ok(table)
     }
 }
 
-/// Reads a file whole.
-fn read_all(path: &Path) -> Result<Vec<u8>, String> {
-    let mut file =
-        std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Ok(bytes)
+/// A distances file's entries read on demand: only the chunks asked for are decompressed, and
+/// the last few are kept.
+pub struct ChunkCache {
+    file: Distances,
+    /// (chunk, bytes), the most recently used last.
+    kept: Vec<(usize, Vec<u8>)>,
 }
 
-/// Splits a file into its JSON header and the offset of what follows, after checking the
-/// magic and version.
-fn split_header<'a>(
-    bytes: &'a [u8],
-    magic: &[u8; 8],
-    what: &str,
-) -> Result<(&'a [u8], usize), String> {
-    if bytes.len() < 16 || &bytes[..8] != magic {
-        return Err(format!("not a gpusearch {what} file (bad magic)"));
+/// Chunks a [`ChunkCache`] keeps decompressed (4 MiB each).
+const CACHED_CHUNKS: usize = 16;
+
+impl ChunkCache {
+    /// Entries of `file`, read chunk by chunk.
+    pub fn new(file: Distances) -> ChunkCache {
+        ChunkCache {
+            file,
+            kept: Vec::new(),
+        }
     }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap_or_default());
-    if version != VERSION {
-        return Err(format!(
-            "{what} file format version {version}; this gpusearch reads version {VERSION}"
-        ));
+
+    /// The file's header.
+    pub fn header(&self) -> &Header {
+        &self.file.header
     }
-    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap_or_default()) as usize;
-    let json = bytes
-        .get(16..16 + header_len)
-        .ok_or("the header is cut short")?;
-    Ok((json, 16 + header_len))
+}
+
+impl crate::search::path::Entries for ChunkCache {
+    fn entry(&mut self, rank: u64) -> Result<u8, String> {
+        if rank >= self.file.header.entries {
+            return Err(format!(
+                "rank {rank} is past the table's {} entries",
+                self.file.header.entries
+            ));
+        }
+        let c = self.file.chunk_of(rank);
+        let at = match self.kept.iter().position(|(k, _)| *k == c) {
+            Some(i) => {
+                let hit = self.kept.remove(i);
+                self.kept.push(hit);
+                self.kept.len() - 1
+            }
+            None => {
+                if self.kept.len() == CACHED_CHUNKS {
+                    self.kept.remove(0);
+                }
+                self.kept.push((c, self.file.chunk(c)?));
+                self.kept.len() - 1
+            }
+        };
+        let offset = rank - self.file.first_rank(c);
+        let byte = self.kept[at].1[(offset / 4) as usize];
+        Ok((byte >> (2 * (offset % 4))) & 3)
+    }
 }
 
 /// Reads a distances file: its header, and its table with every chunk's checksum checked.
 pub fn read(path: &Path) -> Result<(Header, DistanceTable), String> {
-    parse(&read_all(path)?)
-}
-
-/// Parses the bytes of a distances file (see [`read`]).
-pub fn parse(bytes: &[u8]) -> Result<(Header, DistanceTable), String> {
-    let (json, mut at) = split_header(bytes, MAGIC, "distances")?;
-    let header: Header =
-        serde_json::from_slice(json).map_err(|e| format!("the header is not valid: {e}"))?;
-    if header.chunk_entries == 0 || !header.chunk_entries.is_multiple_of(ENTRIES_PER_WORD) {
-        return Err(format!(
-            "the header's chunk_entries ({}) is not a positive multiple of 32",
-            header.chunk_entries
-        ));
-    }
-    let raw = decompress_chunks(
-        bytes,
-        &mut at,
-        &header.chunks,
-        header.entries.div_ceil(4),
-        header.chunk_entries / 4,
-        "",
-    )?;
-    at_end(bytes, at)?;
-    let table = DistanceTable::from_le_bytes(header.entries, &raw);
-    Ok((header, table))
+    let file = Distances::open(path)?;
+    let table = file.table()?;
+    Ok((file.header, table))
 }
 
 /// The first eight bytes of every checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"GSCHKPT\n";
+/// The last eight bytes of every checkpoint file.
+const CHECKPOINT_END: &[u8; 8] = b"GSCHEND\n";
+/// The checkpoint format version this code writes and reads.
+pub const CHECKPOINT_VERSION: u32 = 2;
 
-/// A checkpoint's JSON header: what it is a checkpoint of, and its two sections.
+/// A checkpoint's JSON header: what it is a checkpoint of, and how far the search got.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointHeader {
     /// Always `gpusearch checkpoint`.
@@ -291,97 +464,193 @@ pub struct CheckpointHeader {
     #[serde(flatten)]
     pub levels: Written,
     /// Seconds of search up to the checkpoint (all runs of it together).
-    #[serde(default)]
     pub seconds: f64,
-    /// Entries per chunk, in both sections.
+    /// The smallest ranks of the last level found.
+    pub antipodes: Vec<u64>,
+    /// Entries per chunk.
     pub chunk_entries: u64,
-    /// The table's chunks (as in a distances file).
-    pub table_chunks: Vec<Chunk>,
-    /// The last level's chunks: one bit per entry, bit `r % 8` of byte `r / 8`.
-    pub last_chunks: Vec<Chunk>,
 }
 
-/// Writes a checkpoint: the table after a level, the levels so far and that level's states. The
-/// layout is a distances file's, with a second section of chunks for the last level.
+/// Writes a checkpoint: the table after a level, the levels so far and that level's smallest
+/// ranks, in one pass over the table. Layout: magic, version, header length and JSON header
+/// ([`CheckpointHeader`]), the table's chunks as zstd frames, then the chunk list (JSON, as a
+/// distances header's `chunks`), its length (8 bytes) and the end magic `GSCHEND\n`.
 pub fn write_checkpoint(
     out: &mut impl Write,
     puzzle: &PuzzleInfo,
     levels: &Levels,
     seconds: f64,
+    antipodes: &[u64],
     table: &DistanceTable,
-    last: &Bitmap,
 ) -> std::io::Result<()> {
-    let tables = compress_table(table)?;
-    let words_per_chunk = (CHUNK_ENTRIES / 64) as usize;
-    let total = table.entries().div_ceil(8);
-    let lasts = compress_chunks(last.word_count().div_ceil(words_per_chunk), |c| {
-        let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(last.word_count());
-        let mut raw: Vec<u8> = words.flat_map(|w| last.word(w).to_le_bytes()).collect();
-        raw.truncate((total - c as u64 * CHUNK_ENTRIES / 8).min(raw.len() as u64) as usize);
-        raw
-    })?;
     let header = CheckpointHeader {
         format: "gpusearch checkpoint".into(),
         puzzle: puzzle.clone(),
         entries: table.entries(),
         levels: Written::from(levels),
         seconds,
+        antipodes: antipodes.to_vec(),
         chunk_entries: CHUNK_ENTRIES,
-        table_chunks: chunk_list(&tables),
-        last_chunks: chunk_list(&lasts),
     };
     let json = serde_json::to_vec_pretty(&header).map_err(std::io::Error::other)?;
     out.write_all(CHECKPOINT_MAGIC)?;
-    out.write_all(&VERSION.to_le_bytes())?;
+    out.write_all(&CHECKPOINT_VERSION.to_le_bytes())?;
     out.write_all(&(json.len() as u32).to_le_bytes())?;
     out.write_all(&json)?;
-    for (frame, _) in tables.iter().chain(&lasts) {
-        out.write_all(frame)?;
+    let chunks = TableChunks::new(table);
+    let mut list = Vec::with_capacity(chunks.count);
+    for batch in batches(chunks.count) {
+        for (frame, sha) in compress_batch(batch, |c| chunks.raw(c))? {
+            out.write_all(&frame)?;
+            list.push(Chunk {
+                compressed_bytes: frame.len() as u64,
+                sha256: sha,
+            });
+        }
     }
-    Ok(())
+    let trailer = serde_json::to_vec(&list).map_err(std::io::Error::other)?;
+    out.write_all(&trailer)?;
+    out.write_all(&(trailer.len() as u64).to_le_bytes())?;
+    out.write_all(CHECKPOINT_END)
 }
 
-/// Reads a checkpoint: its header, the table and the last level, every chunk checked.
-pub fn read_checkpoint(path: &Path) -> Result<(CheckpointHeader, DistanceTable, Bitmap), String> {
-    let bytes = read_all(path)?;
-    let (json, mut at) = split_header(&bytes, CHECKPOINT_MAGIC, "checkpoint")?;
+/// Reads a checkpoint into a new table, chunk by chunk, every chunk checked: its header and the
+/// table. `check` sees the header before the table is allocated.
+pub fn read_checkpoint(
+    path: &Path,
+    check: impl FnOnce(&CheckpointHeader) -> Result<(), String>,
+) -> Result<(CheckpointHeader, DistanceTable), String> {
+    use std::os::unix::fs::FileExt;
+    let fail = |e: std::io::Error| format!("cannot read it: {e}");
+    let file = std::fs::File::open(path).map_err(fail)?;
+    let len = file.metadata().map_err(fail)?.len();
+    let mut start = vec![0u8; (len as usize).min(PREAMBLE)];
+    file.read_exact_at(&mut start, 0).map_err(fail)?;
+    let header_len = preamble(&start, CHECKPOINT_MAGIC, CHECKPOINT_VERSION, "checkpoint")?;
+    let body = (PREAMBLE + header_len) as u64;
+    if body + 16 > len {
+        return Err("the file is cut short".into());
+    }
+    let mut json = vec![0u8; header_len];
+    file.read_exact_at(&mut json, PREAMBLE as u64)
+        .map_err(fail)?;
     let header: CheckpointHeader =
-        serde_json::from_slice(json).map_err(|e| format!("the header is not valid: {e}"))?;
+        serde_json::from_slice(&json).map_err(|e| format!("the header is not valid: {e}"))?;
+    let mut tail = [0u8; 16];
+    file.read_exact_at(&mut tail, len - 16).map_err(fail)?;
+    if &tail[8..] != CHECKPOINT_END {
+        return Err("the file is cut short (no end marker)".into());
+    }
+    let trailer_len = u64::from_le_bytes(tail[..8].try_into().unwrap_or_default());
+    if trailer_len > len - 16 - body {
+        return Err("the chunk list is cut short".into());
+    }
+    let mut trailer = vec![0u8; trailer_len as usize];
+    file.read_exact_at(&mut trailer, len - 16 - trailer_len)
+        .map_err(fail)?;
+    let chunks: Vec<Chunk> = serde_json::from_slice(&trailer)
+        .map_err(|e| format!("the chunk list is not valid: {e}"))?;
     let chunk = header.chunk_entries;
-    if chunk == 0 || !chunk.is_multiple_of(64) {
+    if chunk == 0 || !chunk.is_multiple_of(ENTRIES_PER_WORD) {
         return Err(format!(
-            "the header's chunk_entries ({chunk}) is not a positive multiple of 64"
+            "the header's chunk_entries ({chunk}) is not a positive multiple of 32"
         ));
     }
-    let raw = decompress_chunks(
-        &bytes,
-        &mut at,
-        &header.table_chunks,
-        header.entries.div_ceil(4),
-        chunk / 4,
-        "table ",
-    )?;
-    let last = decompress_chunks(
-        &bytes,
-        &mut at,
-        &header.last_chunks,
-        header.entries.div_ceil(8),
-        chunk / 8,
-        "last-level ",
-    )?;
-    at_end(&bytes, at)?;
-    let table = DistanceTable::from_le_bytes(header.entries, &raw);
-    let last = Bitmap::from_fn(header.entries, |w| {
-        let mut b = [0u8; 8];
-        let bytes = last.get(8 * w..).unwrap_or_default();
-        let n = bytes.len().min(8);
-        b[..n].copy_from_slice(&bytes[..n]);
-        u64::from_le_bytes(b)
-    });
-    Ok((header, table, last))
+    let total = header.entries.div_ceil(4);
+    if chunks.len() as u64 != total.div_ceil(chunk / 4)
+        || chunks.iter().map(|c| c.compressed_bytes).sum::<u64>() != len - 16 - trailer_len - body
+    {
+        return Err("the chunk list does not match the file".into());
+    }
+    check(&header)?;
+    let table = DistanceTable::new(header.entries);
+    let words_per_chunk = (chunk / ENTRIES_PER_WORD) as usize;
+    let mut at = body;
+    for batch in batches(chunks.len()) {
+        let mut frames = Vec::with_capacity(batch.len());
+        for c in batch.clone() {
+            let mut frame = vec![0u8; chunks[c].compressed_bytes as usize];
+            file.read_exact_at(&mut frame, at).map_err(fail)?;
+            at += frame.len() as u64;
+            frames.push(frame);
+        }
+        frames.par_iter().zip(batch).try_for_each(|(frame, c)| {
+            let want = (total - c as u64 * chunk / 4).min(chunk / 4) as usize;
+            let bytes = decompress_chunk(frame, &chunks[c], want, c)?;
+            table.store_le_bytes(c * words_per_chunk, &bytes);
+            Ok::<(), String>(())
+        })?;
+    }
+    Ok((header, table))
 }
 
 /// Lowercase hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::{Metric, Ring, StateSpace};
+
+    /// A table of two and a half chunks with entries that do not all compress alike.
+    fn table() -> DistanceTable {
+        let entries = CHUNK_ENTRIES * 5 / 2 + 7;
+        let table = DistanceTable::new(entries);
+        for w in 0..table.word_count() - 1 {
+            let x = (w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            // Values 0..=2 only, some words random, some runs alike.
+            let word = if w % 3 == 0 {
+                x & 0x5555_5555_5555_5555
+            } else {
+                0
+            };
+            table.store_word(w, word);
+        }
+        table
+    }
+
+    #[test]
+    fn every_frame_budget_writes_the_same_bytes() {
+        let table = table();
+        let info = Ring::turnstyle(5, Metric::Lrf).unwrap().info();
+        let levels = Levels::from_counts(&[1, 2]);
+        let mut files = Vec::new();
+        for frame_memory in [0, 5 << 20, u64::MAX] {
+            let mut bytes = Vec::new();
+            let sha = write(&mut bytes, &info, &[0], &levels, &table, frame_memory).unwrap();
+            assert_eq!(sha, hex(&Sha256::digest(&bytes)));
+            files.push(bytes);
+        }
+        assert!(files.windows(2).all(|w| w[0] == w[1]));
+        // And it reads back chunk by chunk to the same table.
+        let path = std::env::temp_dir().join(format!("gsd-budget-{}.gsd", std::process::id()));
+        std::fs::write(&path, &files[0]).unwrap();
+        let (header, back) = read(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(header.chunks.len(), 3);
+        assert!((0..table.word_count()).all(|w| table.word(w) == back.word(w)));
+    }
+
+    #[test]
+    fn checkpoints_read_back_chunk_by_chunk() {
+        let table = table();
+        let info = Ring::turnstyle(5, Metric::Lrf).unwrap().info();
+        let levels = Levels::from_counts(&[1, 3, 5]);
+        let mut bytes = Vec::new();
+        write_checkpoint(&mut bytes, &info, &levels, 12.5, &[4, 9], &table).unwrap();
+        let path = std::env::temp_dir().join(format!("gsc-{}.gsc", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let (header, back) = read_checkpoint(&path, |_| Ok(())).unwrap();
+        assert_eq!(header.antipodes, [4, 9]);
+        assert_eq!(header.levels.levels(), levels);
+        assert!((0..table.word_count()).all(|w| table.word(w) == back.word(w)));
+        // Cut short anywhere, it is refused.
+        for cut in [0, 10, bytes.len() / 2, bytes.len() - 1] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            assert!(read_checkpoint(&path, |_| Ok(())).is_err(), "cut at {cut}");
+        }
+        let _ = std::fs::remove_file(&path);
+    }
 }

@@ -1,0 +1,383 @@
+//! The memory and disk a run needs, known before it starts: the strategy that fits a budget.
+//!
+//! A search holds its 2-bit table and, depending on the [`Footprint`], structures beside it.
+//! The plan lists each, picks the fastest footprint whose total fits the memory budget, and
+//! states what the output files and checkpoints take on disk.
+
+use crate::search::table::DistanceTable;
+use crate::search::{self, Footprint};
+use std::fmt::Write;
+
+/// Fixed room for everything that does not grow with the table: threads, task lists, position
+/// tables, the chunks being compressed, the process itself.
+pub const FIXED_BYTES: u64 = 256 << 20;
+/// Compressed frames the lean strategy holds while writing the distances file (beyond this
+/// they are compressed a second time).
+pub const LEAN_FRAME_BYTES: u64 = 64 << 20;
+/// Compression speed assumed per worker thread for the checkpoint's cost (zstd level 1 and
+/// SHA-256 on these tables, measured on the development machine).
+const COMPRESS_BYTES_PER_SECOND: f64 = 250e6;
+/// Checkpoints are spaced so that writing them costs at most this share of the run.
+const CHECKPOINT_SHARE: f64 = 0.05;
+/// The shortest default checkpoint interval, in seconds.
+const MIN_CHECKPOINT_SECONDS: f64 = 60.0;
+
+/// What a search of one space needs.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Table entries.
+    pub entries: u64,
+    /// Bytes of the 2-bit table.
+    pub table: u64,
+    /// The footprint chosen.
+    pub footprint: Footprint,
+    /// Why that one.
+    pub why: String,
+    /// Every structure beside the table under the footprint chosen: (what, bytes).
+    pub extras: Vec<(String, u64)>,
+    /// Peak resident bytes: the table and the extras.
+    pub total: u64,
+    /// The leanest footprint's total: below it nothing runs.
+    pub leanest: u64,
+    /// Why the run cannot go ahead within the budget, if it cannot.
+    pub refusal: Option<String>,
+    /// The budget planned for.
+    pub budget: u64,
+    /// Compressed frames the distances file's writer may hold.
+    pub frame_memory: u64,
+    /// Upper bound of the distances file on disk (the table uncompressed, plus its header).
+    pub file_bytes: u64,
+    /// Upper bound of one checkpoint on disk.
+    pub checkpoint_bytes: u64,
+    /// Seconds one checkpoint is expected to take.
+    pub checkpoint_seconds: f64,
+    /// Seconds between checkpoints by default (scaled to their cost).
+    pub checkpoint_every: f64,
+}
+
+/// The space a plan is for: its size, its moves, and how it is searched.
+pub struct Shape {
+    /// Table entries.
+    pub entries: u64,
+    /// Moves per state.
+    pub moves: usize,
+    /// Whether sweeps run (the space has structure) or scans.
+    pub swept: bool,
+    /// Whether a GPU searches (its read-back keeps the last level as a bitmap on the host).
+    pub gpu: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// The footprint asked for; `None` for the fastest that fits.
+    pub forced: Option<Footprint>,
+}
+
+impl Plan {
+    /// The plan for `shape` under a budget of `budget` bytes: the fastest footprint that fits,
+    /// or an error naming both numbers when not even the leanest does.
+    pub fn new(shape: &Shape, budget: u64) -> Result<Plan, String> {
+        let plan = Plan::sketch(shape, budget);
+        match plan.refusal {
+            Some(why) => Err(why),
+            None => Ok(plan),
+        }
+    }
+
+    /// The plan for `shape` under `budget` whether or not it fits (`refusal` says why not; the
+    /// leanest footprint the shape allows is then shown).
+    pub fn sketch(shape: &Shape, budget: u64) -> Plan {
+        let table = DistanceTable::bytes_for(shape.entries);
+        let full = extras(shape, Footprint::Full, table);
+        let lean = extras(shape, Footprint::Lean, table);
+        let sum = |e: &[(String, u64)]| table + e.iter().map(|(_, b)| b).sum::<u64>();
+        let (full_total, lean_total) = (sum(&full), sum(&lean));
+        let (full_fits, lean_fits) = (full_total <= budget, lean_total <= budget && !shape.gpu);
+        let (full_ok, lean_ok) = match shape.forced {
+            None => (full_fits, lean_fits),
+            Some(Footprint::Full) => (full_fits, false),
+            Some(Footprint::Lean) => (false, lean_fits),
+        };
+        let mut refusal = None;
+        let (footprint, extras, total, why) = if full_ok {
+            (
+                Footprint::Full,
+                full,
+                full_total,
+                format!(
+                    "the full strategy, the fastest, fits: {} of a {} budget",
+                    bytes(full_total),
+                    bytes(budget)
+                ),
+            )
+        } else if lean_ok {
+            let why = if shape.forced.is_some() {
+                format!("asked for with --strategy; {}", bytes(lean_total))
+            } else {
+                format!(
+                    "the full strategy needs {}, more than the {} budget; the lean one needs {}",
+                    bytes(full_total),
+                    bytes(budget),
+                    bytes(lean_total)
+                )
+            };
+            (Footprint::Lean, lean, lean_total, why)
+        } else {
+            let (what, least) = if shape.gpu {
+                ("the GPU backend", full_total)
+            } else if shape.forced == Some(Footprint::Full) {
+                ("the full strategy", full_total)
+            } else {
+                ("even the leanest strategy", lean_total)
+            };
+            refusal = Some(format!(
+                "{what} needs {} of memory ({} table of {} entries) but the budget is {}: give a larger --memory, or choose a smaller puzzle",
+                bytes(least),
+                bytes(table),
+                shape.entries,
+                bytes(budget)
+            ));
+            let why = "does not fit: the run would be refused".to_string();
+            if shape.gpu || shape.forced == Some(Footprint::Full) {
+                (Footprint::Full, full, full_total, why)
+            } else {
+                (Footprint::Lean, lean, lean_total, why)
+            }
+        };
+        let file_bytes = table + (table / (4 << 20) + 1) * 160 + (1 << 20);
+        let checkpoint_seconds =
+            table as f64 / (COMPRESS_BYTES_PER_SECOND * shape.threads.max(1) as f64);
+        Plan {
+            entries: shape.entries,
+            table,
+            footprint,
+            why,
+            extras,
+            total,
+            leanest: lean_total,
+            refusal,
+            budget,
+            frame_memory: match footprint {
+                Footprint::Full => table + table / 64,
+                Footprint::Lean => LEAN_FRAME_BYTES,
+            },
+            file_bytes,
+            checkpoint_bytes: file_bytes,
+            checkpoint_seconds,
+            checkpoint_every: (checkpoint_seconds / CHECKPOINT_SHARE).max(MIN_CHECKPOINT_SECONDS),
+        }
+    }
+
+    /// Disk the run needs free in its output folder: the distances file while the last
+    /// checkpoint still exists, or a checkpoint written beside the one before it; less the
+    /// checkpoint already there (`existing` bytes), which is replaced.
+    pub fn disk_needed(&self, existing: u64) -> u64 {
+        (self.file_bytes + self.checkpoint_bytes).saturating_sub(existing)
+    }
+
+    /// The plan as text, one line each.
+    pub fn describe(&self, checkpoint_every: f64) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "memory plan: {} entries", self.entries);
+        let _ = writeln!(
+            out,
+            "  {:<32} {}",
+            "table (2 bits an entry)",
+            bytes(self.table)
+        );
+        for (what, b) in &self.extras {
+            let _ = writeln!(out, "  {what:<32} {}", bytes(*b));
+        }
+        let _ = writeln!(out, "  {:<32} {}", "total", bytes(self.total));
+        let _ = writeln!(out, "  {:<32} {}", "budget", bytes(self.budget));
+        let _ = writeln!(
+            out,
+            "  strategy: {} ({})",
+            footprint_name(self.footprint),
+            self.why
+        );
+        if let Some(why) = &self.refusal {
+            let _ = writeln!(out, "  refused: {why}");
+        }
+        let _ = writeln!(
+            out,
+            "disk: distances file at most {}; a checkpoint at most {}, ~{:.0} s to write; one every {:.0} s{}",
+            bytes(self.file_bytes),
+            bytes(self.checkpoint_bytes),
+            self.checkpoint_seconds,
+            checkpoint_every,
+            if checkpoint_every == self.checkpoint_every {
+                " (scaled so that checkpoints take at most 5% of the run)"
+            } else {
+                " (--checkpoint-every)"
+            }
+        );
+        let _ = writeln!(
+            out,
+            "  free disk needed: {} (the file and a checkpoint at once)",
+            bytes(self.disk_needed(0))
+        );
+        out
+    }
+}
+
+/// The name of a footprint in messages.
+pub fn footprint_name(footprint: Footprint) -> &'static str {
+    match footprint {
+        Footprint::Full => "full",
+        Footprint::Lean => "lean",
+    }
+}
+
+/// The structures beside a table of `table` bytes under `footprint`.
+fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)> {
+    let bitmap = shape.entries.div_ceil(64) * 8;
+    let limit = search::list_limit(shape.entries, shape.moves, footprint);
+    // A list, its successor and the parts it is joined from.
+    let lists = (limit.saturating_mul(8 * (1 + 2 * shape.moves as u64))).min(table * 4);
+    let mut out = Vec::new();
+    match footprint {
+        Footprint::Full => {
+            // The search's structures and the writer's frames never live at once: the frames
+            // come after the search. The larger of the two counts.
+            let search = if shape.gpu {
+                vec![("last-level bitmap (read-back)".to_string(), bitmap)]
+            } else if shape.swept {
+                vec![
+                    ("last-level bitmap".to_string(), bitmap),
+                    ("next-level bitmap".to_string(), bitmap),
+                ]
+            } else {
+                vec![
+                    ("unseen bitmap".to_string(), bitmap),
+                    ("frontier lists".to_string(), lists),
+                ]
+            };
+            let frames = table + table / 64;
+            let searching: u64 = search.iter().map(|(_, b)| b).sum();
+            if frames > searching {
+                out.push(("compressed frames (writing)".to_string(), frames));
+            } else {
+                out.extend(search);
+            }
+        }
+        Footprint::Lean => {
+            out.push(("frontier lists (capped)".to_string(), lists));
+        }
+    }
+    out.push(("fixed (threads, tasks, buffers)".to_string(), FIXED_BYTES));
+    out
+}
+
+/// Parses a byte size: a number with an optional unit (`B`, `KiB`, `MiB`, `GiB`, `TiB`, or
+/// `K`, `M`, `G`, `T` for the same; `KB`, `MB`, `GB`, `TB` for powers of 1000), e.g. `22GiB`,
+/// `1100MiB`, `1.5G`, `1000000`.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = (&t[..split], t[split..].trim());
+    let scale: f64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024f64.powi(2),
+        "g" | "gib" => 1024f64.powi(3),
+        "t" | "tib" => 1024f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        _ => f64::NAN,
+    };
+    let value: f64 = number.parse().unwrap_or(f64::NAN);
+    let b = value * scale;
+    if !b.is_finite() || b < 1.0 || b >= 2f64.powi(63) {
+        return Err(format!(
+            "'{text}' is not a size: give bytes or a number with a unit, e.g. 22GiB or 1100MiB"
+        ));
+    }
+    Ok(b as u64)
+}
+
+/// The memory the kernel says is available (`MemAvailable`), where it says.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Free bytes for an unprivileged user on the file system holding `path`.
+pub fn free_disk(path: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated path and `stat` a writable statvfs.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
+/// Bytes in human units (binary prefixes), e.g. `5.2 TiB (5704274890752 bytes)`.
+pub fn bytes(n: u64) -> String {
+    let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} bytes")
+    } else {
+        format!("{value:.1} {} ({n} bytes)", units[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_bytes("1100MiB"), Ok(1100 << 20));
+        assert_eq!(parse_bytes("22GiB"), Ok(22 << 30));
+        assert_eq!(parse_bytes("22G"), Ok(22 << 30));
+        assert_eq!(parse_bytes("1.5 GB"), Ok(1_500_000_000));
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        for bad in ["", "GiB", "12 parsecs", "-5G", "0", "1e99"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+
+    fn shape(entries: u64) -> Shape {
+        Shape {
+            entries,
+            moves: 3,
+            swept: true,
+            gpu: false,
+            threads: 2,
+            forced: None,
+        }
+    }
+
+    #[test]
+    fn the_fastest_footprint_that_fits_is_chosen() {
+        let n14 = 87_178_291_200;
+        let table = DistanceTable::bytes_for(n14);
+        let full = Plan::new(&shape(n14), 64 << 30).unwrap();
+        assert_eq!(full.footprint, Footprint::Full);
+        let lean = Plan::new(&shape(n14), 22 << 30).unwrap();
+        assert_eq!(lean.footprint, Footprint::Lean);
+        // The lean promise: at most the table + 3% + 256 MiB.
+        assert!(lean.total <= table + table * 3 / 100 + (256 << 20));
+        let refused = Plan::new(&shape(n14), 20 << 30).unwrap_err();
+        assert!(
+            refused.contains("needs") && refused.contains("budget"),
+            "{refused}"
+        );
+        // n = 13: the lean strategy within 1,100 MiB.
+        let n13 = Plan::new(&shape(3_113_510_400), 1100 << 20).unwrap();
+        assert_eq!(n13.footprint, Footprint::Lean);
+    }
+}

@@ -1,0 +1,348 @@
+//! The memory budget from the command line: the plan, the lean strategy giving the same files as
+//! the full one for every family, refusals, and what a batch user meets first (SIGTERM, stale
+//! temporary files, the default output folder).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gpusearch_in(dir: Option<&Path>, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gpusearch"));
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    command.args(args).output().expect("the binary runs")
+}
+
+fn gpusearch(args: &[&str]) -> Output {
+    gpusearch_in(None, args)
+}
+
+/// A fresh, empty scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusearch-mem-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The report without its timing and machine fields.
+fn report_facts(folder: &Path) -> Value {
+    let mut report: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("report.json")).unwrap())
+            .unwrap();
+    for field in [
+        "seconds",
+        "states_per_second",
+        "threads",
+        "backend",
+        "adapter",
+    ] {
+        report.as_object_mut().unwrap().remove(field);
+    }
+    report
+}
+
+#[test]
+fn the_lean_strategy_writes_the_same_files_for_every_family() {
+    let dir = scratch("lean");
+    let puzzles = concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles");
+    let key_def = format!("{puzzles}/free-the-key.txt");
+    let tws_def = format!("{puzzles}/turnstyle-8.tws");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--puzzle", "turnstyle", "--n", "9"],
+        vec!["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
+        vec!["--puzzle", "topspin", "--n", "9"],
+        vec![
+            "--puzzle", "rotation", "--rows", "3", "--cols", "3", "--block", "2",
+        ],
+        vec!["--puzzle", "rings", "--n", "12"],
+        vec![
+            "--puzzle",
+            "perm",
+            "--gens",
+            "(1,2)(3,4); (1,2,3,4,5,6,7,8)",
+        ],
+        vec!["--puzzle", "perm", "--def", &tws_def],
+        vec!["--puzzle", "key", "--def", &key_def],
+    ];
+    for (i, args) in cases.iter().enumerate() {
+        let mut files = Vec::new();
+        for strategy in ["full", "lean"] {
+            let out = dir.join(format!("run{i}-{strategy}"));
+            let mut all = args.clone();
+            all.extend(["--strategy", strategy, "--quiet", "--out"]);
+            all.push(out.to_str().unwrap());
+            let result = gpusearch(&all);
+            assert!(result.status.success(), "{all:?}: {}", stderr(&result));
+            files.push((
+                std::fs::read(out.join("distances.gsd")).unwrap(),
+                report_facts(&out),
+                std::fs::read(out.join("levels.csv")).unwrap(),
+            ));
+        }
+        assert!(files[0].0 == files[1].0, "{args:?}: distances files differ");
+        assert_eq!(files[0].1, files[1].1, "{args:?}: reports differ");
+        assert_eq!(files[0].2, files[1].2, "{args:?}: levels differ");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_budget_picks_the_strategy_and_says_why() {
+    let dir = scratch("budget");
+    let out = dir.join("run");
+    let o = out.to_str().unwrap();
+    // Turnstyle 12: a 114 MiB table; full needs about 2.1x the table beside fixed room, lean
+    // about the table.
+    let lean = gpusearch(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "12",
+        "--dry-run",
+        "--memory",
+        "400MiB",
+    ]);
+    let text = String::from_utf8_lossy(&lean.stdout);
+    assert!(lean.status.success(), "{}", stderr(&lean));
+    assert!(text.contains("strategy: lean"), "{text}");
+    assert!(text.contains("table (2 bits an entry)"), "{text}");
+    assert!(text.contains("free disk needed"), "{text}");
+    let full = gpusearch(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "12",
+        "--dry-run",
+        "--memory",
+        "4GiB",
+    ]);
+    assert!(String::from_utf8_lossy(&full.stdout).contains("strategy: full"));
+    // A dry run of any size exits 0 and writes nothing, even where the run would be refused.
+    for n in ["15", "16"] {
+        let plan = gpusearch(&["--puzzle", "turnstyle", "--n", n, "--dry-run", "--out", o]);
+        let text = String::from_utf8_lossy(&plan.stdout);
+        assert!(plan.status.success(), "{}", stderr(&plan));
+        assert!(
+            text.contains("memory plan") && text.contains("checkpoint"),
+            "{text}"
+        );
+        assert!(!out.exists(), "a dry run wrote {}", out.display());
+    }
+    // Lean asked for, within a budget: the run finishes.
+    let run = gpusearch(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "10",
+        "--memory",
+        "300MiB",
+        "--strategy",
+        "lean",
+        "--quiet",
+        "--out",
+        o,
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Asserts a one-line error, exit status 2, naming `needles`, and nothing written in `out`.
+fn refused(args: &[&str], out: &Path, needles: &[&str]) {
+    let result = gpusearch(args);
+    let text = stderr(&result);
+    assert_eq!(result.status.code(), Some(2), "{args:?}: {text}");
+    assert_eq!(text.trim_end().lines().count(), 1, "one line: {text}");
+    for needle in needles {
+        assert!(text.contains(needle), "{args:?}: {text}");
+    }
+    assert!(!out.exists(), "{args:?} wrote {}", out.display());
+}
+
+#[test]
+fn bad_budgets_and_too_little_disk_are_refused_before_anything_is_written() {
+    let dir = scratch("refuse");
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let base = ["--puzzle", "turnstyle", "--n", "10", "--out", o];
+    let with = |extra: &[&'static str]| -> Vec<&str> {
+        base.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    refused(
+        &with(&["--memory", "lots"]),
+        &out,
+        &["'lots' is not a size", "22GiB"],
+    );
+    refused(
+        &with(&["--memory", "-3GiB"]),
+        &out,
+        &["'-3GiB' is not a size"],
+    );
+    refused(
+        &with(&["--memory", "10MiB"]),
+        &out,
+        &["needs", "budget is 10.0 MiB"],
+    );
+    // A budget that holds the table but no strategy beside it.
+    refused(
+        &with(&["--memory", "100MiB", "--strategy", "full"]),
+        &out,
+        &["the full strategy needs", "budget is 100.0 MiB"],
+    );
+    // Turnstyle 16 within an (imagined) 100 TiB of memory: 9.5 TiB of disk for the file and a
+    // checkpoint, which no test machine has.
+    refused(
+        &[
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "16",
+            "--memory",
+            "100TiB",
+            "--out",
+            o,
+        ],
+        &out,
+        &["free disk", "9.5 TiB"],
+    );
+    // --resume with nothing to resume leaves no folder behind.
+    refused(&with(&["--resume"]), &out, &["no checkpoint"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sigterm_acts_as_ctrl_c_and_says_how_to_resume() {
+    let dir = scratch("term");
+    let out = dir.join("run");
+    let child = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args([
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "11",
+            "--checkpoint-every",
+            "0",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for a checkpoint, then SIGTERM, as a batch scheduler would.
+    let started = std::time::Instant::now();
+    while !out.join("checkpoint.gsc").exists() && started.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let done = child.wait_with_output().unwrap();
+    let text = stderr(&done);
+    if done.status.success() {
+        return; // finished before the signal: nothing to check
+    }
+    assert_eq!(done.status.code(), Some(130), "{text}");
+    assert!(
+        text.contains("interrupted") && text.contains("--resume"),
+        "{text}"
+    );
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn stale_temporary_files_of_dead_runs_are_removed_and_reported() {
+    let dir = scratch("stale");
+    let out = dir.join("run");
+    std::fs::create_dir_all(&out).unwrap();
+    // A process id above the kernel's largest: no such process runs.
+    let stale = out.join(".distances.gsd.4194304999.tmp");
+    std::fs::write(&stale, b"half a file").unwrap();
+    let run = gpusearch(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "7",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(!stale.exists(), "the stale file is still there");
+    assert!(stderr(&run).contains("removed"), "{}", stderr(&run));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn runs_write_under_runs_by_default_and_solve_finds_them_there() {
+    let dir = scratch("default");
+    let run = gpusearch_in(
+        Some(&dir),
+        &["--puzzle", "turnstyle", "--n", "8", "--quiet"],
+    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    let folder = dir.join("runs").join("turnstyle-n8-lrf");
+    assert!(folder.join("distances.gsd").exists());
+    assert!(
+        !dir.join("results").exists(),
+        "a default run wrote results/"
+    );
+    let solved = gpusearch_in(
+        Some(&dir),
+        &[
+            "solve",
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "8",
+            "--state",
+            "2 1 3 4 5 6 7 8",
+            "--moves-only",
+        ],
+    );
+    assert!(solved.status.success(), "{}", stderr(&solved));
+    assert!(!String::from_utf8_lossy(&solved.stdout).trim().is_empty());
+    assert!(
+        !stderr(&solved).contains("searching"),
+        "solve searched again"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn clap_errors_are_one_clear_line() {
+    for (args, needle) in [
+        (vec!["--puzzle", "turnstyle", "--n", "-5"], "'-5'"),
+        (
+            vec!["--puzzle", "turnstyle", "--n", "5", "--n", "6"],
+            "cannot be used multiple times",
+        ),
+    ] {
+        let result = gpusearch(&args);
+        let text = stderr(&result);
+        assert_eq!(result.status.code(), Some(2), "{args:?}: {text}");
+        assert_eq!(text.trim_end().lines().count(), 1, "{text}");
+        assert!(text.contains(needle), "{args:?}: {text}");
+        assert!(
+            !text.contains("<COMMAND>") && !text.contains("Usage"),
+            "{text}"
+        );
+    }
+    // solve --help lists only what solve uses.
+    let help = String::from_utf8_lossy(&gpusearch(&["solve", "--help"]).stdout).into_owned();
+    for unused in ["--resume", "--checkpoint-every", "--dry-run", "--strategy"] {
+        assert!(!help.contains(unused), "solve --help lists {unused}");
+    }
+    assert!(help.contains("--state") && help.contains("--memory"));
+}
