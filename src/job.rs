@@ -220,14 +220,16 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
     }
     check_disk(&out, &plan, job.resume.then_some(&checkpoint))?;
     prepare_output(&out)?;
+    let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
     if !job.quiet && space.size() >= NOTE_PLAN_ENTRIES {
         eprintln!(
-            "gpusearch: {} strategy: {}",
+            "gpusearch: {} strategy: {}; a checkpoint every {every:.0} s (~{:.0} s each); up to {} of disk",
             plan::footprint_name(plan.footprint),
-            plan.why
+            plan.why,
+            plan.checkpoint_seconds,
+            bytes(plan.disk_needed(0))
         );
     }
-    let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
     atomic::set_resume_hint(format!(
         "its checkpoint is in {}: to go on, run the same command with --resume",
         out.display()

@@ -289,7 +289,13 @@ const PUBLISHED: &[(&str, &str, &[u64])] = &[
 ];
 
 /// Where the TopSpin counts were published.
-const CAYLEYPY: &str = "CayleyPy (Chervov, Fedoriaka, Konstantinova et al., \"CayleyPy Growth\", arXiv 2509.19162), file `cayleypy/data/top_spin_cayley_growth.csv` of the cayleypy/cayleypy repository (the n = 14 row added in commit a2529069): TopSpin with shifts left and right and the reversal of 4, each one move, from the identity";
+const CAYLEYPY: &str = "CayleyPy";
+
+/// The sources, as the footnotes of `published.md`.
+const SOURCES: &[(&str, &str)] = &[(
+    CAYLEYPY,
+    "Chervov, Fedoriaka, Konstantinova et al., \"CayleyPy Growth: Efficient growth computations and hundreds of new conjectures on Cayley graphs\" (arXiv 2509.19162), data file `cayleypy/data/top_spin_cayley_growth.csv` of the cayleypy/cayleypy repository (the n = 14 row added in commit a2529069). Their TopSpin has the shifts left and right and the reversal of the first 4 pieces, each one move, searched from the identity: our lrf metric with k = 4.",
+)];
 
 /// `results/published.md`: our level counts against those published elsewhere.
 fn published(done: &[Result<Report, String>]) -> String {
@@ -299,15 +305,15 @@ fn published(done: &[Result<Report, String>]) -> String {
          others, computed by other code.\n\n\
          | our run | source | distances | agreement |\n|---|---|---:|---|\n",
     );
-    for (slug, source, theirs) in PUBLISHED {
+    for (slug, source, theirs) in PUBLISHED.iter().copied() {
         let ours = done
             .iter()
             .flatten()
-            .find(|r| PuzzleArgs::slug_of(r) == *slug)
+            .find(|r| PuzzleArgs::slug_of(r) == slug)
             .map(|r| r.levels.levels().iter().collect::<Vec<u64>>());
         let verdict = match ours {
             None => "not run yet".to_string(),
-            Some(ours) if ours == *theirs => {
+            Some(ours) if ours == theirs => {
                 format!("**agrees** at every distance (diameter {})", ours.len() - 1)
             }
             Some(ours) => {
@@ -328,6 +334,10 @@ fn published(done: &[Result<Report, String>]) -> String {
             "| [{slug}]({slug}/report.md) | {source} | {} | {verdict} |",
             theirs.len() - 1
         );
+    }
+    md.push('\n');
+    for (name, description) in SOURCES {
+        let _ = writeln!(md, "**{name}**: {description}\n");
     }
     md
 }

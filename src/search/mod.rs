@@ -822,9 +822,22 @@ impl Smallest {
 
 /// The `limit` smallest of two ascending lists, ascending.
 pub(crate) fn merge_smallest(a: Vec<u64>, b: Vec<u64>, limit: usize) -> Vec<u64> {
-    let mut all = a;
-    all.extend(b);
-    all.sort_unstable();
-    all.truncate(limit);
-    all
+    if b.is_empty() || a.last().is_some_and(|&x| b[0] > x && a.len() >= limit) {
+        return a;
+    }
+    if a.is_empty() || b.last().is_some_and(|&x| a[0] > x && b.len() >= limit) {
+        return b;
+    }
+    let mut out = Vec::with_capacity((a.len() + b.len()).min(limit));
+    let (mut i, mut j) = (0, 0);
+    while out.len() < limit && (i < a.len() || j < b.len()) {
+        if j == b.len() || (i < a.len() && a[i] <= b[j]) {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out
 }

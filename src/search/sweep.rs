@@ -25,6 +25,7 @@ use crate::puzzle::{BlockMove, Cursor, StateSpace, Structure};
 use crate::rank::window::prefix_parity;
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Runs shorter than this move bit by bit through a table of positions.
 const SHORT_RUN: u64 = 16;
@@ -585,6 +586,23 @@ trait Frontier: Sync {
     fn prefetch(&self, rank: u64);
     /// The number of ranks of `range` in the level.
     fn count_in(&self, range: Range<u64>) -> u64;
+    /// ORs into each `targets[i]` the 64 bits from bit `shift` of unit `first + i` on (a
+    /// funnel shift with unit `first + i + 1` when `shift` is not 0); every unit read is inside
+    /// the space.
+    fn or_shifted(&self, targets: &mut [u64], first: usize, shift: u32) {
+        if shift == 0 {
+            for (i, f) in targets.iter_mut().enumerate() {
+                *f |= self.word((first + i) as i64);
+            }
+        } else {
+            let mut low = self.word(first as i64);
+            for (i, f) in targets.iter_mut().enumerate() {
+                let high = self.word((first + i + 1) as i64);
+                *f |= (low >> shift) | (high << (64 - shift));
+                low = high;
+            }
+        }
+    }
 }
 
 impl Frontier for Bitmap {
@@ -606,6 +624,23 @@ impl Frontier for Bitmap {
     }
     fn count_in(&self, range: Range<u64>) -> u64 {
         Bitmap::count_in(self, range)
+    }
+    /// The words themselves, as a slice: no bounds check per word in the hot loop.
+    fn or_shifted(&self, targets: &mut [u64], first: usize, shift: u32) {
+        let words = self.words();
+        let count = targets.len();
+        if shift == 0 {
+            for (f, x) in targets.iter_mut().zip(&words[first..first + count]) {
+                *f |= x.load(Relaxed);
+            }
+        } else {
+            for (f, pair) in targets
+                .iter_mut()
+                .zip(words[first..first + count + 1].windows(2))
+            {
+                *f |= (pair[0].load(Relaxed) >> shift) | (pair[1].load(Relaxed) << (64 - shift));
+            }
+        }
     }
 }
 
@@ -721,20 +756,7 @@ fn or_run<F: Frontier>(found: &mut [u64], at: u64, source: &F, from: u64, len: u
     if last > first + 1 {
         // Target words first + 1 .. last read source words s .. s + count (+ 1 when shifted),
         // all inside the space.
-        let s = w0 + 1;
-        let targets = &mut found[first + 1..last];
-        if shift == 0 {
-            for (i, f) in targets.iter_mut().enumerate() {
-                *f |= source.word(s + i as i64);
-            }
-        } else {
-            let mut low = source.word(s);
-            for (i, f) in targets.iter_mut().enumerate() {
-                let high = source.word(s + i as i64 + 1);
-                *f |= (low >> shift) | (high << (64 - shift));
-                low = high;
-            }
-        }
+        source.or_shifted(&mut found[first + 1..last], (w0 + 1) as usize, shift);
     }
 }
 
