@@ -99,30 +99,25 @@ fn a_budget_picks_the_strategy_and_says_why() {
     let o = out.to_str().unwrap();
     // Turnstyle 12: a 114 MiB table; full needs about 2.1x the table beside fixed room, lean
     // about the table.
-    let lean = gpusearch(&[
-        "--puzzle",
-        "turnstyle",
-        "--n",
-        "12",
-        "--dry-run",
-        "--memory",
-        "400MiB",
-    ]);
-    let text = String::from_utf8_lossy(&lean.stdout);
-    assert!(lean.status.success(), "{}", stderr(&lean));
+    let plan = |memory: &str| {
+        let args = [
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "12",
+            "--dry-run",
+            "--memory",
+            memory,
+        ];
+        let result = gpusearch(&args);
+        assert!(result.status.success(), "{}", stderr(&result));
+        String::from_utf8_lossy(&result.stdout).into_owned()
+    };
+    let text = plan("400MiB");
     assert!(text.contains("strategy: lean"), "{text}");
     assert!(text.contains("table (2 bits an entry)"), "{text}");
     assert!(text.contains("free disk needed"), "{text}");
-    let full = gpusearch(&[
-        "--puzzle",
-        "turnstyle",
-        "--n",
-        "12",
-        "--dry-run",
-        "--memory",
-        "4GiB",
-    ]);
-    assert!(String::from_utf8_lossy(&full.stdout).contains("strategy: full"));
+    assert!(plan("4GiB").contains("strategy: full"));
     // A dry run of any size exits 0 and writes nothing, even where the run would be refused.
     for n in ["15", "16"] {
         let plan = gpusearch(&["--puzzle", "turnstyle", "--n", n, "--dry-run", "--out", o]);
