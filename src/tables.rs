@@ -80,9 +80,7 @@ pub fn run(
         if kept.iter().any(|r| r == &(*family, *options)) {
             // Not run now: as its report stands, if it has one; the files drawn from the report
             // are drawn again by this version.
-            if let Ok(text) = std::fs::read_to_string(out.join("report.json"))
-                && let Ok(report) = serde_json::from_str::<Report>(&text)
-            {
+            if let Some(report) = read_report(&out) {
                 write(&out.join("levels.csv"), &report.levels_csv())?;
                 write(&out.join("levels.svg"), &report.levels_svg())?;
                 write(&out.join("report.md"), &report.to_markdown())?;
@@ -111,8 +109,15 @@ pub fn run(
                 fresh += 1;
                 done.push(Ok(finished.report))
             }
-            // A size this machine cannot hold is noted in the index, not a failure.
-            Err(Error::Input(e)) => done.push(Err(format!("{slug}: {e}"))),
+            // A size this machine cannot hold is noted in the index, not a failure; a report
+            // from an earlier run stays.
+            Err(Error::Input(e)) => match read_report(&out) {
+                Some(report) => {
+                    eprintln!("gpusearch tables: {slug} not run again, its report stays: {e}");
+                    done.push(Ok(report));
+                }
+                None => done.push(Err(format!("{slug}: {e}"))),
+            },
             Err(e) => return Err(e),
         }
     }
@@ -127,6 +132,12 @@ pub fn run(
         "gpusearch tables: {fresh} runs in {seconds:.0} s; wrote {}",
         folder.join("README.md").display()
     ))
+}
+
+/// The report in a run's folder, if it has a readable one.
+fn read_report(folder: &Path) -> Option<Report> {
+    let text = std::fs::read_to_string(folder.join("report.json")).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// The puzzle options of a run of the list.
@@ -160,7 +171,8 @@ fn index(done: &[Result<Report, String>]) -> String {
          distances files, too large to commit, come back with them). The quick runs take a minute or two:\n\n\
          ```sh\ncargo run --release -- tables\n```\n\n\
          The large runs (n = 13 and 14; a 20.3 GiB table each for Turnstyle and TopSpin 14, searched\n\
-         within the memory available) take about an hour and a half on a 2-core machine with 24 GiB:\n\n\
+         within the memory available) take about 40 minutes on a 2-core machine with 24 GiB and need\n\
+         up to 41 GiB of free disk while one runs (its file and a checkpoint, uncompressed sizes):\n\n\
          ```sh\ncargo run --release -- tables --large\n```\n\n\
          Each folder holds `report.md`, `report.json` (with the search time, the threads and the distances\n\
          file's SHA-256), `levels.csv` and `levels.svg` (the positions at each distance, log scale), and\n\
