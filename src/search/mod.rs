@@ -233,9 +233,9 @@ pub fn search_from<S: StateSpace>(
         Strategy::Sweep => list_limit(size, moves, options.footprint),
         Strategy::TopDown | Strategy::BottomUp => 0,
     };
-    // The states of the last level, listed while few. After a resume the last level is read
-    // from the table (`resumed`): every entry holding its value.
-    let (table, mut levels, mut frontier, mut antipodes, mut resumed) = match resume {
+    // The states of the last level, listed while few. After a resume without a list, the last
+    // level is read from the table where a pass needs it: every entry holding its value.
+    let (table, mut levels, mut frontier, mut antipodes) = match resume {
         None => {
             let table = DistanceTable::new(size);
             let starts = space.starts();
@@ -247,7 +247,7 @@ pub fn search_from<S: StateSpace>(
             progress.level(0, first, Step::Frontier);
             let antipodes = starts[..starts.len().min(limit)].to_vec();
             let levels = Levels::from_counts(&[first]);
-            (table, levels, Some(starts), antipodes, false)
+            (table, levels, Some(starts), antipodes)
         }
         Some(r) => {
             progress.found(r.levels.total());
@@ -260,8 +260,7 @@ pub fn search_from<S: StateSpace>(
             } else {
                 (holding <= list_limit && !swept).then(|| ranks_holding(&r.table, value))
             };
-            let resumed = list.is_none();
-            (r.table, r.levels, list, r.antipodes, resumed)
+            (r.table, r.levels, list, r.antipodes)
         }
     };
     let mut unseen: Option<Unseen> = None;
@@ -308,14 +307,14 @@ pub fn search_from<S: StateSpace>(
             pass
         } else {
             if structure.is_none() && options.strategy == Strategy::Auto {
-                // A top-down scan expands the entries of the last level; without the unseen
-                // bitmap (before it exists, or ever when lean) also those of levels depth - 3,
-                // depth - 6, ...
-                let exact = unseen.is_some() || (frontier.is_some() && !resumed);
-                let expanded = if exact && !lean {
-                    levels.last()
-                } else {
-                    levels.sum_mod3(depth % 3)
+                // A top-down scan expands the entries of the last level (or of the list it is
+                // built from); without the unseen bitmap (never there when lean) also those of
+                // levels depth - 3, depth - 6, ...
+                let expanded = match (&unseen, &frontier) {
+                    _ if lean => levels.sum_mod3(depth % 3),
+                    (Some(_), _) => levels.last(),
+                    (None, Some(_)) => listed,
+                    (None, None) => levels.sum_mod3(depth % 3),
                 };
                 bottom_up |= prefer_bottom_up(unreached, expanded, moves);
             }
@@ -330,10 +329,7 @@ pub fn search_from<S: StateSpace>(
             } else if let Some(structure) = &structure {
                 let sweep = sweep.get_or_insert_with(|| {
                     let list = frontier.take();
-                    let last = (!lean).then(|| match list {
-                        Some(list) if !resumed => Bitmap::from_ranks(size, &list),
-                        _ => level_bitmap(&table, current),
-                    });
+                    let last = (!lean).then(|| last_level(&table, list, current));
                     Sweep::new(structure.clone(), size, last)
                 });
                 sweep.pass(space, &table, current, next, limit, progress)
@@ -352,17 +348,9 @@ pub fn search_from<S: StateSpace>(
                 )
             } else {
                 // The first scan: the last level as a bitmap, and from it the unseen entries.
-                if let Some(list) = frontier.take()
-                    && !lean
-                {
-                    let last = if resumed {
-                        level_bitmap(&table, current)
-                    } else {
-                        Bitmap::from_ranks(size, &list)
-                    };
-                    unseen = Some(Unseen::new(&table, &last));
-                } else if resumed && !lean && unseen.is_none() {
-                    unseen = Some(Unseen::new(&table, &level_bitmap(&table, current)));
+                let list = frontier.take();
+                if !lean && unseen.is_none() {
+                    unseen = Some(Unseen::new(&table, &last_level(&table, list, current)));
                 }
                 let unseen = unseen.as_ref();
                 scan(
@@ -384,9 +372,6 @@ pub fn search_from<S: StateSpace>(
         levels.push(pass.count);
         reached += pass.count;
         antipodes = pass.smallest;
-        // Whatever the pass kept of its level (a list, the sweep's or the unseen bitmap) is
-        // exact from here on.
-        resumed = false;
         if let Some(c) = saving {
             c.save(&table, &levels, &antipodes)?;
         }
@@ -398,9 +383,14 @@ pub fn search_from<S: StateSpace>(
     })
 }
 
-/// The entries holding `value` as a bitmap.
-fn level_bitmap(table: &DistanceTable, value: u8) -> Bitmap {
-    Bitmap::from_fn(table.entries(), |w| table.value_bits(w, value))
+/// The last level as a bitmap: its list where there is one, else (after a resume) every entry
+/// holding its value `current`, levels `d - 3`, `d - 6`, ... too, which passes may expand again
+/// without finding anything more.
+fn last_level(table: &DistanceTable, list: Option<Vec<u64>>, current: u8) -> Bitmap {
+    match list {
+        Some(list) => Bitmap::from_ranks(table.entries(), &list),
+        None => Bitmap::from_fn(table.entries(), |w| table.value_bits(w, current)),
+    }
 }
 
 /// Frontier lists this short are expanded in [`tiny_levels`].

@@ -261,9 +261,118 @@ fn preamble(bytes: &[u8], magic: &[u8; 8], version: u32, what: &str) -> Result<u
 pub struct Distances {
     /// The header.
     pub header: Header,
+    frames: Frames,
+}
+
+/// The chunks of a file (a distances file or a checkpoint), each one zstd frame: where each is,
+/// and what it must decompress to.
+struct Frames {
     file: std::fs::File,
     /// Each chunk's first byte in the file.
     offsets: Vec<u64>,
+    /// Each chunk's compressed length and checksum.
+    chunks: Vec<Chunk>,
+    /// Table entries in all.
+    entries: u64,
+    /// Entries per chunk.
+    chunk_entries: u64,
+}
+
+impl Frames {
+    /// The frames of `chunks`, back to back in `file` from byte `start` to exactly `end`.
+    fn new(
+        file: std::fs::File,
+        chunks: Vec<Chunk>,
+        (start, end): (u64, u64),
+        entries: u64,
+        chunk_entries: u64,
+    ) -> Result<Frames, String> {
+        if chunk_entries == 0 || !chunk_entries.is_multiple_of(ENTRIES_PER_WORD) {
+            return Err(format!(
+                "the header's chunk_entries ({chunk_entries}) is not a positive multiple of 32"
+            ));
+        }
+        let total = entries.div_ceil(4);
+        let chunk_bytes = chunk_entries / 4;
+        if chunks.len() as u64 != total.div_ceil(chunk_bytes) {
+            return Err(format!(
+                "the header lists {} chunks of {chunk_bytes} bytes for {total} bytes",
+                chunks.len()
+            ));
+        }
+        let mut offsets = Vec::with_capacity(chunks.len());
+        let mut at = start;
+        for (i, chunk) in chunks.iter().enumerate() {
+            offsets.push(at);
+            at += chunk.compressed_bytes;
+            if at > end {
+                return Err(format!("chunk {i} is cut short"));
+            }
+        }
+        if at != end {
+            return Err(format!(
+                "{} unexpected bytes after the last chunk",
+                end - at
+            ));
+        }
+        Ok(Frames {
+            file,
+            offsets,
+            chunks,
+            entries,
+            chunk_entries,
+        })
+    }
+
+    /// Chunk `c`'s compressed frame as stored.
+    fn frame(&self, c: usize) -> Result<Vec<u8>, String> {
+        use std::os::unix::fs::FileExt;
+        let mut frame = vec![0u8; self.chunks[c].compressed_bytes as usize];
+        self.file
+            .read_exact_at(&mut frame, self.offsets[c])
+            .map_err(|e| format!("cannot read chunk {c}: {e}"))?;
+        Ok(frame)
+    }
+
+    /// Decompresses and checks chunk `c` from its frame.
+    fn unpack(&self, c: usize, frame: &[u8]) -> Result<Vec<u8>, String> {
+        let total = self.entries.div_ceil(4);
+        let chunk_bytes = self.chunk_entries / 4;
+        let want = (total - c as u64 * chunk_bytes).min(chunk_bytes) as usize;
+        decompress_chunk(frame, &self.chunks[c], want, c)
+    }
+
+    /// Every chunk in order, decompressed and checked several at a time in parallel:
+    /// `each(c, bytes)` for each, stopping at the first error (the one of the lowest chunk).
+    fn for_each_chunk(
+        &self,
+        each: impl Fn(usize, &[u8]) -> Result<(), String> + Sync,
+    ) -> Result<(), String> {
+        for batch in batches(self.offsets.len()) {
+            let frames = batch
+                .clone()
+                .map(|c| self.frame(c))
+                .collect::<Result<Vec<_>, String>>()?;
+            let done: Vec<Result<(), String>> = frames
+                .par_iter()
+                .zip(batch)
+                .map(|(frame, c)| each(c, &self.unpack(c, frame)?))
+                .collect();
+            done.into_iter().collect::<Result<(), String>>()?;
+        }
+        Ok(())
+    }
+
+    /// The whole table, read chunk by chunk into one table.
+    fn table(&self) -> Result<DistanceTable, String> {
+        let table = DistanceTable::new(self.entries);
+        let words_per_chunk = (self.chunk_entries / ENTRIES_PER_WORD) as usize;
+        self.for_each_chunk(|c, bytes| {
+            table.store_le_bytes(c * words_per_chunk, bytes);
+            Ok(())
+        })?;
+        Ok(table)
+    }
 }
 
 impl Distances {
@@ -288,45 +397,20 @@ impl Distances {
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let header: Header =
             serde_json::from_slice(&json).map_err(|e| format!("the header is not valid: {e}"))?;
-        if header.chunk_entries == 0 || !header.chunk_entries.is_multiple_of(ENTRIES_PER_WORD) {
-            return Err(format!(
-                "the header's chunk_entries ({}) is not a positive multiple of 32",
-                header.chunk_entries
-            ));
-        }
-        let total = header.entries.div_ceil(4);
-        let chunk_bytes = header.chunk_entries / 4;
-        if header.chunks.len() as u64 != total.div_ceil(chunk_bytes) {
-            return Err(format!(
-                "the header lists {} chunks of {chunk_bytes} bytes for {total} bytes",
-                header.chunks.len()
-            ));
-        }
-        let mut offsets = Vec::with_capacity(header.chunks.len());
-        let mut at = (PREAMBLE + header_len) as u64;
-        for (i, chunk) in header.chunks.iter().enumerate() {
-            offsets.push(at);
-            at += chunk.compressed_bytes;
-            if at > len {
-                return Err(format!("chunk {i} is cut short"));
-            }
-        }
-        if at != len {
-            return Err(format!(
-                "{} unexpected bytes after the last chunk",
-                len - at
-            ));
-        }
-        Ok(Distances {
-            header,
+        let body = (PREAMBLE + header_len) as u64;
+        let frames = Frames::new(
             file,
-            offsets,
-        })
+            header.chunks.clone(),
+            (body, len),
+            header.entries,
+            header.chunk_entries,
+        )?;
+        Ok(Distances { header, frames })
     }
 
     /// Number of chunks.
     pub fn chunk_count(&self) -> usize {
-        self.offsets.len()
+        self.frames.offsets.len()
     }
 
     /// The first rank of chunk `c`.
@@ -341,26 +425,8 @@ impl Distances {
 
     /// Chunk `c`'s uncompressed bytes, checked against its checksum.
     pub fn chunk(&self, c: usize) -> Result<Vec<u8>, String> {
-        let frame = self.frame(c)?;
-        self.unpack(c, &frame)
-    }
-
-    /// Chunk `c`'s compressed frame as stored.
-    fn frame(&self, c: usize) -> Result<Vec<u8>, String> {
-        use std::os::unix::fs::FileExt;
-        let mut frame = vec![0u8; self.header.chunks[c].compressed_bytes as usize];
-        self.file
-            .read_exact_at(&mut frame, self.offsets[c])
-            .map_err(|e| format!("cannot read chunk {c}: {e}"))?;
-        Ok(frame)
-    }
-
-    /// Decompresses and checks chunk `c` from its frame.
-    fn unpack(&self, c: usize, frame: &[u8]) -> Result<Vec<u8>, String> {
-        let total = self.header.entries.div_ceil(4);
-        let chunk_bytes = self.header.chunk_entries / 4;
-        let want = (total - c as u64 * chunk_bytes).min(chunk_bytes) as usize;
-        decompress_chunk(frame, &self.header.chunks[c], want, c)
+        let frame = self.frames.frame(c)?;
+        self.frames.unpack(c, &frame)
     }
 
     /// Every chunk in order, decompressed and checked several at a time in parallel:
@@ -369,30 +435,12 @@ impl Distances {
         &self,
         each: impl Fn(usize, &[u8]) -> Result<(), String> + Sync,
     ) -> Result<(), String> {
-        for batch in batches(self.chunk_count()) {
-            let frames = batch
-                .clone()
-                .map(|c| self.frame(c))
-                .collect::<Result<Vec<_>, String>>()?;
-            let done: Vec<Result<(), String>> = frames
-                .par_iter()
-                .zip(batch)
-                .map(|(frame, c)| each(c, &self.unpack(c, frame)?))
-                .collect();
-            done.into_iter().collect::<Result<(), String>>()?;
-        }
-        Ok(())
+        self.frames.for_each_chunk(each)
     }
 
     /// The whole table, read chunk by chunk into one table.
     pub fn table(&self) -> Result<DistanceTable, String> {
-        let table = DistanceTable::new(self.header.entries);
-        let words_per_chunk = (self.header.chunk_entries / ENTRIES_PER_WORD) as usize;
-        self.for_each_chunk(|c, bytes| {
-            table.store_le_bytes(c * words_per_chunk, bytes);
-            Ok(())
-        })?;
-        Ok(table)
+        self.frames.table()
     }
 }
 
@@ -565,37 +613,16 @@ pub fn read_checkpoint(
         .map_err(fail)?;
     let chunks: Vec<Chunk> = serde_json::from_slice(&trailer)
         .map_err(|e| format!("the chunk list is not valid: {e}"))?;
-    let chunk = header.chunk_entries;
-    if chunk == 0 || !chunk.is_multiple_of(ENTRIES_PER_WORD) {
-        return Err(format!(
-            "the header's chunk_entries ({chunk}) is not a positive multiple of 32"
-        ));
-    }
-    let total = header.entries.div_ceil(4);
-    if chunks.len() as u64 != total.div_ceil(chunk / 4)
-        || chunks.iter().map(|c| c.compressed_bytes).sum::<u64>() != len - 16 - trailer_len - body
-    {
-        return Err("the chunk list does not match the file".into());
-    }
+    let end = len - 16 - trailer_len;
+    let frames = Frames::new(
+        file,
+        chunks,
+        (body, end),
+        header.entries,
+        header.chunk_entries,
+    )?;
     check(&header)?;
-    let table = DistanceTable::new(header.entries);
-    let words_per_chunk = (chunk / ENTRIES_PER_WORD) as usize;
-    let mut at = body;
-    for batch in batches(chunks.len()) {
-        let mut frames = Vec::with_capacity(batch.len());
-        for c in batch.clone() {
-            let mut frame = vec![0u8; chunks[c].compressed_bytes as usize];
-            file.read_exact_at(&mut frame, at).map_err(fail)?;
-            at += frame.len() as u64;
-            frames.push(frame);
-        }
-        frames.par_iter().zip(batch).try_for_each(|(frame, c)| {
-            let want = (total - c as u64 * chunk / 4).min(chunk / 4) as usize;
-            let bytes = decompress_chunk(frame, &chunks[c], want, c)?;
-            table.store_le_bytes(c * words_per_chunk, &bytes);
-            Ok::<(), String>(())
-        })?;
-    }
+    let table = frames.table()?;
     Ok((header, table))
 }
 
