@@ -18,9 +18,10 @@
 //! [`Footprint::Full`]: super::Footprint::Full
 //! [`Footprint::Lean`]: super::Footprint::Lean
 
+use super::Progress;
 use super::bitmap::{Bitmap, mask};
+use super::cpu::{BATCH, Smallest, merge_smallest};
 use super::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
-use super::{BATCH, Pass, Progress, Smallest, Step, merge_smallest};
 use crate::puzzle::{BlockMove, Cursor, StateSpace, Structure};
 use crate::rank::window::prefix_parity;
 use rayon::prelude::*;
@@ -167,7 +168,8 @@ impl Sweep {
         }
     }
 
-    /// One pass: the level holding `current` to the next, whose entries are set to `next`.
+    /// One pass: the level holding `current` to the next, whose entries are set to `next`; the
+    /// states set and the smallest `limit` of them.
     pub fn pass<S: StateSpace>(
         &mut self,
         space: &S,
@@ -176,8 +178,8 @@ impl Sweep {
         next: u8,
         limit: usize,
         progress: &dyn Progress,
-    ) -> Pass {
-        let (count, smallest) = match &self.bitmaps {
+    ) -> (u64, Vec<u64>) {
+        let found = match &self.bitmaps {
             Some(b) => self.pass_from(&b.frontier, space, table, next, limit, progress),
             None => {
                 let frontier = Holding {
@@ -191,12 +193,7 @@ impl Sweep {
             std::mem::swap(&mut b.frontier, &mut b.next);
             b.next.clear();
         }
-        Pass {
-            step: Step::Sweep,
-            count,
-            smallest,
-            new: Vec::new(),
-        }
+        found
     }
 
     /// [`Sweep::pass`] from `frontier`: the entries set and the smallest `limit` of them.

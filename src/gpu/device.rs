@@ -1,0 +1,194 @@
+//! The device: finding and opening a Vulkan adapter, its limits and memory, and the small
+//! helpers every GPU module uses (buffers, read-backs).
+
+use super::layout::Layout;
+use serde::{Deserialize, Serialize};
+
+/// The adapter that ran a search, as reports name it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdapterName {
+    /// The device's name (e.g. `NVIDIA H100 80GB HBM3`, `llvmpipe (LLVM 15.0.6, 256 bits)`).
+    pub name: String,
+    /// The driver and its version.
+    pub driver: String,
+}
+
+/// Which adapters may be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Adapters {
+    /// Hardware GPUs only (`--backend auto`: a software rasteriser is slower than the CPU backend).
+    Hardware,
+    /// Any Vulkan adapter, software ones (lavapipe) included.
+    Any,
+}
+
+/// An opened Vulkan device.
+pub struct Gpu {
+    pub(super) device: wgpu::Device,
+    pub(super) queue: wgpu::Queue,
+    pub(super) limits: wgpu::Limits,
+    pub(super) adapter: AdapterName,
+    /// Device-local memory, where the driver says.
+    pub(super) memory: Option<u64>,
+}
+
+impl Gpu {
+    /// Opens the best Vulkan adapter with 64-bit shader integers, or `None` if there is none.
+    pub fn open(which: Adapters) -> Result<Option<Gpu>, String> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: wgpu::Backends::VULKAN,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+        let best = adapters
+            .into_iter()
+            .filter(|a| a.features().contains(wgpu::Features::SHADER_INT64))
+            .filter(|a| which == Adapters::Any || a.get_info().device_type != wgpu::DeviceType::Cpu)
+            .min_by_key(|a| preference(a.get_info().device_type));
+        let Some(adapter) = best else {
+            return Ok(None);
+        };
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let memory = device_memory(&adapter);
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpusearch"),
+            required_features: wgpu::Features::SHADER_INT64,
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| format!("cannot open the GPU '{}': {e}", info.name))?;
+        Ok(Some(Gpu {
+            device,
+            queue,
+            limits,
+            adapter: AdapterName {
+                name: info.name,
+                driver: format!("{} {}", info.driver, info.driver_info)
+                    .trim()
+                    .to_string(),
+            },
+            memory,
+        }))
+    }
+
+    /// The adapter's name and driver.
+    pub fn adapter(&self) -> &AdapterName {
+        &self.adapter
+    }
+
+    /// The layout of a table of `entries` entries on this device, windows no larger than
+    /// `max_window_bytes` if given; an error with the numbers if the device cannot hold it.
+    pub fn plan(&self, entries: u64, max_window_bytes: Option<u64>) -> Result<Layout, String> {
+        let binding = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        let window = max_window_bytes.map_or(binding, |w| w.min(binding));
+        let layout = Layout::plan(entries, window)?;
+        let name = &self.adapter.name;
+        // The counters and the puzzle's data take a storage binding each; the windows the rest.
+        let bindings = u64::from(self.limits.max_storage_buffers_per_shader_stage);
+        if u64::from(layout.windows) + 2 > bindings {
+            return Err(format!(
+                "the table of {entries} entries needs {} GPU windows of {} bytes, but '{name}' binds at most {} storage buffers per shader: choose a smaller --n or --backend cpu",
+                layout.windows,
+                layout.window_bytes(0),
+                bindings.saturating_sub(2)
+            ));
+        }
+        if let Some(memory) = self.memory
+            && layout.bytes() > memory
+        {
+            return Err(format!(
+                "the table of {entries} entries needs {} bytes of GPU memory, but '{name}' has {memory}: choose a smaller --n or --backend cpu",
+                layout.bytes()
+            ));
+        }
+        Ok(layout)
+    }
+}
+
+/// False when the system surely has no hardware GPU: on Linux, neither a DRM render node
+/// (`/dev/dri`) nor an NVIDIA device file. Asking Vulkan instead costs a few hundred
+/// milliseconds where only a software driver is installed.
+pub fn may_have_hardware() -> bool {
+    if cfg!(target_os = "linux") {
+        ["/dev/dri", "/dev/nvidiactl", "/dev/nvidia0"]
+            .iter()
+            .any(|p| std::path::Path::new(p).exists())
+    } else {
+        true
+    }
+}
+
+/// Lower is better: discrete GPUs first, software last.
+fn preference(kind: wgpu::DeviceType) -> u8 {
+    match kind {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// The largest device-local memory heap, asked of Vulkan directly (wgpu does not say).
+fn device_memory(adapter: &wgpu::Adapter) -> Option<u64> {
+    // SAFETY: the raw handles are only used for a read-only query while `adapter` lives.
+    let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let instance = hal.shared_instance().raw_instance();
+    // SAFETY: the physical device belongs to this instance.
+    let properties =
+        unsafe { instance.get_physical_device_memory_properties(hal.raw_physical_device()) };
+    const DEVICE_LOCAL: u32 = 1;
+    properties.memory_heaps[..properties.memory_heap_count as usize]
+        .iter()
+        .filter(|heap| heap.flags.as_raw() & DEVICE_LOCAL != 0)
+        .map(|heap| heap.size)
+        .max()
+}
+
+/// A read-only storage buffer holding the puzzle's data (one word if it has none: bindings must
+/// not be empty).
+pub(super) fn puzzle_data_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    data: &[u32],
+) -> wgpu::Buffer {
+    let words: &[u32] = if data.is_empty() { &[0] } else { data };
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("puzzle data"),
+        size: (words.len() * 4) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+    buffer
+}
+
+/// Maps `buffer` (after the work submitted so far), reads it with `read`, unmaps it.
+pub(super) fn map_read<T>(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Result<T, String> {
+    let slice = buffer.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| format!("the GPU stopped: {e}"))?;
+    rx.recv()
+        .map_err(|e| format!("the GPU read-back failed: {e}"))?
+        .map_err(|e| format!("the GPU read-back failed: {e}"))?;
+    let view = slice
+        .get_mapped_range()
+        .map_err(|e| format!("the GPU read-back failed: {e}"))?;
+    let value = read(&view);
+    drop(view);
+    buffer.unmap();
+    Ok(value)
+}

@@ -1,0 +1,444 @@
+//! The GPU engine: the table on the device, each pass one submission and one small read-back of
+//! its counts; the table read back for checkpoints and at the end.
+
+use super::device::{Gpu, map_read, puzzle_data_buffer};
+use super::layout::{BLOCK_BYTES, Dispatch, Layout, WORKGROUP};
+use crate::search::bitmap::Bitmap;
+use crate::search::engine::Engine;
+use crate::search::table::{
+    DistanceTable, LOW_BITS, UNREACHED, huge_pages, matches, spread, squeeze,
+};
+use crate::search::{Progress, Step};
+use std::fmt::Write;
+
+/// The kernels, shared by every puzzle.
+const BFS_SHADER: &str = include_str!("../../shaders/bfs.wgsl");
+/// Bytes of the shader's `Params`.
+const PARAMS_BYTES: u64 = 32;
+/// Blocks read back from the device at a time (48 MiB).
+const READBACK_BLOCKS: u64 = 1 << 22;
+
+/// The shader for `puzzle` on `layout`: constants, window bindings and their accessors, the
+/// puzzle's source, then the kernels.
+fn shader_source(layout: &Layout, puzzle: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "@group(0) @binding({}) var<storage, read> puzzle_data: array<u32>;",
+        layout.windows + 2
+    );
+    let _ = writeln!(s, "const ENTRIES: u64 = {}lu;", layout.entries);
+    let _ = writeln!(s, "const WINDOW_SHIFT: u32 = {}u;", layout.window_shift);
+    for w in 0..layout.windows {
+        let _ = writeln!(
+            s,
+            "@group(0) @binding({}) var<storage, read_write> window{w}: array<atomic<u32>>;",
+            w + 2
+        );
+    }
+    let arms = |body: &dyn Fn(u32) -> String| -> String {
+        (0..layout.windows)
+            .map(|w| format!("        case {w}u: {{ {} }}\n", body(w)))
+            .collect()
+    };
+    let _ = write!(
+        s,
+        "fn word_load(w: u32, i: u32) -> u32 {{\n    var v = 0u;\n    switch w {{\n{}        default: {{}}\n    }}\n    return v;\n}}\n",
+        arms(&|w| format!("v = atomicLoad(&window{w}[i]);"))
+    );
+    let _ = write!(
+        s,
+        "fn word_store(w: u32, i: u32, v: u32) {{\n    switch w {{\n{}        default: {{}}\n    }}\n}}\n",
+        arms(&|w| format!("atomicStore(&window{w}[i], v);"))
+    );
+    let _ = write!(
+        s,
+        "fn word_cas(w: u32, i: u32, old: u32, value: u32) -> vec2<u32> {{\n    var r = vec2<u32>(old, 1u);\n    switch w {{\n{}        default: {{}}\n    }}\n    return r;\n}}\n",
+        arms(&|w| format!(
+            "let x = atomicCompareExchangeWeak(&window{w}[i], old, value); r = vec2<u32>(x.old_value, select(0u, 1u, x.exchanged));"
+        ))
+    );
+    s.push_str(puzzle);
+    s.push('\n');
+    s.push_str(BFS_SHADER);
+    s
+}
+
+/// The GPU engine: the table in device windows, one submission per pass.
+pub struct GpuEngine<'g> {
+    gpu: &'g Gpu,
+    layout: Layout,
+    dispatches: Vec<Dispatch>,
+    /// Bytes between two dispatches' parameters (the uniform offset alignment).
+    stride: u64,
+    params: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    counts_back: wgpu::Buffer,
+    windows: Vec<wgpu::Buffer>,
+    bind_group: wgpu::BindGroup,
+    init: wgpu::ComputePipeline,
+    top_down: wgpu::ComputePipeline,
+    bottom_up: wgpu::ComputePipeline,
+}
+
+impl<'g> GpuEngine<'g> {
+    /// The device objects for a table of `layout` on `gpu`, with the puzzle's shader source and
+    /// data.
+    pub fn new(
+        gpu: &'g Gpu,
+        layout: &Layout,
+        puzzle: &str,
+        data: &[u32],
+    ) -> Result<GpuEngine<'g>, String> {
+        let device = &gpu.device;
+        let dispatches = layout.dispatches(gpu.limits.max_compute_workgroups_per_dimension);
+        let stride = PARAMS_BYTES
+            .next_multiple_of(u64::from(gpu.limits.min_uniform_buffer_offset_alignment));
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let memory_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let params = buffer(
+            "params",
+            stride * dispatches.len() as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
+        let counts_bytes = 4 * dispatches.len() as u64;
+        let counts = buffer(
+            "counts",
+            counts_bytes,
+            U::STORAGE | U::COPY_SRC | U::COPY_DST,
+        );
+        let counts_back = buffer("counts read-back", counts_bytes, U::MAP_READ | U::COPY_DST);
+        let windows: Vec<wgpu::Buffer> = (0..layout.windows)
+            .map(|w| {
+                buffer(
+                    &format!("window {w}"),
+                    layout.window_bytes(w),
+                    U::STORAGE | U::COPY_SRC | U::COPY_DST,
+                )
+            })
+            .collect();
+
+        let storage = |binding: u32| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let mut entries = vec![
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(PARAMS_BYTES),
+                },
+                count: None,
+            },
+            storage(1),
+        ];
+        entries.extend((0..layout.windows).map(|w| storage(w + 2)));
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: layout.windows + 2,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        });
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("table"),
+            entries: &entries,
+        });
+        let mut bindings = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &params,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(PARAMS_BYTES),
+                }),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: counts.as_entire_binding(),
+            },
+        ];
+        bindings.extend(
+            windows
+                .iter()
+                .enumerate()
+                .map(|(w, b)| wgpu::BindGroupEntry {
+                    binding: w as u32 + 2,
+                    resource: b.as_entire_binding(),
+                }),
+        );
+        let puzzle_data = puzzle_data_buffer(device, &gpu.queue, data);
+        bindings.push(wgpu::BindGroupEntry {
+            binding: layout.windows + 2,
+            resource: puzzle_data.as_entire_binding(),
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("table"),
+            layout: &bind_layout,
+            entries: &bindings,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("bfs"),
+            source: wgpu::ShaderSource::Wgsl(shader_source(layout, puzzle).into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("bfs"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let (init, top_down, bottom_up) = (
+            pipeline("init"),
+            pipeline("top_down"),
+            pipeline("bottom_up"),
+        );
+        if let Some(e) = pollster::block_on(memory_scope.pop()) {
+            return Err(format!(
+                "the GPU '{}' cannot hold the table ({} bytes): {e}; choose a smaller --n or --backend cpu",
+                gpu.adapter.name,
+                layout.bytes()
+            ));
+        }
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(format!("the GPU backend failed to set up: {e}"));
+        }
+        Ok(GpuEngine {
+            gpu,
+            layout: *layout,
+            dispatches,
+            stride,
+            params,
+            counts,
+            counts_back,
+            windows,
+            bind_group,
+            init,
+            top_down,
+            bottom_up,
+        })
+    }
+
+    /// Writes every dispatch's parameters for the pass from level `depth`.
+    fn write_params(&self, depth: u64) {
+        let (cur, next, prev) = (depth % 3, (depth + 1) % 3, (depth + 2) % 3);
+        let mut bytes = vec![0u8; (self.stride * self.dispatches.len() as u64) as usize];
+        for (slot, d) in self.dispatches.iter().enumerate() {
+            let words = [
+                d.window,
+                d.first_block,
+                d.blocks,
+                slot as u32,
+                cur as u32,
+                next as u32,
+                prev as u32,
+                0,
+            ];
+            let at = slot * self.stride as usize;
+            bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::cast_slice(&words));
+        }
+        self.gpu.queue.write_buffer(&self.params, 0, &bytes);
+    }
+
+    /// Records `pipeline` over every dispatch as one compute pass.
+    fn record(&self, encoder: &mut wgpu::CommandEncoder, pipeline: &wgpu::ComputePipeline) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+        pass.set_pipeline(pipeline);
+        for (slot, d) in self.dispatches.iter().enumerate() {
+            let offset = (slot as u64 * self.stride) as u32;
+            pass.set_bind_group(0, &self.bind_group, &[offset]);
+            pass.dispatch_workgroups(u64::from(d.blocks).div_ceil(WORKGROUP) as u32, 1, 1);
+        }
+    }
+
+    /// Fills the table (every entry unreached, nothing seen) and puts the `starts` at level 0.
+    fn init(&self, starts: &[u64]) {
+        self.write_params(0);
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        self.record(&mut encoder, &self.init);
+        self.gpu.queue.submit([encoder.finish()]);
+        // Each word holding starts, with their entries at 0.
+        let mut words: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
+        for &rank in starts {
+            let (window, at, shift) = self.layout.locate(rank);
+            *words.entry((window, at)).or_insert(u32::MAX) &= !(3u32 << shift);
+        }
+        for ((window, at), word) in words {
+            self.gpu
+                .queue
+                .write_buffer(&self.windows[window as usize], at, &word.to_le_bytes());
+        }
+    }
+
+    /// One pass from level `depth`; returns the size of level `depth + 1`.
+    fn run_pass(&self, depth: u64, bottom_up: bool) -> Result<u64, String> {
+        self.write_params(depth);
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.counts, 0, None);
+        let expand = if bottom_up {
+            &self.bottom_up
+        } else {
+            &self.top_down
+        };
+        self.record(&mut encoder, expand);
+        encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_back, 0, None);
+        self.gpu.queue.submit([encoder.finish()]);
+        let counts: Vec<u32> = map_read(&self.gpu.device, &self.counts_back, |bytes| {
+            bytemuck::cast_slice::<u8, u32>(bytes).to_vec()
+        })?;
+        Ok(counts.iter().map(|&c| u64::from(c)).sum())
+    }
+
+    /// The table, read back block by block, and the states of the last level (entries holding
+    /// `last` that are not yet seen).
+    fn read_back(&self, last: u8) -> Result<(DistanceTable, Bitmap), String> {
+        let layout = &self.layout;
+        let mut table_words = Vec::with_capacity(layout.blocks as usize);
+        huge_pages(table_words.as_ptr(), layout.blocks as usize * 8);
+        // One bitmap word per two blocks.
+        let mut last_words = vec![0u64; layout.blocks.div_ceil(2) as usize];
+        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("table read-back"),
+            size: READBACK_BLOCKS.min(layout.window_blocks(0)) * BLOCK_BYTES,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        for w in 0..layout.windows {
+            let blocks = layout.window_blocks(w);
+            let mut first = 0;
+            while first < blocks {
+                let count = READBACK_BLOCKS.min(blocks - first);
+                let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(
+                    &self.windows[w as usize],
+                    first * BLOCK_BYTES,
+                    &staging,
+                    0,
+                    count * BLOCK_BYTES,
+                );
+                self.gpu.queue.submit([encoder.finish()]);
+                map_read(&self.gpu.device, &staging, |bytes| {
+                    let words: &[u32] =
+                        bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
+                    for b in words.chunks_exact(3) {
+                        let block = table_words.len();
+                        let word = u64::from(b[0]) | u64::from(b[1]) << 32;
+                        table_words.push(word);
+                        let level = squeeze(matches(word, last) & !spread(b[2])) as u64;
+                        last_words[block / 2] |= level << (32 * (block % 2));
+                    }
+                })?;
+                first += count;
+            }
+        }
+        Ok((
+            DistanceTable::from_words(layout.entries, table_words),
+            Bitmap::from_fn(layout.entries, |w| last_words[w]),
+        ))
+    }
+
+    /// Puts a table on the device to go on from: each block's words, and as seen every reached
+    /// entry but those holding `last`, the last level's value (the next pass then expands that
+    /// level, and levels `last - 3`, ... once more, finding nothing there).
+    fn upload(&self, table: &DistanceTable, last: u8) -> Result<(), String> {
+        let layout = &self.layout;
+        let mut block = 0u64;
+        for w in 0..layout.windows {
+            let blocks = layout.window_blocks(w);
+            let mut first = 0;
+            while first < blocks {
+                let count = READBACK_BLOCKS.min(blocks - first);
+                let mut words = Vec::with_capacity(3 * count as usize);
+                for b in block..block + count {
+                    let word = table.word(b as usize);
+                    let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
+                    let level = squeeze(matches(word, last));
+                    words.extend([word as u32, (word >> 32) as u32, reached & !level]);
+                }
+                self.gpu.queue.write_buffer(
+                    &self.windows[w as usize],
+                    first * BLOCK_BYTES,
+                    bytemuck::cast_slice(&words),
+                );
+                block += count;
+                first += count;
+            }
+        }
+        self.gpu
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("the GPU stopped: {e}"))?;
+        Ok(())
+    }
+}
+
+impl Engine for GpuEngine<'_> {
+    fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+        self.init(starts);
+        Ok(())
+    }
+
+    fn load(
+        &mut self,
+        table: DistanceTable,
+        depth: u64,
+        _list: Option<Vec<u64>>,
+    ) -> Result<(), String> {
+        self.upload(&table, (depth % 3) as u8)
+    }
+
+    fn pass(&mut self, step: Step, depth: u64, progress: &dyn Progress) -> Result<u64, String> {
+        // Frontier lists are top-down scans here, and the last few unreached bottom-up scans:
+        // the same entries are set.
+        let bottom_up = matches!(step, Step::BottomUp | Step::Remaining | Step::Sweep);
+        let count = self.run_pass(depth, bottom_up)?;
+        progress.found(count);
+        Ok(count)
+    }
+
+    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
+        let (_, last) = self.read_back((depth % 3) as u8)?;
+        Ok(last.smallest(limit))
+    }
+
+    fn with_table(
+        &mut self,
+        f: &mut dyn FnMut(&DistanceTable) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let (table, _) = self.read_back(0)?;
+        f(&table)
+    }
+
+    fn into_table(self) -> Result<DistanceTable, String> {
+        Ok(self.read_back(0)?.0)
+    }
+}

@@ -1,0 +1,126 @@
+//! A probe of a puzzle's shader: the neighbours it computes for given ranks, to check its ranking
+//! against the CPU's without a whole search.
+
+use super::device::{Gpu, map_read, puzzle_data_buffer};
+use super::layout::WORKGROUP;
+use crate::puzzle::StateSpace;
+
+impl Gpu {
+    /// Every neighbour of each of `ranks`, as the puzzle's shader computes them: `MOVES` ranks
+    /// per rank, in the shader's move order. A cross-check of the shader's ranking against the
+    /// CPU's at any rank, 64-bit ones included, without a whole search.
+    pub fn neighbours<S: StateSpace>(&self, space: &S, ranks: &[u64]) -> Result<Vec<u64>, String> {
+        let puzzle = space
+            .gpu_source()
+            .ok_or_else(|| format!("{} has no GPU shader", space.info().puzzle))?;
+        let moves = space.move_count();
+        let stride = 2 + 2 * moves;
+        let device = &self.device;
+        let source = format!(
+            "{puzzle}\n@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n\
+             @group(0) @binding(1) var<storage, read> puzzle_data: array<u32>;\n\
+             @compute @workgroup_size(64)\n\
+             fn probe(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
+                 let at = id.x * {stride}u;\n\
+                 if at >= arrayLength(&io) {{ return; }}\n\
+                 load_state(u64(io[at]) | (u64(io[at + 1u]) << 32u));\n\
+                 for (var m = 0u; m < MOVES; m++) {{\n\
+                     let r = neighbour(m);\n\
+                     io[at + 2u + 2u * m] = u32(r & 0xfffffffflu);\n\
+                     io[at + 3u + 2u * m] = u32(r >> 32u);\n\
+                 }}\n\
+             }}\n"
+        );
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut words = vec![0u32; ranks.len() * stride];
+        for (chunk, &rank) in words.chunks_mut(stride).zip(ranks) {
+            chunk[0] = rank as u32;
+            chunk[1] = (rank >> 32) as u32;
+        }
+        let bytes = (words.len() * 4) as u64;
+        let io = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("probe"),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let back = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("probe read-back"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue
+            .write_buffer(&io, 0, bytemuck::cast_slice(&words));
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("probe"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        // An explicit layout: a shader that does not read the puzzle data still binds it.
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("probe"),
+            entries: &[storage(0, false), storage(1, true)],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("probe"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("probe"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("probe"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let data = puzzle_data_buffer(device, &self.queue, &space.gpu_data());
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("probe"),
+            layout: &bind_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: io.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: data.as_entire_binding(),
+                },
+            ],
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(format!("the probe shader failed to set up: {e}"));
+        }
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups((ranks.len() as u64).div_ceil(WORKGROUP) as u32, 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&io, 0, &back, 0, None);
+        self.queue.submit([encoder.finish()]);
+        let words: Vec<u32> = map_read(device, &back, |b| bytemuck::cast_slice(b).to_vec())?;
+        Ok(words
+            .chunks(stride)
+            .flat_map(|c| {
+                c[2..]
+                    .chunks(2)
+                    .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,46 @@
+//! What the level loop asks of an engine: the table and the passes over it.
+//!
+//! The level loop ([`super::drive`]) owns everything a search is besides the table: the level
+//! counts, which pass comes next (frontier lists, top-down or bottom-up, sweeps, the last few
+//! unreached), progress, checkpoints, resuming and the antipodes. An engine holds the table
+//! wherever it lives (host memory, a GPU, slabs on several machines) and carries out one pass at
+//! a time as the loop asks. Every engine gives the same table for the same passes.
+
+use super::table::DistanceTable;
+use super::{Progress, Step};
+
+/// Carries out passes on a table.
+pub trait Engine {
+    /// Puts the solved states `starts` (ascending) at level 0 of an empty table; level 0 is then
+    /// the frontier list.
+    fn start(&mut self, starts: &[u64]) -> Result<(), String>;
+
+    /// Takes over a saved table whose last level is `depth`. `list`: that level's states, where
+    /// the loop keeps it as a list; otherwise passes read it from the table (every entry holding
+    /// `depth mod 3`, which gives the same table).
+    fn load(
+        &mut self,
+        table: DistanceTable,
+        depth: u64,
+        list: Option<Vec<u64>>,
+    ) -> Result<(), String>;
+
+    /// One pass of kind `step` from level `depth`: every unreached state with a neighbour in
+    /// level `depth` is set to level `depth + 1`. Returns how many were set. A
+    /// [`Step::Frontier`] pass keeps the new level as a list for the next one; the other kinds
+    /// may drop the list.
+    fn pass(&mut self, step: Step, depth: u64, progress: &dyn Progress) -> Result<u64, String>;
+
+    /// The smallest `limit` ranks of level `depth`, the last level found (the last pass that
+    /// found anything), ascending.
+    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String>;
+
+    /// Calls `f` with the table as it is now (read back where it lives elsewhere).
+    fn with_table(
+        &mut self,
+        f: &mut dyn FnMut(&DistanceTable) -> Result<(), String>,
+    ) -> Result<(), String>;
+
+    /// The finished table.
+    fn into_table(self) -> Result<DistanceTable, String>;
+}
