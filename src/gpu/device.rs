@@ -87,14 +87,15 @@ impl Gpu {
         let window = max_window_bytes.map_or(binding, |w| w.min(binding));
         let layout = Layout::plan(entries, window)?;
         let name = &self.adapter.name;
-        // The counters and the puzzle's data take a storage binding each; the windows the rest.
+        // The counters, the puzzle's data and the sweep data take a storage binding each; the
+        // windows the rest.
         let bindings = u64::from(self.limits.max_storage_buffers_per_shader_stage);
-        if u64::from(layout.windows) + 2 > bindings {
+        if u64::from(layout.windows) + 3 > bindings {
             return Err(format!(
                 "the table of {entries} entries needs {} GPU windows of {} bytes, but '{name}' binds at most {} storage buffers per shader: choose a smaller --n or --backend cpu",
                 layout.windows,
                 layout.window_bytes(0),
-                bindings.saturating_sub(2)
+                bindings.saturating_sub(3)
             ));
         }
         if let Some(memory) = self.memory

@@ -3,8 +3,11 @@
 
 use super::device::{Gpu, map_read, puzzle_data_buffer};
 use super::layout::{BLOCK_BYTES, Dispatch, Layout, WORKGROUP};
+use super::sweep;
+use crate::puzzle::Structure;
 use crate::search::bitmap::Bitmap;
 use crate::search::engine::Engine;
+use crate::search::levels::Levels;
 use crate::search::table::{
     DistanceTable, LOW_BITS, UNREACHED, huge_pages, matches, spread, squeeze,
 };
@@ -13,6 +16,8 @@ use std::fmt::Write;
 
 /// The kernels, shared by every puzzle.
 const BFS_SHADER: &str = include_str!("../../shaders/bfs.wgsl");
+/// The sweep kernels.
+const SWEEP_SHADER: &str = include_str!("../../shaders/sweep.wgsl");
 /// Bytes of the shader's `Params`.
 const PARAMS_BYTES: u64 = 32;
 /// Blocks read back from the device at a time (48 MiB).
@@ -26,6 +31,11 @@ fn shader_source(layout: &Layout, puzzle: &str) -> String {
         s,
         "@group(0) @binding({}) var<storage, read> puzzle_data: array<u32>;",
         layout.windows + 2
+    );
+    let _ = writeln!(
+        s,
+        "@group(0) @binding({}) var<storage, read> sweep_data: array<u32>;",
+        layout.windows + 3
     );
     let _ = writeln!(s, "const ENTRIES: u64 = {}lu;", layout.entries);
     let _ = writeln!(s, "const WINDOW_SHIFT: u32 = {}u;", layout.window_shift);
@@ -61,6 +71,7 @@ fn shader_source(layout: &Layout, puzzle: &str) -> String {
     s.push_str(puzzle);
     s.push('\n');
     s.push_str(BFS_SHADER);
+    s.push_str(SWEEP_SHADER);
     s
 }
 
@@ -79,6 +90,15 @@ pub struct GpuEngine<'g> {
     init: wgpu::ComputePipeline,
     top_down: wgpu::ComputePipeline,
     bottom_up: wgpu::ComputePipeline,
+    /// The sweep kernels, where the space's structure fits them.
+    sweeps: Option<Sweeps>,
+}
+
+/// The pipelines of a sweep pass: block moves, then the residual moves pulled or pushed.
+struct Sweeps {
+    blocks: wgpu::ComputePipeline,
+    pull: wgpu::ComputePipeline,
+    push: wgpu::ComputePipeline,
 }
 
 impl<'g> GpuEngine<'g> {
@@ -89,7 +109,9 @@ impl<'g> GpuEngine<'g> {
         layout: &Layout,
         puzzle: &str,
         data: &[u32],
+        structure: Option<&Structure>,
     ) -> Result<GpuEngine<'g>, String> {
+        let sweep = structure.and_then(sweep::sweep_data);
         let device = &gpu.device;
         let dispatches = layout.dispatches(gpu.limits.max_compute_workgroups_per_dimension);
         let stride = PARAMS_BYTES
@@ -151,8 +173,8 @@ impl<'g> GpuEngine<'g> {
             storage(1),
         ];
         entries.extend((0..layout.windows).map(|w| storage(w + 2)));
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding: layout.windows + 2,
+        entries.extend([2, 3].map(|b| wgpu::BindGroupLayoutEntry {
+            binding: layout.windows + b,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Storage { read_only: true },
@@ -160,7 +182,7 @@ impl<'g> GpuEngine<'g> {
                 min_binding_size: None,
             },
             count: None,
-        });
+        }));
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("table"),
             entries: &entries,
@@ -189,9 +211,18 @@ impl<'g> GpuEngine<'g> {
                 }),
         );
         let puzzle_data = puzzle_data_buffer(device, &gpu.queue, data);
+        let sweep_data = puzzle_data_buffer(
+            device,
+            &gpu.queue,
+            sweep.as_deref().unwrap_or(&sweep::no_sweep()),
+        );
         bindings.push(wgpu::BindGroupEntry {
             binding: layout.windows + 2,
             resource: puzzle_data.as_entire_binding(),
+        });
+        bindings.push(wgpu::BindGroupEntry {
+            binding: layout.windows + 3,
+            resource: sweep_data.as_entire_binding(),
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("table"),
@@ -222,6 +253,11 @@ impl<'g> GpuEngine<'g> {
             pipeline("top_down"),
             pipeline("bottom_up"),
         );
+        let sweeps = sweep.is_some().then(|| Sweeps {
+            blocks: pipeline("sweep_blocks"),
+            pull: pipeline("sweep_pull"),
+            push: pipeline("sweep_push"),
+        });
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
             return Err(format!(
                 "the GPU '{}' cannot hold the table ({} bytes): {e}; choose a smaller --n or --backend cpu",
@@ -245,6 +281,7 @@ impl<'g> GpuEngine<'g> {
             init,
             top_down,
             bottom_up,
+            sweeps,
         })
     }
 
@@ -299,17 +336,16 @@ impl<'g> GpuEngine<'g> {
         }
     }
 
-    /// One pass from level `depth`; returns the size of level `depth + 1`.
-    fn run_pass(&self, depth: u64, bottom_up: bool) -> Result<u64, String> {
+    /// One pass from level `depth`, running `kernels` one after another over the whole table
+    /// (each a compute pass of its own, so each sees all the writes of the one before); returns
+    /// the size of level `depth + 1`.
+    fn run_pass(&self, depth: u64, kernels: &[&wgpu::ComputePipeline]) -> Result<u64, String> {
         self.write_params(depth);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.counts, 0, None);
-        let expand = if bottom_up {
-            &self.bottom_up
-        } else {
-            &self.top_down
-        };
-        self.record(&mut encoder, expand);
+        for kernel in kernels {
+            self.record(&mut encoder, kernel);
+        }
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_back, 0, None);
         self.gpu.queue.submit([encoder.finish()]);
         let counts: Vec<u32> = map_read(&self.gpu.device, &self.counts_back, |bytes| {
@@ -416,11 +452,31 @@ impl Engine for GpuEngine<'_> {
         self.upload(&table, (depth % 3) as u8)
     }
 
-    fn pass(&mut self, step: Step, depth: u64, progress: &dyn Progress) -> Result<u64, String> {
-        // Frontier lists are top-down scans here, and the last few unreached bottom-up scans:
-        // the same entries are set.
-        let bottom_up = matches!(step, Step::BottomUp | Step::Remaining | Step::Sweep);
-        let count = self.run_pass(depth, bottom_up)?;
+    fn pass(
+        &mut self,
+        step: Step,
+        levels: &Levels,
+        progress: &dyn Progress,
+    ) -> Result<u64, String> {
+        let depth = levels.len() - 1;
+        // Frontier lists are top-down scans here, and the last few unreached bottom-up scans;
+        // where the kernels cannot sweep a space, sweeps are bottom-up scans: each sets the same
+        // entries.
+        let count = match (step, &self.sweeps) {
+            (Step::Sweep, Some(sweeps)) => {
+                // The residual moves from the frontier states while they are fewer than the
+                // unreached ones, else into the unreached ones.
+                let unreached = self.layout.entries - levels.total();
+                let residual = if levels.last() <= unreached {
+                    &sweeps.push
+                } else {
+                    &sweeps.pull
+                };
+                self.run_pass(depth, &[&sweeps.blocks, residual])?
+            }
+            (Step::Frontier | Step::TopDown, _) => self.run_pass(depth, &[&self.top_down])?,
+            _ => self.run_pass(depth, &[&self.bottom_up])?,
+        };
         progress.found(count);
         Ok(count)
     }

@@ -12,6 +12,7 @@ pub mod device;
 pub mod engine;
 pub mod layout;
 pub mod probe;
+pub mod sweep;
 
 pub use device::{AdapterName, Adapters, Gpu, may_have_hardware};
 pub use engine::GpuEngine;
@@ -50,7 +51,9 @@ impl Gpu {
                 space.info().puzzle
             )
         })?;
-        let mut engine = GpuEngine::new(self, layout, &puzzle, &space.gpu_data())?;
+        let structure = space.structure();
+        let mut engine =
+            GpuEngine::new(self, layout, &puzzle, &space.gpu_data(), structure.as_ref())?;
         let (levels, antipodes) =
             search::drive(space, &mut engine, options, progress, checkpoints, resume)?;
         Ok(Outcome {

@@ -14,6 +14,7 @@
 
 use super::bitmap::Bitmap;
 use super::engine::Engine;
+use super::levels::Levels;
 use super::sweep::Sweep;
 use super::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED, matches, spread, squeeze};
 use super::{Footprint, Progress, Step, TINY_LEVEL};
@@ -137,7 +138,13 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         Ok(())
     }
 
-    fn pass(&mut self, step: Step, depth: u64, progress: &dyn Progress) -> Result<u64, String> {
+    fn pass(
+        &mut self,
+        step: Step,
+        levels: &Levels,
+        progress: &dyn Progress,
+    ) -> Result<u64, String> {
+        let depth = levels.len() - 1;
         let current = (depth % 3) as u8;
         let next = ((depth + 1) % 3) as u8;
         let (table, limit) = (&self.table, self.limit);

@@ -6,6 +6,7 @@
 //! wherever it lives (host memory, a GPU, slabs on several machines) and carries out one pass at
 //! a time as the loop asks. Every engine gives the same table for the same passes.
 
+use super::levels::Levels;
 use super::table::DistanceTable;
 use super::{Progress, Step};
 
@@ -25,11 +26,12 @@ pub trait Engine {
         list: Option<Vec<u64>>,
     ) -> Result<(), String>;
 
-    /// One pass of kind `step` from level `depth`: every unreached state with a neighbour in
-    /// level `depth` is set to level `depth + 1`. Returns how many were set. A
-    /// [`Step::Frontier`] pass keeps the new level as a list for the next one; the other kinds
-    /// may drop the list.
-    fn pass(&mut self, step: Step, depth: u64, progress: &dyn Progress) -> Result<u64, String>;
+    /// One pass of kind `step` from the last of `levels` (level `depth = levels.len() - 1`):
+    /// every unreached state with a neighbour in level `depth` is set to level `depth + 1`.
+    /// Returns how many were set. A [`Step::Frontier`] pass keeps the new level as a list for
+    /// the next one; the other kinds may drop the list.
+    fn pass(&mut self, step: Step, levels: &Levels, progress: &dyn Progress)
+    -> Result<u64, String>;
 
     /// The smallest `limit` ranks of level `depth`, the last level found (the last pass that
     /// found anything), ascending.

@@ -288,7 +288,9 @@ pub fn drive<S: StateSpace, E: Engine>(
         let depth = levels.len() - 1;
         let unreached = size - reached;
         let step = match listed {
-            Some(n) if n <= list_limit && !swept => Step::Frontier,
+            // Thin levels go on as lists whatever the strategy (bottom-up scans would also check
+            // ranks no move reaches, where a family has such: Free the Key's unfit positions).
+            Some(n) if (n <= list_limit || n <= TINY_LEVEL as u64) && !swept => Step::Frontier,
             _ => {
                 if !structured && options.strategy == Strategy::Auto {
                     // A top-down scan expands the last level (its list, or under the lean
@@ -312,7 +314,7 @@ pub fn drive<S: StateSpace, E: Engine>(
                 }
             }
         };
-        let count = engine.pass(step, depth, progress)?;
+        let count = engine.pass(step, &levels, progress)?;
         if count == 0 {
             break;
         }

@@ -1,0 +1,233 @@
+// Sweep passes on the device (see src/gpu/sweep.rs for the host side and src/search/sweep.rs for
+// the CPU's): block moves pulled 32 entries at a time, the residual moves state by state.
+//
+// `sweep_data` (bound by the host) holds a header [block moves, residual ranges, offset of the
+// residual records], then one record of MOVE_WORDS words per block move:
+//   from, to, len, block, run (u64 each, low word first), map offset, window values, whether the
+//   map depends on the prefix parity, prefix radices offset, prefix radices count, unused;
+// then RESIDUAL_WORDS words per residual range: start, end (u64 each), move, unused.
+// Maps: 2 x values words (for an even and an odd prefix); radices: most significant first.
+//
+// A block move sends rank `from + i` to `to + b * block + map[x] * run + s`, where
+// i = b * block + x * run + s: target ranks pull their frontier bit from there (the moves are
+// closed under inverses, so pulling through a move is pushing through its inverse).
+
+const SWEEP_HEADER: u32 = 4u;
+const MOVE_WORDS: u32 = 16u;
+const RESIDUAL_WORDS: u32 = 8u;
+
+fn sweep_u64(i: u32) -> u64 {
+    return u64(sweep_data[i]) | (u64(sweep_data[i + 1u]) << 32u);
+}
+
+// The frontier (level d: holding `cur`, not seen) in block `block`, one bit per entry; 0 past
+// the table. Entries holding `prev` may be marked seen while this runs: they never hold `cur`.
+fn frontier32(block: u64) -> u32 {
+    let first = block << 5u;
+    if first >= ENTRIES {
+        return 0u;
+    }
+    let window = u32(block >> WINDOW_SHIFT);
+    let base = u32(block & ((1lu << WINDOW_SHIFT) - 1lu)) * 3u;
+    let lo = word_load(window, base);
+    let hi = word_load(window, base + 1u);
+    let seen = word_load(window, base + 2u);
+    return matches32(lo, hi, params.cur) & ~seen & valid_mask(first);
+}
+
+// The frontier bits of ranks `start .. start + len` (len 1 to 32), as the low bits.
+fn frontier_bits(start: u64, len: u32) -> u32 {
+    let block = start >> 5u;
+    let shift = u32(start & 31lu);
+    var bits = frontier32(block) >> shift;
+    if shift + len > 32u {
+        bits |= frontier32(block + 1lu) << (32u - shift);
+    }
+    if len < 32u {
+        bits &= (1u << len) - 1u;
+    }
+    return bits;
+}
+
+// The parity of the digit sum of `value` in the mixed radices at `at` (`count` of them).
+fn prefix_parity(value: u64, at: u32, count: u32) -> u32 {
+    var rest = value;
+    var parity = 0u;
+    for (var i = count; i > 0u; i--) {
+        let r = u64(sweep_data[at + i - 1u]);
+        let q = rest / r;
+        parity ^= u32(rest - q * r) & 1u;
+        rest = q;
+    }
+    return parity;
+}
+
+// The frontier bits block move `m` brings to the 32 ranks from `first` (bit e: rank first + e).
+fn pull_move(m: u32, first: u64) -> u32 {
+    let at = SWEEP_HEADER + m * MOVE_WORDS;
+    let origin = sweep_u64(at); // the move's `from`
+    let len = sweep_u64(at + 4u);
+    let lo = max(first, origin);
+    let hi = min(first + 32lu, origin + len);
+    if lo >= hi {
+        return 0u;
+    }
+    let to = sweep_u64(at + 2u);
+    let block = sweep_u64(at + 6u);
+    let run = sweep_u64(at + 8u);
+    let map_at = sweep_data[at + 10u];
+    let values = sweep_data[at + 11u];
+    let dependent = sweep_data[at + 12u] != 0u;
+    let prefix_at = sweep_data[at + 13u];
+    let prefix_count = sweep_data[at + 14u];
+    let runs = block / run;
+    var i = lo - origin;
+    let end = hi - origin;
+    var b = i / block;
+    let within = i - b * block;
+    var x = within / run;
+    var s = within - x * run;
+    var parity = 0u;
+    if dependent {
+        parity = prefix_parity(b, prefix_at, prefix_count);
+    }
+    var found = 0u;
+    loop {
+        if i >= end {
+            break;
+        }
+        let take = min(run - s, end - i);
+        let mapped = u64(sweep_data[map_at + parity * values + u32(x)]);
+        let source = to + b * block + mapped * run + s;
+        found |= frontier_bits(source, u32(take)) << u32(origin + i - first);
+        i += take;
+        s = 0lu;
+        x += 1lu;
+        if x == runs {
+            x = 0lu;
+            b += 1lu;
+            if dependent {
+                parity = prefix_parity(b, prefix_at, prefix_count);
+            }
+        }
+    }
+    return found;
+}
+
+// Stores the block's entries `joined` (one bit each) as level d + 1; the block's owner only.
+fn set_own(b: Block, joined: u32) {
+    let clear = UNREACHED ^ params.next;
+    word_store(params.window, b.base, b.lo & ~(spread(joined) * clear));
+    word_store(params.window, b.base + 1u, b.hi & ~(spread(joined >> 16u) * clear));
+}
+
+// Phase 1: each block pulls the frontier through every block move that lands in it.
+@compute @workgroup_size(64)
+fn sweep_blocks(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    var joined = 0u;
+    if id.x < params.blocks {
+        let b = load_block(id.x);
+        _ = settle(b);
+        let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
+        if open != 0u {
+            var found = 0u;
+            for (var m = 0u; m < sweep_data[0]; m++) {
+                found |= pull_move(m, b.first);
+            }
+            joined = found & open;
+            if joined != 0u {
+                set_own(b, joined);
+            }
+        }
+    }
+    add_to_count(lane, countOneBits(joined));
+}
+
+// The residual moves at `rank`, one bit per residual record that holds it.
+fn residual_records(rank: u64) -> u32 {
+    var records = 0u;
+    let count = sweep_data[1];
+    let at = sweep_data[2];
+    for (var r = 0u; r < count; r++) {
+        let rec = at + r * RESIDUAL_WORDS;
+        if rank >= sweep_u64(rec) && rank < sweep_u64(rec + 2u) {
+            records |= 1u << r;
+        }
+    }
+    return records;
+}
+
+fn residual_move(record: u32) -> u32 {
+    return sweep_data[sweep_data[2] + record * RESIDUAL_WORDS + 4u];
+}
+
+// Phase 2, pulled: each unreached entry in a residual range joins level d + 1 if a residual
+// move leads into the frontier (an unreached entry's neighbours holding `cur` are at level d).
+@compute @workgroup_size(64)
+fn sweep_pull(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    var joined = 0u;
+    if id.x < params.blocks {
+        let b = load_block(id.x);
+        var open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
+        while open != 0u {
+            let e = countTrailingZeros(open);
+            open &= open - 1u;
+            let rank = b.first + u64(e);
+            var records = residual_records(rank);
+            if records == 0u {
+                continue;
+            }
+            load_state(rank);
+            while records != 0u {
+                let r = countTrailingZeros(records);
+                records &= records - 1u;
+                if entry(neighbour(residual_move(r))) == params.cur {
+                    joined |= 1u << e;
+                    break;
+                }
+            }
+        }
+        if joined != 0u {
+            set_own(b, joined);
+        }
+    }
+    add_to_count(lane, countOneBits(joined));
+}
+
+// Phase 2, pushed: each frontier entry in a residual range claims its residual neighbours.
+@compute @workgroup_size(64)
+fn sweep_push(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    var claimed = 0u;
+    if id.x < params.blocks {
+        let b = load_block(id.x);
+        let seen = word_load(params.window, b.base + 2u);
+        var frontier = matches32(b.lo, b.hi, params.cur) & ~seen & valid_mask(b.first);
+        while frontier != 0u {
+            let e = countTrailingZeros(frontier);
+            frontier &= frontier - 1u;
+            let rank = b.first + u64(e);
+            var records = residual_records(rank);
+            if records == 0u {
+                continue;
+            }
+            load_state(rank);
+            while records != 0u {
+                let r = countTrailingZeros(records);
+                records &= records - 1u;
+                if claim(neighbour(residual_move(r)), params.next) {
+                    claimed += 1u;
+                }
+            }
+        }
+    }
+    add_to_count(lane, claimed);
+}
