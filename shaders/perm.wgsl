@@ -18,28 +18,15 @@ fn load_state(rank: u64) {
     if RANKING != LEX {
         lex = rank * 2lu;
     }
-    // Lehmer digits, last first.
     var digits: array<u32, 20>;
-    var parity = 0u;
-    for (var i = 0u; i < POINTS; i++) {
-        let base = u64(i + 1u);
-        let q = lex / base;
-        digits[POINTS - 1u - i] = u32(lex - q * base);
-        parity += digits[POINTS - 1u - i];
-        lex = q;
-    }
-    if RANKING != LEX && (parity & 1u) != select(0u, 1u, RANKING == ODD) {
+    let parity = lehmer_digits(lex, POINTS, &digits);
+    if RANKING != LEX && parity != select(0u, 1u, RANKING == ODD) {
         // The other permutation of the pair 2 * rank, 2 * rank + 1.
         digits[POINTS - 2u] = 1u;
     }
     var unused = (1u << POINTS) - 1u;
     for (var i = 0u; i < POINTS; i++) {
-        // The digits[i]-th unused piece.
-        var rest = unused;
-        for (var k = 0u; k < digits[i]; k++) {
-            rest &= rest - 1u;
-        }
-        let piece = countTrailingZeros(rest);
+        let piece = nth_unused(unused, digits[i]);
         unused &= ~(1u << piece);
         pieces[i] = piece;
     }
@@ -52,7 +39,7 @@ fn neighbour(m: u32) -> u64 {
     let row = m * POINTS;
     for (var i = 0u; i < POINTS; i++) {
         let piece = pieces[puzzle_data[row + i]];
-        let digit = countOneBits(unused & ((1u << piece) - 1u));
+        let digit = lehmer_digit(unused, piece);
         unused &= ~(1u << piece);
         lex = lex * u64(POINTS - i) + u64(digit);
     }

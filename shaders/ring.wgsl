@@ -28,28 +28,16 @@ fn load_state(rank: u64) {
     if EVEN {
         lex = index * 2lu;
     }
-    var digits: array<u32, 16>;
-    var parity = 0u;
-    for (var i = 0u; i < m; i++) {
-        let base = u64(i + 1u);
-        let q = lex / base;
-        digits[m - 1u - i] = u32(lex - q * base);
-        parity += digits[m - 1u - i];
-        lex = q;
-    }
-    if EVEN && (parity & 1u) == 1u {
+    var digits: array<u32, 20>;
+    let parity = lehmer_digits(lex, m, &digits);
+    if EVEN && parity == 1u {
         // The odd permutation of the pair `2 * index, 2 * index + 1`: the other one.
         digits[m - 2u] = 1u;
     }
     arrangement[0] = 0u;
     var unused = (1u << m) - 1u;
     for (var i = 0u; i < m; i++) {
-        // The digits[i]-th unused label.
-        var rest = unused;
-        for (var k = 0u; k < digits[i]; k++) {
-            rest &= rest - 1u;
-        }
-        let label = countTrailingZeros(rest);
+        let label = nth_unused(unused, digits[i]);
         unused &= ~(1u << label);
         arrangement[i + 1u] = label + 1u;
     }
@@ -67,7 +55,7 @@ fn index_of(ring: ptr<function, array<u32, 16>>, start: u32) -> u64 {
             at = 0u;
         }
         let label = (*ring)[at] - 1u;
-        let digit = countOneBits(unused & ((1u << label) - 1u));
+        let digit = lehmer_digit(unused, label);
         unused &= ~(1u << label);
         lex = lex * u64(m - i) + u64(digit);
     }

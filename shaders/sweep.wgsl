@@ -2,17 +2,21 @@
 // the CPU's): block moves pulled 32 entries at a time, the residual moves state by state.
 //
 // `sweep_data` (bound by the host) holds a header [block moves, residual ranges, offset of the
-// residual records], then one record of MOVE_WORDS words per block move:
+// residual records, domains, offset of the domain records, 3 unused], then one record of
+// MOVE_WORDS words per block move, grouped by domain:
 //   from, to, len, block, run (u64 each, low word first), map offset, window values, whether the
-//   map depends on the prefix parity, prefix radices offset, prefix radices count, unused;
-// then RESIDUAL_WORDS words per residual range: start, end (u64 each), move, unused.
+//   map depends on the prefix parity, prefix radices offset, prefix radices count, runs per block;
+// then RESIDUAL_WORDS words per residual range: start, end (u64 each), move, unused;
+// then DOMAIN_WORDS words per domain (the ranges the moves pull into, disjoint, ascending):
+//   from, len (u64 each), first move, moves, unused. No domains: every move is tried.
 // Maps: 2 x values words (for an even and an odd prefix); radices: most significant first.
 //
 // A block move sends rank `from + i` to `to + b * block + map[x] * run + s`, where
 // i = b * block + x * run + s: target ranks pull their frontier bit from there (the moves are
 // closed under inverses, so pulling through a move is pushing through its inverse).
 
-const SWEEP_HEADER: u32 = 4u;
+const SWEEP_HEADER: u32 = 8u;
+const DOMAIN_WORDS: u32 = 8u;
 const MOVE_WORDS: u32 = 16u;
 const RESIDUAL_WORDS: u32 = 8u;
 
@@ -80,13 +84,22 @@ fn pull_move(m: u32, first: u64) -> u32 {
     let dependent = sweep_data[at + 12u] != 0u;
     let prefix_at = sweep_data[at + 13u];
     let prefix_count = sweep_data[at + 14u];
-    let runs = block / run;
+    let runs = u64(sweep_data[at + 15u]);
     var i = lo - origin;
     let end = hi - origin;
-    var b = i / block;
-    let within = i - b * block;
-    var x = within / run;
-    var s = within - x * run;
+    // Divisions only where there is more than one block, or run (identity moves have neither).
+    var b = 0lu;
+    var within = i;
+    if block != len {
+        b = i / block;
+        within = i - b * block;
+    }
+    var x = 0lu;
+    var s = within;
+    if runs != 1lu {
+        x = within / run;
+        s = within - x * run;
+    }
     var parity = 0u;
     if dependent {
         parity = prefix_parity(b, prefix_at, prefix_count);
@@ -134,8 +147,34 @@ fn sweep_blocks(
         let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
         if open != 0u {
             var found = 0u;
-            for (var m = 0u; m < sweep_data[0]; m++) {
-                found |= pull_move(m, b.first);
+            let domains = sweep_data[3];
+            if domains == 0u {
+                for (var m = 0u; m < sweep_data[0]; m++) {
+                    found |= pull_move(m, b.first);
+                }
+            } else {
+                // The domains from the last one that starts at or before the block.
+                let at = sweep_data[4];
+                var low = 0u;
+                var high = domains;
+                while low < high {
+                    let mid = (low + high) / 2u;
+                    if sweep_u64(at + mid * DOMAIN_WORDS) <= b.first {
+                        low = mid + 1u;
+                    } else {
+                        high = mid;
+                    }
+                }
+                for (var d = max(low, 1u) - 1u; d < domains; d++) {
+                    let rec = at + d * DOMAIN_WORDS;
+                    if sweep_u64(rec) >= b.first + 32lu {
+                        break;
+                    }
+                    let first = sweep_data[rec + 4u];
+                    for (var m = first; m < first + sweep_data[rec + 5u]; m++) {
+                        found |= pull_move(m, b.first);
+                    }
+                }
             }
             joined = found & open;
             if joined != 0u {

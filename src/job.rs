@@ -56,8 +56,8 @@ pub struct Job {
     pub threads: Option<usize>,
     /// No progress bar.
     pub quiet: bool,
-    /// `auto`, `cpu` or `gpu`.
-    pub backend: String,
+    /// Where the passes run.
+    pub backend: Backend,
     /// Largest GPU window in bytes (smaller than the adapter allows only to test windowing).
     pub gpu_window_bytes: Option<u64>,
     /// Go on from the checkpoint in the output folder.
@@ -70,6 +70,29 @@ pub struct Job {
     pub footprint: Option<Footprint>,
 }
 
+/// Which engine carries out a search's passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// A hardware GPU through Vulkan where there is one and the table is large enough to gain
+    /// from it, else the CPU.
+    Auto,
+    /// The CPU engine.
+    Cpu,
+    /// The GPU engine on any Vulkan adapter, software ones such as lavapipe included.
+    Gpu,
+}
+
+impl Backend {
+    /// The name, as `--backend` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+}
+
 /// The folder runs write into unless `--out` says otherwise: `runs/` is not tracked, so a run
 /// never changes the published tables (only `gpusearch tables` writes `results/`).
 pub const RUNS_FOLDER: &str = "runs";
@@ -80,19 +103,19 @@ const AUTO_GPU_MIN_ENTRIES: u64 = 1 << 20;
 
 /// Opens the GPU the job asks for: `None` for the CPU backend.
 fn open_gpu<S: StateSpace>(job: &Job, space: &S) -> Result<Option<Gpu>, Error> {
-    match job.backend.as_str() {
-        "cpu" => Ok(None),
-        "gpu" if space.gpu_source().is_none() => Err(Error::Input(format!(
+    match job.backend {
+        Backend::Cpu => Ok(None),
+        Backend::Gpu if space.gpu_source().is_none() => Err(Error::Input(format!(
             "--backend gpu: the {} puzzle has no GPU shader; use --backend cpu",
             space.info().puzzle
         ))),
-        "gpu" => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
+        Backend::Gpu => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
             Some(gpu) => Ok(Some(gpu)),
             None => Err(Error::Input(
                 "--backend gpu found no Vulkan adapter with 64-bit shader integers: install a Vulkan driver (Debian: apt-get install mesa-vulkan-drivers libvulkan1) or use --backend cpu".into(),
             )),
         },
-        "auto" => {
+        Backend::Auto => {
             if space.gpu_source().is_none() || space.size() < AUTO_GPU_MIN_ENTRIES {
                 return Ok(None);
             }
@@ -102,9 +125,6 @@ fn open_gpu<S: StateSpace>(job: &Job, space: &S) -> Result<Option<Gpu>, Error> {
             // No usable hardware GPU is not an error here: the CPU backend runs instead.
             Ok(Gpu::open(Adapters::Hardware).ok().flatten())
         }
-        other => Err(Error::Input(format!(
-            "unknown backend '{other}': use --backend auto, cpu or gpu"
-        ))),
     }
 }
 
@@ -130,12 +150,12 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
     let space = job.puzzle.space().map_err(Error::Input)?;
     with_space!(&space, s => {
         let threads = pool(job.threads)?.current_num_threads();
-        let plan = Plan::sketch(&shape_of(s, job, job.backend == "gpu", threads), budget(job));
+        let plan = Plan::sketch(&shape_of(s, job, job.backend == Backend::Gpu, threads), budget(job));
         let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
         Ok(format!(
             "{} ({}): {} entries\n{}",
             s.slug(),
-            job.backend,
+            job.backend.name(),
             s.size(),
             plan.describe(every)
         ))

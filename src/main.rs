@@ -1,7 +1,7 @@
 //! The `gpusearch` command line: parse, run the job, print the outcome.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gpusearch::job::{self, Error, Job};
+use gpusearch::job::{self, Backend, Error, Job};
 use gpusearch::puzzle::spec::PuzzleArgs;
 use gpusearch::search::Footprint;
 use gpusearch::store::atomic;
@@ -122,8 +122,8 @@ struct RunOpts {
     quiet: bool,
     /// Where to search: auto (a hardware GPU through Vulkan if there is one, else the CPU), cpu,
     /// or gpu (any Vulkan adapter, software ones such as lavapipe included).
-    #[arg(long, default_value = "auto")]
-    backend: String,
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
     /// Memory budget: bytes, or a number with a unit (1100MiB, 22GiB). The search takes the
     /// fastest strategy that fits [default: the memory available now].
     #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]

@@ -2,7 +2,7 @@
 //! under `results/` (reports, levels, plot, distances file), the index `results/README.md`, and
 //! `results/seeds.md`, the seeds' Turnstyle results read back from our own distances files.
 
-use crate::job::{self, Error, Job};
+use crate::job::{self, Backend, Error, Job};
 use crate::puzzle::spec::PuzzleArgs;
 use crate::puzzle::{Cursor, Metric, Ring, StateSpace};
 use crate::report::Report;
@@ -94,7 +94,7 @@ pub fn run(
             out: Some(out.clone()),
             threads,
             quiet,
-            backend: "auto".into(),
+            backend: Backend::Auto,
             gpu_window_bytes: None,
             resume: out.join(job::CHECKPOINT).exists(),
             checkpoint_every: None,

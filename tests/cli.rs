@@ -260,7 +260,7 @@ fn bad_input_is_refused_with_one_line_and_exit_2() {
     refused(
         &with(&["--n", "8", "--backend", "tpu"]),
         &out,
-        "unknown backend 'tpu'",
+        "invalid value 'tpu' for '--backend",
     );
     refused(&with(&["--n", "16"]), &out, "bytes");
     refused(

@@ -5,7 +5,11 @@
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::perm::{self, Identity, parse};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
-use gpusearch::search::{Options, Outcome, Silent, Strategy, search};
+use gpusearch::search::levels::Levels;
+use gpusearch::search::table::DistanceTable;
+use gpusearch::search::{
+    Checkpoints, Options, Outcome, Progress, Resume, Silent, Step, Strategy, search,
+};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -159,6 +163,16 @@ fn gpu_tables_equal_cpu_tables_for_n_4_to_10() {
         for n in 4..=10 {
             compare(&gpu, n, metric, None, Strategy::Auto);
         }
+    }
+    for n in 5..=10 {
+        let topspin = Ring::topspin(n, 4, Metric::Lrf).unwrap();
+        compare_space(
+            &gpu,
+            &topspin,
+            &format!("topspin {n}"),
+            None,
+            Strategy::Auto,
+        );
     }
 }
 
@@ -320,4 +334,150 @@ fn a_table_the_adapter_cannot_bind_is_refused_before_any_output() {
     assert!(stderr.contains("GPU windows"), "{stderr}");
     assert!(!out.exists(), "no output folder");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The level loop's events: each level's depth, size and kind of pass.
+#[derive(Default)]
+struct Events(std::sync::Mutex<Vec<(u64, u64, Step)>>);
+
+impl Progress for Events {
+    fn found(&self, _: u64) {}
+    fn level(&self, depth: u64, count: u64, step: Step) {
+        self.0.lock().unwrap().push((depth, count, step));
+    }
+}
+
+#[test]
+fn the_level_loop_drives_both_engines_through_the_same_passes() {
+    let Some(gpu) = gpu() else { return };
+    let spaces = [
+        ("turnstyle 9 lrf", Ring::turnstyle(9, Metric::Lrf).unwrap()),
+        (
+            "turnstyle 9 flips",
+            Ring::turnstyle(9, Metric::Flips).unwrap(),
+        ),
+        ("topspin 9", Ring::topspin(9, 4, Metric::Lrf).unwrap()),
+    ];
+    for (name, space) in spaces {
+        for strategy in [
+            Strategy::Auto,
+            Strategy::Lists,
+            Strategy::TopDown,
+            Strategy::BottomUp,
+            Strategy::Sweep,
+        ] {
+            let layout = gpu.plan(space.size(), Some(24 << 10)).unwrap();
+            let (cpu_events, gpu_events) = (Events::default(), Events::default());
+            let cpu = search(&space, &options(strategy), &cpu_events);
+            let found = gpu
+                .search(&space, &layout, &options(strategy), &gpu_events)
+                .unwrap();
+            let what = format!("{name} {strategy:?}");
+            assert_same(&what, &cpu, &found);
+            let events = cpu_events.0.into_inner().unwrap();
+            assert_eq!(events, gpu_events.0.into_inner().unwrap(), "{what}");
+            if strategy == Strategy::Auto {
+                // Lists first, then sweeps, then the last few unreached.
+                let kinds: Vec<Step> = events.iter().map(|e| e.2).collect();
+                for step in [Step::Frontier, Step::Sweep, Step::Remaining] {
+                    assert!(kinds.contains(&step), "{what}: no {step:?} in {kinds:?}");
+                }
+            }
+        }
+    }
+}
+
+/// A checkpoint kept in memory: the table's words, the levels and the antipodes.
+type Saved = (Vec<u64>, Levels, Vec<u64>);
+
+/// Checkpoints after every level, all kept.
+#[derive(Default)]
+struct Every(std::sync::Mutex<Vec<Saved>>);
+
+impl Checkpoints for Every {
+    fn due(&self) -> bool {
+        true
+    }
+    fn save(
+        &self,
+        table: &DistanceTable,
+        levels: &Levels,
+        antipodes: &[u64],
+    ) -> Result<(), String> {
+        let words = (0..table.word_count()).map(|w| table.word(w)).collect();
+        self.0
+            .lock()
+            .unwrap()
+            .push((words, levels.clone(), antipodes.to_vec()));
+        Ok(())
+    }
+}
+
+#[test]
+fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
+    let Some(gpu) = gpu() else { return };
+    for space in [
+        Ring::turnstyle(8, Metric::Lrf).unwrap(),
+        Ring::turnstyle(9, Metric::Flips).unwrap(),
+    ] {
+        let layout = gpu.plan(space.size(), Some(3 << 10)).unwrap();
+        let cpu = search(&space, &options(Strategy::Auto), &Silent);
+        let every = Every::default();
+        let saved = gpu
+            .search_from(
+                &space,
+                &layout,
+                &options(Strategy::Auto),
+                &Silent,
+                Some(&every),
+                None,
+            )
+            .unwrap();
+        assert_same("saving", &cpu, &saved);
+        for (words, levels, antipodes) in every.0.into_inner().unwrap() {
+            let at = levels.len() - 1;
+            let resume = Resume {
+                table: DistanceTable::from_words(space.size(), words),
+                levels,
+                antipodes,
+            };
+            let resumed = gpu
+                .search_from(
+                    &space,
+                    &layout,
+                    &options(Strategy::Auto),
+                    &Silent,
+                    None,
+                    Some(resume),
+                )
+                .unwrap();
+            assert_same(&format!("{} from level {at}", space.slug()), &cpu, &resumed);
+        }
+    }
+}
+
+#[test]
+fn ring_shaders_number_the_moves_as_the_cpu_does() {
+    // The sweep kernels apply residual moves by their CPU number.
+    let Some(gpu) = gpu() else { return };
+    for space in [
+        Ring::turnstyle(9, Metric::Lrf).unwrap(),
+        Ring::turnstyle(9, Metric::Flips).unwrap(),
+        Ring::topspin(10, 4, Metric::Lrf).unwrap(),
+    ] {
+        let ranks: Vec<u64> = (0..space.size()).step_by(997).collect();
+        let found = gpu.neighbours(&space, &ranks).unwrap();
+        let moves = space.move_count();
+        let mut cursor = space.cursor();
+        for (i, &rank) in ranks.iter().enumerate() {
+            cursor.seek(rank);
+            let cpu: Vec<u64> = (0..moves).map(|m| cursor.neighbour(m)).collect();
+            assert_eq!(
+                cpu,
+                found[i * moves..(i + 1) * moves],
+                "{} rank {rank}",
+                space.slug()
+            );
+        }
+    }
 }

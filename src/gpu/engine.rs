@@ -3,7 +3,7 @@
 
 use super::device::{Gpu, map_read, puzzle_data_buffer};
 use super::layout::{BLOCK_BYTES, Dispatch, Layout, WORKGROUP};
-use super::sweep;
+use super::{RANK_SHADER, sweep};
 use crate::puzzle::Structure;
 use crate::search::bitmap::Bitmap;
 use crate::search::engine::Engine;
@@ -68,6 +68,7 @@ fn shader_source(layout: &Layout, puzzle: &str) -> String {
             "let x = atomicCompareExchangeWeak(&window{w}[i], old, value); r = vec2<u32>(x.old_value, select(0u, 1u, x.exchanged));"
         ))
     );
+    s.push_str(RANK_SHADER);
     s.push_str(puzzle);
     s.push('\n');
     s.push_str(BFS_SHADER);

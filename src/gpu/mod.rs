@@ -16,6 +16,9 @@ pub mod sweep;
 
 pub use device::{AdapterName, Adapters, Gpu, may_have_hardware};
 pub use engine::GpuEngine;
+
+/// The rank functions every puzzle shader uses, prepended to it.
+const RANK_SHADER: &str = include_str!("../../shaders/rank.wgsl");
 use layout::Layout;
 
 use crate::puzzle::StateSpace;

@@ -1,9 +1,13 @@
 //! A probe of a puzzle's shader: the neighbours it computes for given ranks, to check its ranking
 //! against the CPU's without a whole search.
 
+use super::RANK_SHADER;
 use super::device::{Gpu, map_read, puzzle_data_buffer};
 use super::layout::WORKGROUP;
 use crate::puzzle::StateSpace;
+
+/// The probe kernel.
+const PROBE_SHADER: &str = include_str!("../../shaders/probe.wgsl");
 
 impl Gpu {
     /// Every neighbour of each of `ranks`, as the puzzle's shader computes them: `MOVES` ranks
@@ -16,21 +20,7 @@ impl Gpu {
         let moves = space.move_count();
         let stride = 2 + 2 * moves;
         let device = &self.device;
-        let source = format!(
-            "{puzzle}\n@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n\
-             @group(0) @binding(1) var<storage, read> puzzle_data: array<u32>;\n\
-             @compute @workgroup_size(64)\n\
-             fn probe(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
-                 let at = id.x * {stride}u;\n\
-                 if at >= arrayLength(&io) {{ return; }}\n\
-                 load_state(u64(io[at]) | (u64(io[at + 1u]) << 32u));\n\
-                 for (var m = 0u; m < MOVES; m++) {{\n\
-                     let r = neighbour(m);\n\
-                     io[at + 2u + 2u * m] = u32(r & 0xfffffffflu);\n\
-                     io[at + 3u + 2u * m] = u32(r >> 32u);\n\
-                 }}\n\
-             }}\n"
-        );
+        let source = format!("{RANK_SHADER}\n{puzzle}\n{PROBE_SHADER}");
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut words = vec![0u32; ranks.len() * stride];
         for (chunk, &rank) in words.chunks_mut(stride).zip(ranks) {

@@ -1,14 +1,16 @@
 //! The data of the device's sweep passes (`shaders/sweep.wgsl`): a space's
 //! [`Structure`] packed into words.
 
-use crate::puzzle::Structure;
+use crate::puzzle::{BlockMove, Structure};
 
 /// Words before the block-move records.
-const HEADER: usize = 4;
+const HEADER: usize = 8;
 /// Words per block-move record.
 const MOVE_WORDS: usize = 16;
 /// Words per residual record.
 const RESIDUAL_WORDS: usize = 8;
+/// Words per domain record.
+const DOMAIN_WORDS: usize = 8;
 /// The most residual ranges a sweep kernel handles (one bit each in a word).
 const MAX_RESIDUAL: usize = 32;
 
@@ -18,12 +20,29 @@ pub fn sweep_data(structure: &Structure) -> Option<Vec<u32>> {
     if structure.residual.len() > MAX_RESIDUAL {
         return None;
     }
-    let moves = structure.blocks.len();
+    // The block moves grouped by the range they pull into (their domain), domains by rank.
+    let mut blocks: Vec<&BlockMove> = structure.blocks.iter().collect();
+    blocks.sort_by_key(|b| (b.from, b.len));
+    let mut domains: Vec<(u64, u64, usize, usize)> = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        match domains.last_mut() {
+            Some(d) if (d.0, d.1) == (b.from, b.len) => d.3 += 1,
+            _ => domains.push((b.from, b.len, i, 1)),
+        }
+    }
+    // Overlapping domains: the kernel tries every move instead (no domains).
+    if domains.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
+        domains.clear();
+    }
+    let moves = blocks.len();
     let residual_at = HEADER + moves * MOVE_WORDS;
-    let mut words = vec![0u32; residual_at + structure.residual.len() * RESIDUAL_WORDS];
+    let domain_at = residual_at + structure.residual.len() * RESIDUAL_WORDS;
+    let mut words = vec![0u32; domain_at + domains.len() * DOMAIN_WORDS];
     words[0] = moves as u32;
     words[1] = structure.residual.len() as u32;
     words[2] = residual_at as u32;
+    words[3] = domains.len() as u32;
+    words[4] = domain_at as u32;
     let put = |words: &mut Vec<u32>, at: usize, value: u64| {
         words[at] = value as u32;
         words[at + 1] = (value >> 32) as u32;
@@ -34,7 +53,14 @@ pub fn sweep_data(structure: &Structure) -> Option<Vec<u32>> {
         put(&mut words, at + 2, ranks.end);
         words[at + 4] = *mv as u32;
     }
-    for (i, b) in structure.blocks.iter().enumerate() {
+    for (i, &(from, len, first, count)) in domains.iter().enumerate() {
+        let at = domain_at + i * DOMAIN_WORDS;
+        put(&mut words, at, from);
+        put(&mut words, at + 2, len);
+        words[at + 4] = first as u32;
+        words[at + 5] = count as u32;
+    }
+    for (i, b) in blocks.iter().enumerate() {
         let at = HEADER + i * MOVE_WORDS;
         let w = &b.window;
         let map_at = words.len();
@@ -52,13 +78,17 @@ pub fn sweep_data(structure: &Structure) -> Option<Vec<u32>> {
         words[at + 12] = w.parity_dependent() as u32;
         words[at + 13] = u32::try_from(prefix_at).ok()?;
         words[at + 14] = w.prefix.len() as u32;
+        words[at + 15] = u32::try_from(w.block / w.run).ok()?;
     }
     Some(words)
 }
 
 /// The sweep data of a space without block moves: no moves, no residual ranges.
 pub fn no_sweep() -> Vec<u32> {
-    vec![0, 0, HEADER as u32, 0]
+    let mut words = vec![0; HEADER];
+    words[2] = HEADER as u32;
+    words[4] = HEADER as u32;
+    words
 }
 
 #[cfg(test)]
@@ -73,6 +103,7 @@ mod tests {
         let words = sweep_data(&structure).unwrap();
         assert_eq!(words[0] as usize, structure.blocks.len());
         assert_eq!(words[1] as usize, structure.residual.len());
+        assert_eq!(words[3], 8, "one domain per offset");
         let b = &structure.blocks[1];
         let at = HEADER + MOVE_WORDS;
         assert_eq!(
