@@ -170,6 +170,13 @@ fn add_to_count(lane: u32, n: u32) {
     }
 }
 
+// Stores the block's entries `joined` (one bit each) as level d + 1; the block's owner only.
+fn set_own(b: Block, joined: u32) {
+    let clear = UNREACHED ^ params.next;
+    word_store(params.window, b.base, b.lo & ~(spread(joined) * clear));
+    word_store(params.window, b.base + 1u, b.hi & ~(spread(joined >> 16u) * clear));
+}
+
 // Top-down: every frontier entry claims all its neighbours for level d + 1.
 @compute @workgroup_size(64)
 fn top_down(
@@ -219,9 +226,7 @@ fn bottom_up(
             }
         }
         if found != 0u {
-            let clear = UNREACHED ^ params.next;
-            word_store(params.window, b.base, b.lo & ~(spread(found) * clear));
-            word_store(params.window, b.base + 1u, b.hi & ~(spread(found >> 16u) * clear));
+            set_own(b, found);
         }
     }
     add_to_count(lane, countOneBits(found));

@@ -127,13 +127,6 @@ fn pull_move(m: u32, first: u64) -> u32 {
     return found;
 }
 
-// Stores the block's entries `joined` (one bit each) as level d + 1; the block's owner only.
-fn set_own(b: Block, joined: u32) {
-    let clear = UNREACHED ^ params.next;
-    word_store(params.window, b.base, b.lo & ~(spread(joined) * clear));
-    word_store(params.window, b.base + 1u, b.hi & ~(spread(joined >> 16u) * clear));
-}
-
 // Phase 1: each block pulls the frontier through every block move that lands in it.
 @compute @workgroup_size(64)
 fn sweep_blocks(
