@@ -16,8 +16,13 @@ var<private> index: u64;
 // Loads the position with this rank.
 fn load_state(rank: u64) {
     if LRF {
-        offset = u32(rank / ARRANGEMENTS);
-        index = rank - u64(offset) * ARRANGEMENTS;
+        // The offset is below PIECES: subtracting is cheaper than dividing.
+        offset = 0u;
+        index = rank;
+        while index >= ARRANGEMENTS {
+            index -= ARRANGEMENTS;
+            offset++;
+        }
     } else {
         index = rank;
         offset = 0u;

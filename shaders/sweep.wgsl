@@ -58,9 +58,9 @@ fn prefix_parity(value: u64, at: u32, count: u32) -> u32 {
     var rest = value;
     var parity = 0u;
     for (var i = count; i > 0u; i--) {
-        let r = u64(sweep_data[at + i - 1u]);
-        let q = rest / r;
-        parity ^= u32(rest - q * r) & 1u;
+        let r = sweep_data[at + i - 1u];
+        let q = div_small(rest, r);
+        parity ^= u32(rest - q * u64(r)) & 1u;
         rest = q;
     }
     return parity;
@@ -91,13 +91,13 @@ fn pull_move(m: u32, first: u64) -> u32 {
     var b = 0lu;
     var within = i;
     if block != len {
-        b = i / block;
+        b = div64(i, block);
         within = i - b * block;
     }
     var x = 0lu;
     var s = within;
     if runs != 1lu {
-        x = within / run;
+        x = div64(within, run);
         s = within - x * run;
     }
     var parity = 0u;

@@ -97,12 +97,27 @@ impl Backend {
 /// never changes the published tables (only `gpusearch tables` writes `results/`).
 pub const RUNS_FOLDER: &str = "runs";
 
-/// Under `--backend auto`, smaller tables stay on the CPU: setting up the device would take
-/// longer than searching them.
-const AUTO_GPU_MIN_ENTRIES: u64 = 1 << 20;
+/// Seconds a GPU takes to set up a search (shader compilation, the table's allocation), as
+/// measured on an H100 (`results/hardware.md`).
+const GPU_SETUP_SECONDS: f64 = 0.6;
+/// States a GPU searches per second, set-up aside (H100, Turnstyle 13 and 14, the read-back of
+/// the table included).
+const GPU_STATES_PER_SECOND: f64 = 2e9;
+/// States one CPU thread searches per second (Turnstyle 12 on 16 threads of the H100 machine's
+/// host and on this project's 2-core machine).
+const CPU_THREAD_STATES_PER_SECOND: f64 = 25e6;
+
+/// Whether a search of `entries` entries is expected to end sooner on a GPU than on `threads`
+/// CPU threads: small tables stay on the CPU, where setting up the device would take longer than
+/// the whole search.
+fn gpu_is_faster(entries: u64, threads: usize) -> bool {
+    let entries = entries as f64;
+    GPU_SETUP_SECONDS + entries / GPU_STATES_PER_SECOND
+        < entries / (threads as f64 * CPU_THREAD_STATES_PER_SECOND)
+}
 
 /// Opens the GPU the job asks for: `None` for the CPU backend.
-fn open_gpu<S: StateSpace>(job: &Job, space: &S) -> Result<Option<Gpu>, Error> {
+fn open_gpu<S: StateSpace>(job: &Job, space: &S, threads: usize) -> Result<Option<Gpu>, Error> {
     match job.backend {
         Backend::Cpu => Ok(None),
         Backend::Gpu if space.gpu_source().is_none() => Err(Error::Input(format!(
@@ -116,7 +131,7 @@ fn open_gpu<S: StateSpace>(job: &Job, space: &S) -> Result<Option<Gpu>, Error> {
             )),
         },
         Backend::Auto => {
-            if space.gpu_source().is_none() || space.size() < AUTO_GPU_MIN_ENTRIES {
+            if space.gpu_source().is_none() || !gpu_is_faster(space.size(), threads) {
                 return Ok(None);
             }
             if !gpu::may_have_hardware() {
@@ -214,7 +229,7 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         )));
     }
     // The GPU with the table's layout on it, checked against its limits before any output.
-    let gpu = match open_gpu(job, space)? {
+    let gpu = match open_gpu(job, space, threads)? {
         Some(gpu) => {
             let layout = gpu
                 .plan(space.size(), job.gpu_window_bytes)
@@ -490,4 +505,21 @@ fn prepare_output(out: &Path) -> Result<(), Error> {
     let result = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
     let _ = std::fs::remove_file(&probe);
     result.map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gpu_is_faster;
+
+    #[test]
+    fn auto_takes_the_gpu_where_it_was_measured_to_finish_first() {
+        // H100 machine, 16 threads: the CPU ran Turnstyle 11 (19,958,400 entries) in 0.22 s
+        // against the GPU's 0.71 s, and Turnstyle 12 (479,001,600) in 1.21 s against 0.76 s.
+        assert!(!gpu_is_faster(19_958_400, 16));
+        assert!(gpu_is_faster(479_001_600, 16));
+        assert!(gpu_is_faster(87_178_291_200, 16));
+        // Fewer threads move the line down, more move it up.
+        assert!(gpu_is_faster(39_916_800, 2));
+        assert!(!gpu_is_faster(479_001_600, 256));
+    }
 }

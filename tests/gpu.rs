@@ -247,6 +247,44 @@ fn shader_neighbours_equal_cpu_neighbours_at_64_bit_ranks() {
     }
 }
 
+#[test]
+fn shader_divisions_equal_cpu_divisions() {
+    let Some(gpu) = gpu() else { return };
+    // Edges (quotients near 2^64, divisors of one and near 2^64, both sides of 2^32 and 2^16),
+    // the sweep's and the rank code's shapes (ranks beyond 2^32 by radices and runs), and a
+    // fixed walk over every magnitude.
+    let mut pairs = vec![
+        (u64::MAX, 1),
+        (u64::MAX, 2),
+        (u64::MAX, u64::MAX),
+        (u64::MAX - 1, u64::MAX),
+        (0, 7),
+        ((1 << 32) - 1, (1 << 32) - 1),
+        (1 << 32, (1 << 32) - 1),
+        (1 << 32, 1 << 32),
+        (6_227_020_799, 362_880),
+        (87_178_291_199, 6_227_020_800),
+        (6_227_020_799, 65_535),
+        (6_227_020_799, 65_536),
+    ];
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..4000u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let n = x >> (i % 64);
+        let d = (x.rotate_left(29) >> (i / 64 % 64)).max(1);
+        pairs.push((n, d));
+    }
+    let found = gpu.quotients(&pairs).unwrap();
+    for (&(n, d), &(q, small)) in pairs.iter().zip(&found) {
+        assert_eq!(q, n / d, "div64({n}, {d})");
+        if d < 1 << 16 {
+            assert_eq!(small, n / d, "div_small({n}, {d})");
+        }
+    }
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gpusearch-gpu-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -88,8 +88,10 @@ impl Gpu {
         let layout = Layout::plan(entries, window)?;
         let name = &self.adapter.name;
         // The counters, the puzzle's data and the sweep data take a storage binding each; the
-        // windows the rest.
-        let bindings = u64::from(self.limits.max_storage_buffers_per_shader_stage);
+        // windows the rest, up to MAX_BINDINGS (each window is a `switch` arm in the shader, and
+        // drivers that allow a million bindings take minutes to compile such a shader).
+        let bindings =
+            u64::from(self.limits.max_storage_buffers_per_shader_stage).min(MAX_BINDINGS);
         if u64::from(layout.windows) + 3 > bindings {
             return Err(format!(
                 "the table of {entries} entries needs {} GPU windows of {} bytes, but '{name}' binds at most {} storage buffers per shader: choose a smaller --n or --backend cpu",
@@ -109,6 +111,10 @@ impl Gpu {
         Ok(layout)
     }
 }
+
+/// The most storage buffers a shader binds, whatever the device allows: 253 windows of 4 GiB
+/// hold a table of 2.7e12 entries.
+const MAX_BINDINGS: u64 = 256;
 
 /// False when the system surely has no hardware GPU: on Linux, neither a DRM render node
 /// (`/dev/dri`) nor an NVIDIA device file. Asking Vulkan instead costs a few hundred

@@ -5,13 +5,11 @@ use super::device::{Gpu, map_read, puzzle_data_buffer};
 use super::layout::{BLOCK_BYTES, Dispatch, Layout, WORKGROUP};
 use super::{RANK_SHADER, sweep};
 use crate::puzzle::Structure;
-use crate::search::bitmap::Bitmap;
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
-use crate::search::table::{
-    DistanceTable, LOW_BITS, UNREACHED, huge_pages, matches, spread, squeeze,
-};
+use crate::search::table::{DistanceTable, LOW_BITS, UNREACHED, matches, spread, squeeze};
 use crate::search::{Progress, Step};
+use rayon::prelude::*;
 use std::fmt::Write;
 
 /// The kernels, shared by every puzzle.
@@ -20,8 +18,8 @@ const BFS_SHADER: &str = include_str!("../../shaders/bfs.wgsl");
 const SWEEP_SHADER: &str = include_str!("../../shaders/sweep.wgsl");
 /// Bytes of the shader's `Params`.
 const PARAMS_BYTES: u64 = 32;
-/// Blocks read back from the device at a time (48 MiB).
-const READBACK_BLOCKS: u64 = 1 << 22;
+/// Blocks read back from the device at a time (192 MiB).
+const READBACK_BLOCKS: u64 = 1 << 24;
 
 /// The shader for `puzzle` on `layout`: constants, window bindings and their accessors, the
 /// puzzle's source, then the kernels.
@@ -93,6 +91,10 @@ pub struct GpuEngine<'g> {
     bottom_up: wgpu::ComputePipeline,
     /// The sweep kernels, where the space's structure fits them.
     sweeps: Option<Sweeps>,
+    /// Whether to time each kernel (`GPUSEARCH_PROFILE` set).
+    profile: bool,
+    /// The table as last read back, until the next pass changes it.
+    read: Option<DistanceTable>,
 }
 
 /// The pipelines of a sweep pass: block moves, then the residual moves pulled or pushed.
@@ -112,6 +114,7 @@ impl<'g> GpuEngine<'g> {
         data: &[u32],
         structure: Option<&Structure>,
     ) -> Result<GpuEngine<'g>, String> {
+        let started = std::time::Instant::now();
         let sweep = structure.and_then(sweep::sweep_data);
         let device = &gpu.device;
         let dispatches = layout.dispatches(gpu.limits.max_compute_workgroups_per_dimension);
@@ -269,6 +272,10 @@ impl<'g> GpuEngine<'g> {
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(format!("the GPU backend failed to set up: {e}"));
         }
+        let profile = std::env::var_os("GPUSEARCH_PROFILE").is_some();
+        if profile {
+            eprintln!("profile: set-up {:.3} s", started.elapsed().as_secs_f64());
+        }
         Ok(GpuEngine {
             gpu,
             layout: *layout,
@@ -283,6 +290,8 @@ impl<'g> GpuEngine<'g> {
             top_down,
             bottom_up,
             sweeps,
+            profile,
+            read: None,
         })
     }
 
@@ -339,13 +348,31 @@ impl<'g> GpuEngine<'g> {
 
     /// One pass from level `depth`, running `kernels` one after another over the whole table
     /// (each a compute pass of its own, so each sees all the writes of the one before); returns
-    /// the size of level `depth + 1`.
-    fn run_pass(&self, depth: u64, kernels: &[&wgpu::ComputePipeline]) -> Result<u64, String> {
+    /// the size of level `depth + 1`. With `GPUSEARCH_PROFILE` set, each kernel is submitted and
+    /// waited for alone, and its wall time printed on stderr.
+    fn run_pass(
+        &self,
+        depth: u64,
+        kernels: &[(&str, &wgpu::ComputePipeline)],
+    ) -> Result<u64, String> {
         self.write_params(depth);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.counts, 0, None);
-        for kernel in kernels {
+        for (name, kernel) in kernels {
             self.record(&mut encoder, kernel);
+            if self.profile {
+                let started = std::time::Instant::now();
+                self.gpu.queue.submit([encoder.finish()]);
+                self.gpu
+                    .device
+                    .poll(wgpu::PollType::wait_indefinitely())
+                    .map_err(|e| format!("the GPU stopped: {e}"))?;
+                eprintln!(
+                    "profile: depth {depth} {name} {:.3} ms",
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+                encoder = self.gpu.device.create_command_encoder(&Default::default());
+            }
         }
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_back, 0, None);
         self.gpu.queue.submit([encoder.finish()]);
@@ -355,52 +382,68 @@ impl<'g> GpuEngine<'g> {
         Ok(counts.iter().map(|&c| u64::from(c)).sum())
     }
 
-    /// The table, read back block by block, and the states of the last level (entries holding
-    /// `last` that are not yet seen).
-    fn read_back(&self, last: u8) -> Result<(DistanceTable, Bitmap), String> {
+    /// The table's chunks on the device: (window, first block, blocks), in rank order.
+    fn chunks(&self) -> Vec<(u32, u64, u64)> {
         let layout = &self.layout;
-        let mut table_words = Vec::with_capacity(layout.blocks as usize);
-        huge_pages(table_words.as_ptr(), layout.blocks as usize * 8);
-        // One bitmap word per two blocks.
-        let mut last_words = vec![0u64; layout.blocks.div_ceil(2) as usize];
-        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("table read-back"),
-            size: READBACK_BLOCKS.min(layout.window_blocks(0)) * BLOCK_BYTES,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
+        (0..layout.windows)
+            .flat_map(|w| {
+                let blocks = layout.window_blocks(w);
+                (0..blocks)
+                    .step_by(READBACK_BLOCKS as usize)
+                    .map(move |first| (w, first, READBACK_BLOCKS.min(blocks - first)))
+            })
+            .collect()
+    }
+
+    /// The table, read back chunk by chunk (the next chunk's copy runs while the host takes in
+    /// the last), and with `last = Some((value, limit))` the smallest `limit` ranks of the last
+    /// level (the entries holding `value` that are not yet seen).
+    fn read_back(&self, last: Option<(u8, usize)>) -> Result<(DistanceTable, Vec<u64>), String> {
+        let started = std::time::Instant::now();
+        let table = DistanceTable::new(self.layout.entries);
+        let mut smallest = Vec::new();
+        let staging = [0, 1].map(|_| {
+            self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("table read-back"),
+                size: READBACK_BLOCKS.min(self.layout.window_blocks(0)) * BLOCK_BYTES,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
         });
-        for w in 0..layout.windows {
-            let blocks = layout.window_blocks(w);
-            let mut first = 0;
-            while first < blocks {
-                let count = READBACK_BLOCKS.min(blocks - first);
-                let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-                encoder.copy_buffer_to_buffer(
-                    &self.windows[w as usize],
-                    first * BLOCK_BYTES,
-                    &staging,
-                    0,
-                    count * BLOCK_BYTES,
-                );
-                self.gpu.queue.submit([encoder.finish()]);
-                map_read(&self.gpu.device, &staging, |bytes| {
-                    let words: &[u32] =
-                        bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
-                    for b in words.chunks_exact(3) {
-                        let block = table_words.len();
-                        let word = u64::from(b[0]) | u64::from(b[1]) << 32;
-                        table_words.push(word);
-                        let level = squeeze(matches(word, last) & !spread(b[2])) as u64;
-                        last_words[block / 2] |= level << (32 * (block % 2));
-                    }
-                })?;
-                first += count;
-            }
+        let copy = |chunk: (u32, u64, u64), to: &wgpu::Buffer| {
+            let (w, first, count) = chunk;
+            let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(
+                &self.windows[w as usize],
+                first * BLOCK_BYTES,
+                to,
+                0,
+                count * BLOCK_BYTES,
+            );
+            self.gpu.queue.submit([encoder.finish()]);
+        };
+        let chunks = self.chunks();
+        copy(chunks[0], &staging[0]);
+        let mut block = 0usize;
+        for (i, &(_, _, count)) in chunks.iter().enumerate() {
+            let want = last.map(|(value, limit)| (value, limit - smallest.len()));
+            let found = map_read(&self.gpu.device, &staging[i % 2], |bytes| {
+                if let Some(&next) = chunks.get(i + 1) {
+                    copy(next, &staging[(i + 1) % 2]);
+                }
+                let words: &[u32] = bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
+                take_in(&table, block, words, want)
+            })?;
+            smallest.extend(found);
+            block += count as usize;
         }
-        Ok((
-            DistanceTable::from_words(layout.entries, table_words),
-            Bitmap::from_fn(layout.entries, |w| last_words[w]),
-        ))
+        if self.profile {
+            eprintln!(
+                "profile: read-back {:.3} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        Ok((table, smallest))
     }
 
     /// Puts a table on the device to go on from: each block's words, and as seen every reached
@@ -440,6 +483,7 @@ impl<'g> GpuEngine<'g> {
 
 impl Engine for GpuEngine<'_> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+        self.read = None;
         self.init(starts);
         Ok(())
     }
@@ -450,6 +494,7 @@ impl Engine for GpuEngine<'_> {
         depth: u64,
         _list: Option<Vec<u64>>,
     ) -> Result<(), String> {
+        self.read = None;
         self.upload(&table, (depth % 3) as u8)
     }
 
@@ -459,6 +504,7 @@ impl Engine for GpuEngine<'_> {
         levels: &Levels,
         progress: &dyn Progress,
     ) -> Result<u64, String> {
+        self.read = None;
         let depth = levels.len() - 1;
         // Frontier lists are top-down scans here, and the last few unreached bottom-up scans;
         // where the kernels cannot sweep a space, sweeps are bottom-up scans: each sets the same
@@ -469,33 +515,79 @@ impl Engine for GpuEngine<'_> {
                 // unreached ones, else into the unreached ones.
                 let unreached = self.layout.entries - levels.total();
                 let residual = if levels.last() <= unreached {
-                    &sweeps.push
+                    ("sweep_push", &sweeps.push)
                 } else {
-                    &sweeps.pull
+                    ("sweep_pull", &sweeps.pull)
                 };
-                self.run_pass(depth, &[&sweeps.blocks, residual])?
+                self.run_pass(depth, &[("sweep_blocks", &sweeps.blocks), residual])?
             }
-            (Step::Frontier | Step::TopDown, _) => self.run_pass(depth, &[&self.top_down])?,
-            _ => self.run_pass(depth, &[&self.bottom_up])?,
+            (Step::Frontier | Step::TopDown, _) => {
+                self.run_pass(depth, &[("top_down", &self.top_down)])?
+            }
+            _ => self.run_pass(depth, &[("bottom_up", &self.bottom_up)])?,
         };
         progress.found(count);
         Ok(count)
     }
 
     fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
-        let (_, last) = self.read_back((depth % 3) as u8)?;
-        Ok(last.smallest(limit))
+        // The loop asks for the table next (a checkpoint, the end): one read-back gives both.
+        let (table, smallest) = self.read_back(Some(((depth % 3) as u8, limit)))?;
+        self.read = Some(table);
+        Ok(smallest)
     }
 
     fn with_table(
         &mut self,
         f: &mut dyn FnMut(&DistanceTable) -> Result<(), String>,
     ) -> Result<(), String> {
-        let (table, _) = self.read_back(0)?;
+        let table = match self.read.take() {
+            Some(table) => table,
+            None => self.read_back(None)?.0,
+        };
         f(&table)
     }
 
-    fn into_table(self) -> Result<DistanceTable, String> {
-        Ok(self.read_back(0)?.0)
+    fn into_table(mut self) -> Result<DistanceTable, String> {
+        match self.read.take() {
+            Some(table) => Ok(table),
+            None => Ok(self.read_back(None)?.0),
+        }
     }
+}
+
+/// Blocks a worker takes in at a time.
+const TAKE_IN_BLOCKS: usize = 1 << 14;
+
+/// Stores the blocks of `words` (each `lo, hi, seen`) into `table` from block `first` on, in
+/// parallel, and with `want = Some((value, limit))` returns the smallest `limit` ranks among
+/// them of entries holding `value` that are not seen.
+fn take_in(
+    table: &DistanceTable,
+    first: usize,
+    words: &[u32],
+    want: Option<(u8, usize)>,
+) -> Vec<u64> {
+    let parts: Vec<Vec<u64>> = words
+        .par_chunks(3 * TAKE_IN_BLOCKS)
+        .enumerate()
+        .map(|(part, words)| {
+            let mut found = Vec::new();
+            for (i, b) in words.chunks_exact(3).enumerate() {
+                let at = first + part * TAKE_IN_BLOCKS + i;
+                let word = u64::from(b[0]) | u64::from(b[1]) << 32;
+                table.store_word(at, word);
+                if let Some((value, limit)) = want {
+                    let mut level = squeeze(matches(word, value) & !spread(b[2]));
+                    while level != 0 && found.len() < limit {
+                        found.push(at as u64 * 32 + u64::from(level.trailing_zeros()));
+                        level &= level - 1;
+                    }
+                }
+            }
+            found
+        })
+        .collect();
+    let limit = want.map_or(0, |(_, limit)| limit);
+    parts.into_iter().flatten().take(limit).collect()
 }

@@ -1,12 +1,13 @@
-//! A probe of a puzzle's shader: the neighbours it computes for given ranks, to check its ranking
-//! against the CPU's without a whole search.
+//! Probes of the shaders: the neighbours a puzzle's shader computes for given ranks, and the
+//! quotients of the shaders' 64-bit division helpers, to check both against the CPU's on any
+//! adapter without a whole search.
 
 use super::RANK_SHADER;
 use super::device::{Gpu, map_read, puzzle_data_buffer};
 use super::layout::WORKGROUP;
 use crate::puzzle::StateSpace;
 
-/// The probe kernel.
+/// The probe kernels.
 const PROBE_SHADER: &str = include_str!("../../shaders/probe.wgsl");
 
 impl Gpu {
@@ -19,14 +20,67 @@ impl Gpu {
             .ok_or_else(|| format!("{} has no GPU shader", space.info().puzzle))?;
         let moves = space.move_count();
         let stride = 2 + 2 * moves;
-        let device = &self.device;
-        let source = format!("{RANK_SHADER}\n{puzzle}\n{PROBE_SHADER}");
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut words = vec![0u32; ranks.len() * stride];
         for (chunk, &rank) in words.chunks_mut(stride).zip(ranks) {
             chunk[0] = rank as u32;
             chunk[1] = (rank >> 32) as u32;
         }
+        let source = format!("{RANK_SHADER}\n{puzzle}\n{PROBE_SHADER}");
+        let words = self.probe(&source, "neighbours", words, ranks.len(), &space.gpu_data())?;
+        Ok(words
+            .chunks(stride)
+            .flat_map(|c| {
+                c[2..]
+                    .chunks(2)
+                    .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
+            })
+            .collect())
+    }
+
+    /// `n / d` for each pair, as the shaders' `div64` computes it, and as `div_small` computes
+    /// it where `d` is below 2^16 (else 0): the shaders divide 64-bit integers only through them.
+    pub fn quotients(&self, pairs: &[(u64, u64)]) -> Result<Vec<(u64, u64)>, String> {
+        let mut words = Vec::with_capacity(pairs.len() * 8);
+        for &(n, d) in pairs {
+            words.extend([
+                n as u32,
+                (n >> 32) as u32,
+                d as u32,
+                (d >> 32) as u32,
+                0,
+                0,
+                0,
+                0,
+            ]);
+        }
+        // The probe kernels need a puzzle's MOVES, load_state and neighbour: none of its own.
+        let source = format!(
+            "{RANK_SHADER}\nconst MOVES: u32 = 0u;\nfn load_state(rank: u64) {{}}\nfn neighbour(m: u32) -> u64 {{ return 0lu; }}\n{PROBE_SHADER}"
+        );
+        let words = self.probe(&source, "quotients", words, pairs.len(), &[])?;
+        Ok(words
+            .chunks(8)
+            .map(|c| {
+                (
+                    u64::from(c[4]) | u64::from(c[5]) << 32,
+                    u64::from(c[6]) | u64::from(c[7]) << 32,
+                )
+            })
+            .collect())
+    }
+
+    /// Runs kernel `entry` of `source` once per item over `words` (bound as `io`, with `data`
+    /// as the puzzle data) and returns the words as it left them.
+    fn probe(
+        &self,
+        source: &str,
+        entry: &str,
+        words: Vec<u32>,
+        items: usize,
+        data: &[u32],
+    ) -> Result<Vec<u32>, String> {
+        let device = &self.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let bytes = (words.len() * 4) as u64;
         let io = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("probe"),
@@ -72,11 +126,11 @@ impl Gpu {
             label: Some("probe"),
             layout: Some(&pipeline_layout),
             module: &module,
-            entry_point: Some("probe"),
+            entry_point: Some(entry),
             compilation_options: Default::default(),
             cache: None,
         });
-        let data = puzzle_data_buffer(device, &self.queue, &space.gpu_data());
+        let data = puzzle_data_buffer(device, &self.queue, data);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("probe"),
             layout: &bind_layout,
@@ -99,18 +153,10 @@ impl Gpu {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups((ranks.len() as u64).div_ceil(WORKGROUP) as u32, 1, 1);
+            pass.dispatch_workgroups((items as u64).div_ceil(WORKGROUP) as u32, 1, 1);
         }
         encoder.copy_buffer_to_buffer(&io, 0, &back, 0, None);
         self.queue.submit([encoder.finish()]);
-        let words: Vec<u32> = map_read(device, &back, |b| bytemuck::cast_slice(b).to_vec())?;
-        Ok(words
-            .chunks(stride)
-            .flat_map(|c| {
-                c[2..]
-                    .chunks(2)
-                    .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
-            })
-            .collect())
+        map_read(device, &back, |b| bytemuck::cast_slice(b).to_vec())
     }
 }

@@ -15,9 +15,16 @@ const DOMAIN_WORDS: usize = 8;
 const MAX_RESIDUAL: usize = 32;
 
 /// The words of `structure` as `shaders/sweep.wgsl` reads them, or `None` where the kernels
-/// cannot sweep it (more than 32 residual ranges): the engine then runs bottom-up passes.
+/// cannot sweep it (more than 32 residual ranges, prefix radices of 2^16 or more): the engine
+/// then runs bottom-up passes.
 pub fn sweep_data(structure: &Structure) -> Option<Vec<u32>> {
-    if structure.residual.len() > MAX_RESIDUAL {
+    // The kernel divides by prefix radices with `div_small` (below 2^16).
+    if structure.residual.len() > MAX_RESIDUAL
+        || structure
+            .blocks
+            .iter()
+            .any(|b| b.window.prefix.iter().any(|&r| r >= 1 << 16))
+    {
         return None;
     }
     // The block moves grouped by the range they pull into (their domain), domains by rank.
