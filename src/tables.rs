@@ -177,7 +177,8 @@ fn index(done: &[Result<Report, String>]) -> String {
          Each folder holds `report.md`, `report.json` (with the search time, the threads and the distances\n\
          file's SHA-256), `levels.csv` and `levels.svg` (the positions at each distance, log scale), and\n\
          after a regeneration `distances.gsd`. `seeds.md` checks the seeds' published Turnstyle results\n\
-         against these tables.\n\n",
+         against these tables. `hardware.md` has the GPU engine's runs on an H100 (Turnstyle 12 to 14,\n\
+         TopSpin 13 and 14, each file equal to the one here).\n\n",
     );
     md.push_str(
         "| puzzle | size | metric | positions | diameter | antipodes | an antipode | search | folder |\n",
