@@ -1,5 +1,6 @@
 //! One run of the tool: check the request, search, and write the output folder.
 
+use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{self, Adapters, Gpu};
 use crate::plan::{self, Plan, Shape, bytes};
 use crate::progress::LevelBar;
@@ -60,6 +61,9 @@ pub struct Job {
     pub backend: Backend,
     /// Largest GPU window in bytes (smaller than the adapter allows only to test windowing).
     pub gpu_window_bytes: Option<u64>,
+    /// The GPU memory to plan for: the device's own where there is one (at most this), and what
+    /// `--dry-run` plans with where there is none.
+    pub gpu_memory: Option<u64>,
     /// Go on from the checkpoint in the output folder.
     pub resume: bool,
     /// Seconds between checkpoints (0: after every level); `None` scales them to their cost.
@@ -168,13 +172,43 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
         let plan = Plan::sketch(&shape_of(s, job, job.backend == Backend::Gpu, threads), budget(job));
         let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
         Ok(format!(
-            "{} ({}): {} entries\n{}",
+            "{} ({}): {} entries\n{}{}",
             s.slug(),
             job.backend.name(),
             s.size(),
-            plan.describe(every)
+            plan.describe(every),
+            device_plan(s, job)?
         ))
     })
+}
+
+/// The device part of a `--dry-run`: with `--gpu-memory`, the table's layout on a GPU of that
+/// memory (no device is opened); under `--backend gpu`, on the device found; else nothing.
+fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
+    if space.gpu_source().is_none() {
+        return Ok(String::new());
+    }
+    let window = job.gpu_window_bytes;
+    let (layout, memory) = match (job.gpu_memory, job.backend) {
+        (Some(memory), _) => (
+            Layout::plan(
+                space.size(),
+                window.map_or(ASSUMED_BINDING_BYTES, |w| w.min(ASSUMED_BINDING_BYTES)),
+            )
+            .map_err(Error::Input)?,
+            Some((memory, "--gpu-memory".to_string())),
+        ),
+        (None, Backend::Gpu) => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
+            Some(gpu) => {
+                let layout = gpu.plan(space.size(), window).map_err(Error::Input)?;
+                let name = format!("'{}'", gpu.adapter().name);
+                (layout, gpu.memory().map(|m| (m, name)))
+            }
+            None => return Ok(String::new()),
+        },
+        _ => return Ok(String::new()),
+    };
+    Ok(layout.describe(memory.as_ref().map(|(m, from)| (*m, from.as_str()))))
 }
 
 /// The output folder of a job.
@@ -234,6 +268,11 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
             let layout = gpu
                 .plan(space.size(), job.gpu_window_bytes)
                 .map_err(Error::Input)?;
+            if let Some(memory) = job.gpu_memory
+                && let Some(why) = layout.memory_refusal(memory, "--gpu-memory")
+            {
+                return Err(Error::Input(why));
+            }
             Some((gpu, layout))
         }
         None => None,

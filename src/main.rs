@@ -155,12 +155,17 @@ struct SearchArgs {
     /// Largest GPU storage window in bytes (for testing the windowed table).
     #[arg(long, hide = true)]
     gpu_window_bytes: Option<u64>,
+    /// GPU memory: bytes, or a number with a unit (80GB). With --dry-run, the device plan for a
+    /// GPU of this memory where none is present; in a run, at most this much of the device's.
+    #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]
+    gpu_memory: Option<u64>,
 }
 
 impl SearchArgs {
     fn job(self) -> Job {
         let mut job = job_of(self.puzzle, self.run);
         job.gpu_window_bytes = self.gpu_window_bytes;
+        job.gpu_memory = self.gpu_memory;
         job.resume = self.resume;
         job.checkpoint_every = self.checkpoint_every;
         job.footprint = match self.strategy {
@@ -191,6 +196,7 @@ fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
         quiet: run.quiet,
         backend: run.backend,
         gpu_window_bytes: None,
+        gpu_memory: None,
         resume: false,
         checkpoint_every: None,
         memory: run.memory,

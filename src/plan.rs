@@ -4,6 +4,7 @@
 //! The plan lists each, picks the fastest footprint whose total fits the memory budget, and
 //! states what the output files and checkpoints take on disk.
 
+use crate::gpu::layout::{BLOCK_BYTES, READBACK_BLOCKS};
 use crate::search::table::DistanceTable;
 use crate::search::{self, Footprint};
 use crate::store;
@@ -62,7 +63,7 @@ pub struct Shape {
     pub moves: usize,
     /// Whether sweeps run (the space has structure) or scans.
     pub swept: bool,
-    /// Whether a GPU searches (its read-back keeps the last level as a bitmap on the host).
+    /// Whether a GPU searches (the table on the device, read back through staging buffers).
     pub gpu: bool,
     /// Worker threads.
     pub threads: usize,
@@ -89,7 +90,7 @@ impl Plan {
         let lean = extras(shape, Footprint::Lean, table);
         let sum = |e: &[(String, u64)]| table + e.iter().map(|(_, b)| b).sum::<u64>();
         let (full_total, lean_total) = (sum(&full), sum(&lean));
-        let (full_fits, lean_fits) = (full_total <= budget, lean_total <= budget && !shape.gpu);
+        let (full_fits, lean_fits) = (full_total <= budget, lean_total <= budget);
         let (full_ok, lean_ok) = match shape.forced {
             None => (full_fits, lean_fits),
             Some(Footprint::Full) => (full_fits, false),
@@ -120,9 +121,7 @@ impl Plan {
             };
             (Footprint::Lean, lean, lean_total, why)
         } else {
-            let (what, least) = if shape.gpu {
-                ("the GPU backend", full_total)
-            } else if shape.forced == Some(Footprint::Full) {
+            let (what, least) = if shape.forced == Some(Footprint::Full) {
                 ("the full strategy", full_total)
             } else {
                 ("even the leanest strategy", lean_total)
@@ -135,7 +134,7 @@ impl Plan {
                 bytes(budget)
             ));
             let why = "does not fit: the run would be refused".to_string();
-            if shape.gpu || shape.forced == Some(Footprint::Full) {
+            if shape.forced == Some(Footprint::Full) {
                 (Footprint::Full, full, full_total, why)
             } else {
                 (Footprint::Lean, lean, lean_total, why)
@@ -233,13 +232,15 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
     let limit = search::list_limit(shape.entries, shape.moves, footprint);
     // A list, its successor and the parts it is joined from.
     let lists = (limit.saturating_mul(8 * (1 + 2 * shape.moves as u64))).min(table * 4);
+    // Two staging buffers of at most READBACK_BLOCKS blocks (12 bytes per 32 entries).
+    let staging = 2 * (READBACK_BLOCKS * BLOCK_BYTES).min(table / 8 * 12 + BLOCK_BYTES);
     let mut out = Vec::new();
     match footprint {
         Footprint::Full => {
             // The search's structures and the writer's frames never live at once: the frames
             // come after the search. The larger of the two counts.
             let search = if shape.gpu {
-                vec![("last-level bitmap (read-back)".to_string(), bitmap)]
+                vec![("read-back staging".to_string(), staging)]
             } else if shape.swept {
                 vec![
                     ("last-level bitmap".to_string(), bitmap),
@@ -258,6 +259,10 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
             } else {
                 out.extend(search);
             }
+        }
+        // The GPU keeps its lists on the device (as scans): only the read-back's buffers.
+        Footprint::Lean if shape.gpu => {
+            out.push(("read-back staging".to_string(), staging));
         }
         Footprint::Lean => {
             out.push(("frontier lists (capped)".to_string(), lists));

@@ -96,6 +96,7 @@ pub fn run(
             quiet,
             backend: Backend::Auto,
             gpu_window_bytes: None,
+            gpu_memory: None,
             resume: out.join(job::CHECKPOINT).exists(),
             checkpoint_every: None,
             memory: None,

@@ -374,6 +374,31 @@ fn a_table_the_adapter_cannot_bind_is_refused_before_any_output() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_table_larger_than_gpu_memory_is_refused_before_any_output() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = scratch("gpu-memory");
+    let out = dir.join("out");
+    let result = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(["--puzzle", "turnstyle", "--n", "10", "--backend", "gpu"])
+        .args(["--gpu-memory", "1MiB", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains("needs 1.3 MiB (1360800 bytes) of GPU memory")
+            && stderr.contains("--gpu-memory gives 1.0 MiB"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no output folder");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The level loop's events: each level's depth, size and kind of pass.
 #[derive(Default)]
 struct Events(std::sync::Mutex<Vec<(u64, u64, Step)>>);

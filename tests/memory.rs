@@ -147,6 +147,44 @@ fn a_budget_picks_the_strategy_and_says_why() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_dry_run_plans_the_gpu_for_a_given_memory_without_a_device() {
+    // Turnstyle 13, 14 and 15 on an 80 GB GPU: 3 bits an entry in windows of at most 4 GiB.
+    let plan = |n: &str| {
+        let args = [
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            n,
+            "--dry-run",
+            "--gpu-memory",
+            "80GB",
+        ];
+        let result = gpusearch(&args);
+        assert!(result.status.success(), "{}", stderr(&result));
+        String::from_utf8_lossy(&result.stdout).into_owned()
+    };
+    let n13 = plan("13");
+    assert!(n13.contains("device plan: 3113510400 entries"), "{n13}");
+    assert!(n13.contains("(1167566400 bytes) in 1 window"), "{n13}");
+    assert!(n13.contains("(--gpu-memory): fits"), "{n13}");
+    let n14 = plan("14");
+    assert!(n14.contains("(32691859200 bytes) in 11 windows"), "{n14}");
+    assert!(
+        n14.contains("fits, 44.1 GiB (47308140800 bytes) to spare"),
+        "{n14}"
+    );
+    let n15 = plan("15");
+    assert!(n15.contains("(245188944000 bytes) in 77 windows"), "{n15}");
+    assert!(
+        n15.contains("refused: the table of 653837184000 entries needs 228.3 GiB"),
+        "{n15}"
+    );
+    // Without --gpu-memory and without --backend gpu there is no device part.
+    let cpu = gpusearch(&["--puzzle", "turnstyle", "--n", "12", "--dry-run"]);
+    assert!(!String::from_utf8_lossy(&cpu.stdout).contains("device plan"));
+}
+
 /// Asserts a one-line error, exit status 2, naming `needles`, and nothing written in `out`.
 fn refused(args: &[&str], out: &Path, needles: &[&str]) {
     let result = gpusearch(args);

@@ -77,6 +77,11 @@ impl Gpu {
         &self.adapter
     }
 
+    /// Device-local memory in bytes, where the driver says.
+    pub fn memory(&self) -> Option<u64> {
+        self.memory
+    }
+
     /// The layout of a table of `entries` entries on this device, windows no larger than
     /// `max_window_bytes` if given; an error with the numbers if the device cannot hold it.
     pub fn plan(&self, entries: u64, max_window_bytes: Option<u64>) -> Result<Layout, String> {
@@ -101,12 +106,9 @@ impl Gpu {
             ));
         }
         if let Some(memory) = self.memory
-            && layout.bytes() > memory
+            && let Some(why) = layout.memory_refusal(memory, &format!("'{name}'"))
         {
-            return Err(format!(
-                "the table of {entries} entries needs {} bytes of GPU memory, but '{name}' has {memory}: choose a smaller --n or --backend cpu",
-                layout.bytes()
-            ));
+            return Err(why);
         }
         Ok(layout)
     }

@@ -2,7 +2,7 @@
 //! its counts; the table read back for checkpoints and at the end.
 
 use super::device::{Gpu, map_read, puzzle_data_buffer};
-use super::layout::{BLOCK_BYTES, Dispatch, Layout, WORKGROUP};
+use super::layout::{BLOCK_BYTES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
 use super::{RANK_SHADER, sweep};
 use crate::puzzle::Structure;
 use crate::search::engine::Engine;
@@ -18,8 +18,6 @@ const BFS_SHADER: &str = include_str!("../../shaders/bfs.wgsl");
 const SWEEP_SHADER: &str = include_str!("../../shaders/sweep.wgsl");
 /// Bytes of the shader's `Params`.
 const PARAMS_BYTES: u64 = 32;
-/// Blocks read back from the device at a time (192 MiB).
-const READBACK_BLOCKS: u64 = 1 << 24;
 
 /// The shader for `puzzle` on `layout`: constants, window bindings and their accessors, the
 /// puzzle's source, then the kernels.
@@ -405,7 +403,7 @@ impl<'g> GpuEngine<'g> {
         let staging = [0, 1].map(|_| {
             self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("table read-back"),
-                size: READBACK_BLOCKS.min(self.layout.window_blocks(0)) * BLOCK_BYTES,
+                size: self.layout.staging_bytes(),
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             })

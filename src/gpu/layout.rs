@@ -6,10 +6,16 @@
 //! index) and the block's `seen` bits. A window holds `2^window_shift` blocks and is one storage
 //! binding; the shader finds an entry's window with a shift, never a division.
 
+use crate::plan::bytes;
+
 /// Entries per block.
 pub const BLOCK_ENTRIES: u64 = 32;
 /// Bytes per block: two table words and one `seen` word.
 pub const BLOCK_BYTES: u64 = 12;
+/// Blocks read back from the device at a time, into each of two staging buffers (192 MiB).
+pub const READBACK_BLOCKS: u64 = 1 << 24;
+/// The largest storage binding planned for where no device is present: wgpu's ceiling.
+pub const ASSUMED_BINDING_BYTES: u64 = (1 << 32) - 4;
 /// Invocations per workgroup (`@workgroup_size(64)` in `shaders/bfs.wgsl`), one block each.
 pub const WORKGROUP: u64 = 64;
 
@@ -92,6 +98,60 @@ impl Layout {
     /// Bytes on the device in all.
     pub fn bytes(&self) -> u64 {
         self.blocks * BLOCK_BYTES
+    }
+
+    /// Bytes of each of the two read-back staging buffers (mapped host memory).
+    pub fn staging_bytes(&self) -> u64 {
+        READBACK_BLOCKS.min(self.window_blocks(0)) * BLOCK_BYTES
+    }
+
+    /// Why a GPU of `memory` bytes (the figure from `source`) cannot hold the table, if it
+    /// cannot.
+    pub fn memory_refusal(&self, memory: u64, source: &str) -> Option<String> {
+        (self.bytes() > memory).then(|| {
+            format!(
+                "the table of {} entries needs {} of GPU memory (3 bits an entry), but {source} gives {}: choose a smaller puzzle or --backend cpu",
+                self.entries,
+                bytes(self.bytes()),
+                bytes(memory)
+            )
+        })
+    }
+
+    /// The device part of a plan, as `--dry-run` prints it: the table on the device and its
+    /// windows, the read-back's staging, and whether a GPU of `memory` bytes (the figure and
+    /// where it comes from) holds them.
+    pub fn describe(&self, memory: Option<(u64, &str)>) -> String {
+        let mut out = format!("device plan: {} entries\n", self.entries);
+        out += &format!(
+            "  {:<32} {} in {} window{} of up to {}\n",
+            "table and seen bits (3 bits)",
+            bytes(self.bytes()),
+            self.windows,
+            if self.windows == 1 { "" } else { "s" },
+            bytes(self.window_bytes(0))
+        );
+        out += &format!(
+            "  {:<32} {} (2 x {}, host memory)\n",
+            "read-back staging",
+            bytes(2 * self.staging_bytes()),
+            bytes(self.staging_bytes())
+        );
+        match memory {
+            Some((memory, source)) => match self.memory_refusal(memory, source) {
+                None => {
+                    out += &format!(
+                        "  {:<32} {} ({source}): fits, {} to spare\n",
+                        "GPU memory",
+                        bytes(memory),
+                        bytes(memory - self.bytes())
+                    )
+                }
+                Some(why) => out += &format!("  refused: {why}\n"),
+            },
+            None => out += "  GPU memory unknown (give --gpu-memory SIZE)\n",
+        }
+        out
     }
 
     /// The dispatches that cover every block once, in rank order, each at most
