@@ -3,10 +3,10 @@
 // Memory: the table is cut into blocks of 32 entries, each three u32 words: entries 0..15 (two
 // bits each, entry e at bits 2e), entries 16..31, and the block's `seen` word (bit e set once
 // entry e's level is older than the one before the frontier). Blocks live in windows of
-// 2^WINDOW_SHIFT blocks, one storage binding each; `word_load`, `word_store` and `word_cas`
-// (generated on the host, one switch arm per window) reach any window.
+// 2^window_shift blocks, one storage binding each; `word_load`, `word_store` and `word_cas`
+// (shaders/windows.wgsl, one switch arm per window) reach any window.
 //
-// Prepended by the host: `ENTRIES`, `WINDOW_SHIFT`, the window bindings and accessors, and the
+// Prepended by the host: the window bindings and accessors (shaders/windows.wgsl), and the
 // puzzle's `MOVES`, `load_state(rank)` and `neighbour(move) -> rank`.
 //
 // Pass d (the frontier is level d; `cur`, `next`, `prev` are d, d+1, d-1 mod 3): before it,
@@ -26,13 +26,22 @@ struct Params {
     cur: u32,
     next: u32,
     prev: u32,
-    unused: u32,
+    // The table: log2 of the blocks per window, and its entries (low word first).
+    window_shift: u32,
+    entries_lo: u32,
+    entries_hi: u32,
+    unused: vec2<u32>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
 
 const UNREACHED: u32 = 3u;
+
+// The table's entries.
+fn table_entries() -> u64 {
+    return u64(params.entries_lo) | (u64(params.entries_hi) << 32u);
+}
 
 // Bits 2e of `word` set where entry e equals `value`.
 fn matches16(word: u32, value: u32) -> u32 {
@@ -67,22 +76,23 @@ fn matches32(lo: u32, hi: u32, value: u32) -> u32 {
 
 // The rank of entry 0 of block `local` in window `window`.
 fn block_rank(window: u32, local: u32) -> u64 {
-    return ((u64(window) << WINDOW_SHIFT) + u64(local)) << 5u;
+    return ((u64(window) << params.window_shift) + u64(local)) << 5u;
 }
 
 // Bit e set for the entries of the block that lie inside the table.
 fn valid_mask(first: u64) -> u32 {
-    if first + 32lu <= ENTRIES {
+    let entries = table_entries();
+    if first + 32lu <= entries {
         return 0xffffffffu;
     }
-    return (1u << u32(ENTRIES - first)) - 1u;
+    return (1u << u32(entries - first)) - 1u;
 }
 
 // Where entry `rank` lives: window, word within the window, bit shift.
 fn locate(rank: u64) -> vec3<u32> {
     let block = rank >> 5u;
-    let window = u32(block >> WINDOW_SHIFT);
-    let local = u32(block & ((1lu << WINDOW_SHIFT) - 1lu));
+    let window = u32(block >> params.window_shift);
+    let local = u32(block & ((1lu << params.window_shift) - 1lu));
     let entry = u32(rank & 31lu);
     return vec3<u32>(window, local * 3u + (entry >> 4u), (entry & 15u) * 2u);
 }

@@ -28,11 +28,11 @@ fn sweep_u64(i: u32) -> u64 {
 // the table. Entries holding `prev` may be marked seen while this runs: they never hold `cur`.
 fn frontier32(block: u64) -> u32 {
     let first = block << 5u;
-    if first >= ENTRIES {
+    if first >= table_entries() {
         return 0u;
     }
-    let window = u32(block >> WINDOW_SHIFT);
-    let base = u32(block & ((1lu << WINDOW_SHIFT) - 1lu)) * 3u;
+    let window = u32(block >> params.window_shift);
+    let base = u32(block & ((1lu << params.window_shift) - 1lu)) * 3u;
     let lo = word_load(window, base);
     let hi = word_load(window, base + 1u);
     let seen = word_load(window, base + 2u);

@@ -10,60 +10,36 @@ use crate::search::levels::Levels;
 use crate::search::table::{DistanceTable, LOW_BITS, UNREACHED, matches, spread, squeeze};
 use crate::search::{Progress, Step};
 use rayon::prelude::*;
-use std::fmt::Write;
 
 /// The kernels, shared by every puzzle.
 const BFS_SHADER: &str = include_str!("../../shaders/bfs.wgsl");
 /// The sweep kernels.
 const SWEEP_SHADER: &str = include_str!("../../shaders/sweep.wgsl");
+/// The window bindings and accessors, a template (see [`shader_source`]).
+const WINDOWS_SHADER: &str = include_str!("../../shaders/windows.wgsl");
+/// The binding of window 0 (after the params, the counts, the puzzle data and the sweep data).
+const FIRST_WINDOW_BINDING: u32 = 4;
 /// Bytes of the shader's `Params`.
-const PARAMS_BYTES: u64 = 32;
+const PARAMS_BYTES: u64 = 48;
 
-/// The shader for `puzzle` on `layout`: constants, window bindings and their accessors, the
+/// The shader for `puzzle` on `layout`: the window bindings and accessors (each line of
+/// `shaders/windows.wgsl` marked `// each window` once per window), the rank functions, the
 /// puzzle's source, then the kernels.
 fn shader_source(layout: &Layout, puzzle: &str) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "@group(0) @binding({}) var<storage, read> puzzle_data: array<u32>;",
-        layout.windows + 2
-    );
-    let _ = writeln!(
-        s,
-        "@group(0) @binding({}) var<storage, read> sweep_data: array<u32>;",
-        layout.windows + 3
-    );
-    let _ = writeln!(s, "const ENTRIES: u64 = {}lu;", layout.entries);
-    let _ = writeln!(s, "const WINDOW_SHIFT: u32 = {}u;", layout.window_shift);
-    for w in 0..layout.windows {
-        let _ = writeln!(
-            s,
-            "@group(0) @binding({}) var<storage, read_write> window{w}: array<atomic<u32>>;",
-            w + 2
-        );
+    for line in WINDOWS_SHADER.lines() {
+        if line.ends_with("// each window") {
+            for w in 0..layout.windows {
+                s += &line
+                    .replace("{w}", &w.to_string())
+                    .replace("{binding}", &(FIRST_WINDOW_BINDING + w).to_string());
+                s.push('\n');
+            }
+        } else {
+            s += line;
+            s.push('\n');
+        }
     }
-    let arms = |body: &dyn Fn(u32) -> String| -> String {
-        (0..layout.windows)
-            .map(|w| format!("        case {w}u: {{ {} }}\n", body(w)))
-            .collect()
-    };
-    let _ = write!(
-        s,
-        "fn word_load(w: u32, i: u32) -> u32 {{\n    var v = 0u;\n    switch w {{\n{}        default: {{}}\n    }}\n    return v;\n}}\n",
-        arms(&|w| format!("v = atomicLoad(&window{w}[i]);"))
-    );
-    let _ = write!(
-        s,
-        "fn word_store(w: u32, i: u32, v: u32) {{\n    switch w {{\n{}        default: {{}}\n    }}\n}}\n",
-        arms(&|w| format!("atomicStore(&window{w}[i], v);"))
-    );
-    let _ = write!(
-        s,
-        "fn word_cas(w: u32, i: u32, old: u32, value: u32) -> vec2<u32> {{\n    var r = vec2<u32>(old, 1u);\n    switch w {{\n{}        default: {{}}\n    }}\n    return r;\n}}\n",
-        arms(&|w| format!(
-            "let x = atomicCompareExchangeWeak(&window{w}[i], old, value); r = vec2<u32>(x.old_value, select(0u, 1u, x.exchanged));"
-        ))
-    );
     s.push_str(RANK_SHADER);
     s.push_str(puzzle);
     s.push('\n');
@@ -174,9 +150,8 @@ impl<'g> GpuEngine<'g> {
             },
             storage(1),
         ];
-        entries.extend((0..layout.windows).map(|w| storage(w + 2)));
-        entries.extend([2, 3].map(|b| wgpu::BindGroupLayoutEntry {
-            binding: layout.windows + b,
+        entries.extend([2, 3].map(|binding| wgpu::BindGroupLayoutEntry {
+            binding,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Storage { read_only: true },
@@ -185,6 +160,7 @@ impl<'g> GpuEngine<'g> {
             },
             count: None,
         }));
+        entries.extend((0..layout.windows).map(|w| storage(FIRST_WINDOW_BINDING + w)));
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("table"),
             entries: &entries,
@@ -208,7 +184,7 @@ impl<'g> GpuEngine<'g> {
                 .iter()
                 .enumerate()
                 .map(|(w, b)| wgpu::BindGroupEntry {
-                    binding: w as u32 + 2,
+                    binding: FIRST_WINDOW_BINDING + w as u32,
                     resource: b.as_entire_binding(),
                 }),
         );
@@ -219,11 +195,11 @@ impl<'g> GpuEngine<'g> {
             sweep.as_deref().unwrap_or(&sweep::no_sweep()),
         );
         bindings.push(wgpu::BindGroupEntry {
-            binding: layout.windows + 2,
+            binding: 2,
             resource: puzzle_data.as_entire_binding(),
         });
         bindings.push(wgpu::BindGroupEntry {
-            binding: layout.windows + 3,
+            binding: 3,
             resource: sweep_data.as_entire_binding(),
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -306,6 +282,10 @@ impl<'g> GpuEngine<'g> {
                 cur as u32,
                 next as u32,
                 prev as u32,
+                self.layout.window_shift,
+                self.layout.entries as u32,
+                (self.layout.entries >> 32) as u32,
+                0,
                 0,
             ];
             let at = slot * self.stride as usize;
