@@ -353,50 +353,46 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn a_table_the_adapter_cannot_bind_is_refused_before_any_output() {
-    if gpu().is_none() {
-        return;
-    }
-    let dir = scratch("refused");
+/// Runs `args` on the GPU backend and asserts a one-line refusal naming `needles`, exit status
+/// 2, and no output folder.
+fn refused_before_any_output(args: &[&str], needles: &[&str]) {
+    let dir = scratch(&format!("refused-{}", args.join("-")));
     let out = dir.join("out");
     let result = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
-        .args(["--puzzle", "turnstyle", "--n", "12", "--backend", "gpu"])
-        .args(["--gpu-window-bytes", "768", "--quiet", "--out"])
+        .args(["--puzzle", "turnstyle", "--backend", "gpu", "--quiet"])
+        .args(args)
+        .arg("--out")
         .arg(&out)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert_eq!(result.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.contains("GPU windows"), "{stderr}");
+    for needle in needles {
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+    }
     assert!(!out.exists(), "no output folder");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
-fn a_table_larger_than_gpu_memory_is_refused_before_any_output() {
+fn tables_the_gpu_cannot_hold_are_refused_before_any_output() {
     if gpu().is_none() {
         return;
     }
-    let dir = scratch("gpu-memory");
-    let out = dir.join("out");
-    let result = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
-        .args(["--puzzle", "turnstyle", "--n", "10", "--backend", "gpu"])
-        .args(["--gpu-memory", "1MiB", "--quiet", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert_eq!(result.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(
-        stderr.contains("needs 1.3 MiB (1360800 bytes) of GPU memory")
-            && stderr.contains("--gpu-memory gives 1.0 MiB"),
-        "{stderr}"
+    // More windows than a shader binds.
+    refused_before_any_output(
+        &["--n", "12", "--gpu-window-bytes", "768"],
+        &["GPU windows"],
     );
-    assert!(!out.exists(), "no output folder");
-    let _ = std::fs::remove_dir_all(&dir);
+    // More bytes than --gpu-memory allows.
+    refused_before_any_output(
+        &["--n", "10", "--gpu-memory", "1MiB"],
+        &[
+            "needs 1.3 MiB (1360800 bytes) of GPU memory",
+            "--gpu-memory gives 1.0 MiB",
+        ],
+    );
 }
 
 /// The level loop's events: each level's depth, size and kind of pass.

@@ -99,20 +99,7 @@ fn a_budget_picks_the_strategy_and_says_why() {
     let o = out.to_str().unwrap();
     // Turnstyle 12: a 114 MiB table; full needs about 2.1x the table beside fixed room, lean
     // about the table.
-    let plan = |memory: &str| {
-        let args = [
-            "--puzzle",
-            "turnstyle",
-            "--n",
-            "12",
-            "--dry-run",
-            "--memory",
-            memory,
-        ];
-        let result = gpusearch(&args);
-        assert!(result.status.success(), "{}", stderr(&result));
-        String::from_utf8_lossy(&result.stdout).into_owned()
-    };
+    let plan = |memory: &str| dry_run(&["--puzzle", "turnstyle", "--n", "12", "--memory", memory]);
     let text = plan("400MiB");
     assert!(text.contains("strategy: lean"), "{text}");
     assert!(text.contains("table (2 bits an entry)"), "{text}");
@@ -150,20 +137,7 @@ fn a_budget_picks_the_strategy_and_says_why() {
 #[test]
 fn a_dry_run_plans_the_gpu_for_a_given_memory_without_a_device() {
     // Turnstyle 13, 14 and 15 on an 80 GB GPU: 3 bits an entry in windows of at most 4 GiB.
-    let plan = |n: &str| {
-        let args = [
-            "--puzzle",
-            "turnstyle",
-            "--n",
-            n,
-            "--dry-run",
-            "--gpu-memory",
-            "80GB",
-        ];
-        let result = gpusearch(&args);
-        assert!(result.status.success(), "{}", stderr(&result));
-        String::from_utf8_lossy(&result.stdout).into_owned()
-    };
+    let plan = |n: &str| dry_run(&["--puzzle", "turnstyle", "--n", n, "--gpu-memory", "80GB"]);
     let n13 = plan("13");
     assert!(n13.contains("device plan: 3113510400 entries"), "{n13}");
     assert!(n13.contains("(1167566400 bytes) in 1 window"), "{n13}");
@@ -183,6 +157,13 @@ fn a_dry_run_plans_the_gpu_for_a_given_memory_without_a_device() {
     // Without --gpu-memory and without --backend gpu there is no device part.
     let cpu = gpusearch(&["--puzzle", "turnstyle", "--n", "12", "--dry-run"]);
     assert!(!String::from_utf8_lossy(&cpu.stdout).contains("device plan"));
+}
+
+/// The plan `--dry-run` prints for `args`, which must succeed.
+fn dry_run(args: &[&str]) -> String {
+    let result = gpusearch(&[args, &["--dry-run"][..]].concat());
+    assert!(result.status.success(), "{}", stderr(&result));
+    String::from_utf8_lossy(&result.stdout).into_owned()
 }
 
 /// Asserts a one-line error, exit status 2, naming `needles`, and nothing written in `out`.
