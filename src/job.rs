@@ -8,7 +8,8 @@ use crate::puzzle::StateSpace;
 use crate::puzzle::spec::PuzzleArgs;
 use crate::report::Report;
 use crate::search::levels::{Levels, Written};
-use crate::search::{self, Checkpoints, Footprint, Options, Resume, table::DistanceTable};
+use crate::search::table::TableView;
+use crate::search::{self, Checkpoints, Footprint, Options, Resume};
 use crate::store::{
     self,
     atomic::{self, AtomicFile},
@@ -333,44 +334,59 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         footprint: plan.footprint,
         ..Options::default()
     };
-    let outcome = pool
+    let info = space.info();
+    let starts = space.starts();
+    let gsd = out.join("distances.gsd");
+    let write_error =
+        |what: &Path, e: std::io::Error| format!("cannot write {}: {e}", what.display());
+    // The end of the search: the distances file written from the table where it lies.
+    let write = |table: &dyn TableView, levels: &Levels| {
+        let seconds = earlier + started.elapsed().as_secs_f64();
+        bar.finish();
+        let mut file = AtomicFile::create(&gsd).map_err(|e| write_error(&gsd, e))?;
+        let sha = store::write(
+            file.writer(),
+            &info,
+            &starts,
+            levels,
+            table,
+            plan.frame_memory,
+        )
+        .map_err(|e| write_error(&gsd, e))?;
+        Ok((file, sha, seconds))
+    };
+    let (levels, antipodes, (file, sha, seconds), picture) = pool
         .install(|| match &gpu {
             Some((gpu, layout)) => {
-                gpu.search_from(space, layout, &options, &bar, Some(&saver), resume)
+                let (levels, antipodes, written) = gpu.search_then(
+                    space,
+                    layout,
+                    &options,
+                    &bar,
+                    Some(&saver),
+                    resume,
+                    plan.host_table,
+                    write,
+                )?;
+                Ok((levels, antipodes, written, None))
             }
-            None => search::search_from(space, &options, &bar, Some(&saver), resume),
+            None => {
+                let outcome = search::search_from(space, &options, &bar, Some(&saver), resume)?;
+                let written = write(&outcome.table, &outcome.levels)?;
+                let picture = space.picture(&outcome.table);
+                Ok((outcome.levels, outcome.antipodes, written, picture))
+            }
         })
         .map_err(Error::Run)?;
-    let seconds = earlier + started.elapsed().as_secs_f64();
-    bar.finish();
-
-    let info = space.info();
-    let gsd = out.join("distances.gsd");
-    let write_error = |what: &Path, e: std::io::Error| {
-        Error::Run(format!("cannot write {}: {e}", what.display()))
-    };
-    let mut file = AtomicFile::create(&gsd).map_err(|e| write_error(&gsd, e))?;
-    let sha = pool
-        .install(|| {
-            store::write(
-                file.writer(),
-                &info,
-                &space.starts(),
-                &outcome.levels,
-                &outcome.table,
-                plan.frame_memory,
-            )
-        })
-        .map_err(|e| write_error(&gsd, e))?;
-    let reachable = outcome.reachable();
+    let reachable = levels.total();
     let report = Report {
         puzzle: info,
         rank_space: space.size(),
         reachable,
-        diameter: outcome.diameter(),
-        antipode_count: outcome.levels.last(),
-        antipodes: outcome.antipodes.iter().map(|&r| space.state(r)).collect(),
-        levels: Written::from(&outcome.levels),
+        diameter: levels.len() - 1,
+        antipode_count: levels.last(),
+        antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
+        levels: Written::from(&levels),
         backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
         adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),
         threads,
@@ -380,8 +396,8 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         distances_file: "distances.gsd".into(),
         distances_sha256: sha,
     };
-    file.commit().map_err(|e| write_error(&gsd, e))?;
-    let picture = space.picture(&outcome.table);
+    file.commit()
+        .map_err(|e| Error::Run(write_error(&gsd, e)))?;
     let mut files = vec![
         ("levels.csv", report.levels_csv()),
         ("levels.svg", report.levels_svg()),
@@ -393,11 +409,12 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
     }
     for (name, text) in files {
         let path = out.join(name);
-        AtomicFile::write_all(&path, text.as_bytes()).map_err(|e| write_error(&path, e))?;
+        AtomicFile::write_all(&path, text.as_bytes())
+            .map_err(|e| Error::Run(write_error(&path, e)))?;
     }
     // The run is complete: nothing to resume any more.
     if checkpoint.exists() {
-        std::fs::remove_file(&checkpoint).map_err(|e| write_error(&checkpoint, e))?;
+        std::fs::remove_file(&checkpoint).map_err(|e| Error::Run(write_error(&checkpoint, e)))?;
     }
     Ok(Finished {
         report,
@@ -446,7 +463,7 @@ impl Checkpoints for FileCheckpoints {
 
     fn save(
         &self,
-        table: &DistanceTable,
+        table: &dyn TableView,
         levels: &Levels,
         antipodes: &[u64],
     ) -> Result<(), String> {

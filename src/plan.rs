@@ -35,8 +35,12 @@ pub struct Plan {
     pub why: String,
     /// Every structure beside the table under the footprint chosen: (what, bytes).
     pub extras: Vec<(String, u64)>,
-    /// Peak resident bytes: the table and the extras.
+    /// Peak resident bytes: the table (where the host holds it) and the extras.
     pub total: u64,
+    /// Whether the host holds a copy of the table: always on the CPU; on a GPU unless the
+    /// budget does not allow one (the file and checkpoints then read it from the device chunk
+    /// by chunk).
+    pub host_table: bool,
     /// The leanest footprint's total: below it nothing runs.
     pub leanest: u64,
     /// Why the run cannot go ahead within the budget, if it cannot.
@@ -90,6 +94,9 @@ impl Plan {
         let lean = extras(shape, Footprint::Lean, table);
         let sum = |e: &[(String, u64)]| table + e.iter().map(|(_, b)| b).sum::<u64>();
         let (full_total, lean_total) = (sum(&full), sum(&lean));
+        // A GPU's table may stay on the device alone: the host then holds only the extras.
+        let device = shape.gpu.then(|| lean.iter().map(|(_, b)| b).sum::<u64>());
+        let device_ok = device.is_some_and(|d| d <= budget) && shape.forced.is_none();
         let (full_fits, lean_fits) = (full_total <= budget, lean_total <= budget);
         let (full_ok, lean_ok) = match shape.forced {
             None => (full_fits, lean_fits),
@@ -97,6 +104,7 @@ impl Plan {
             Some(Footprint::Lean) => (false, lean_fits),
         };
         let mut refusal = None;
+        let mut host_table = true;
         let (footprint, extras, total, why) = if full_ok {
             (
                 Footprint::Full,
@@ -120,11 +128,20 @@ impl Plan {
                 )
             };
             (Footprint::Lean, lean, lean_total, why)
+        } else if let Some(device_total) = device.filter(|_| device_ok) {
+            host_table = false;
+            let why = format!(
+                "the table stays on the GPU, read back chunk by chunk for the file and checkpoints: the lean strategy with a host copy needs {}, more than the {} budget; without one {}",
+                bytes(lean_total),
+                bytes(budget),
+                bytes(device_total)
+            );
+            (Footprint::Lean, lean, device_total, why)
         } else {
             let (what, least) = if shape.forced == Some(Footprint::Full) {
                 ("the full strategy", full_total)
             } else {
-                ("even the leanest strategy", lean_total)
+                ("even the leanest strategy", device.unwrap_or(lean_total))
             };
             refusal = Some(format!(
                 "{what} needs {} of memory ({} table of {} entries) but the budget is {}: give a larger --memory, or choose a smaller puzzle",
@@ -150,7 +167,8 @@ impl Plan {
             why,
             extras,
             total,
-            leanest: lean_total,
+            leanest: device.unwrap_or(lean_total),
+            host_table,
             refusal,
             budget,
             frame_memory: match footprint {
@@ -178,9 +196,14 @@ impl Plan {
         let _ = writeln!(out, "memory plan: {} entries", self.entries);
         let _ = writeln!(
             out,
-            "  {:<32} {}",
+            "  {:<32} {}{}",
             "table (2 bits an entry)",
-            bytes(self.table)
+            bytes(self.table),
+            if self.host_table {
+                ""
+            } else {
+                " on the GPU only"
+            }
         );
         for (what, b) in &self.extras {
             let _ = writeln!(out, "  {what:<32} {}", bytes(*b));
@@ -368,6 +391,27 @@ mod tests {
             threads: 2,
             forced: None,
         }
+    }
+
+    #[test]
+    fn a_gpu_table_stays_on_the_device_where_the_host_cannot_hold_a_copy() {
+        let n14 = 87_178_291_200;
+        let gpu = Shape {
+            gpu: true,
+            ..shape(n14)
+        };
+        // 64 GiB: full, with a host copy; 24 GiB: lean, with a host copy; 2 GiB: none.
+        let full = Plan::new(&gpu, 64 << 30).unwrap();
+        assert!(full.footprint == Footprint::Full && full.host_table);
+        let lean = Plan::new(&gpu, 24 << 30).unwrap();
+        assert!(lean.footprint == Footprint::Lean && lean.host_table);
+        let device = Plan::new(&gpu, 2 << 30).unwrap();
+        assert!(!device.host_table, "{}", device.why);
+        assert!(device.total < 1 << 30, "{}", device.total);
+        assert_eq!(device.frame_memory, 0, "chunks compressed again as written");
+        // Below even that, refused; on the CPU the table is always on the host.
+        assert!(Plan::new(&gpu, 256 << 20).is_err());
+        assert!(Plan::new(&shape(n14), 2 << 30).is_err());
     }
 
     #[test]

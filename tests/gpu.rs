@@ -2,14 +2,14 @@
 //! (lavapipe in CI). Without an adapter these tests skip, saying so, unless
 //! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
 
+mod common;
+use common::Every;
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::perm::{self, Identity, parse};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
-use gpusearch::search::levels::Levels;
 use gpusearch::search::table::DistanceTable;
-use gpusearch::search::{
-    Checkpoints, Options, Outcome, Progress, Resume, Silent, Step, Strategy, search,
-};
+use gpusearch::search::{Options, Outcome, Progress, Resume, Silent, Step, Strategy, search};
+use gpusearch::store;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -446,32 +446,6 @@ fn the_level_loop_drives_both_engines_through_the_same_passes() {
     }
 }
 
-/// A checkpoint kept in memory: the table's words, the levels and the antipodes.
-type Saved = (Vec<u64>, Levels, Vec<u64>);
-
-/// Checkpoints after every level, all kept.
-#[derive(Default)]
-struct Every(std::sync::Mutex<Vec<Saved>>);
-
-impl Checkpoints for Every {
-    fn due(&self) -> bool {
-        true
-    }
-    fn save(
-        &self,
-        table: &DistanceTable,
-        levels: &Levels,
-        antipodes: &[u64],
-    ) -> Result<(), String> {
-        let words = (0..table.word_count()).map(|w| table.word(w)).collect();
-        self.0
-            .lock()
-            .unwrap()
-            .push((words, levels.clone(), antipodes.to_vec()));
-        Ok(())
-    }
-}
-
 #[test]
 fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
     let Some(gpu) = gpu() else { return };
@@ -538,5 +512,58 @@ fn ring_shaders_number_the_moves_as_the_cpu_does() {
                 space.slug()
             );
         }
+    }
+}
+
+#[test]
+fn a_table_left_on_the_device_writes_the_same_file_and_checkpoints() {
+    let Some(gpu) = gpu() else { return };
+    for (space, window) in [
+        (Ring::turnstyle(9, Metric::Lrf).unwrap(), 3 << 10),
+        (Ring::turnstyle(8, Metric::Flips).unwrap(), 768),
+    ] {
+        // Small windows: the chunks read back cross windows.
+        let layout = gpu.plan(space.size(), Some(window)).unwrap();
+        assert!(layout.windows > 2, "{}", space.slug());
+        let run = |host_table: bool| {
+            let every = Every::default();
+            let (levels, antipodes, file) = gpu
+                .search_then(
+                    &space,
+                    &layout,
+                    &options(Strategy::Auto),
+                    &Silent,
+                    Some(&every),
+                    None,
+                    host_table,
+                    |table, levels| {
+                        let mut file = Vec::new();
+                        store::write(&mut file, &space.info(), &space.starts(), levels, table, 0)
+                            .map_err(|e| e.to_string())?;
+                        Ok(file)
+                    },
+                )
+                .unwrap();
+            (levels, antipodes, file, every.0.into_inner().unwrap())
+        };
+        let host = run(true);
+        let device = run(false);
+        assert_eq!(host.0, device.0, "{}: levels", space.slug());
+        assert_eq!(host.1, device.1, "{}: antipodes", space.slug());
+        assert!(host.2 == device.2, "{}: distances file", space.slug());
+        assert!(host.3 == device.3, "{}: checkpoints", space.slug());
+        // And the CPU's file, byte for byte.
+        let cpu = search(&space, &options(Strategy::Auto), &Silent);
+        let mut file = Vec::new();
+        store::write(
+            &mut file,
+            &space.info(),
+            &space.starts(),
+            &cpu.levels,
+            &cpu.table,
+            0,
+        )
+        .unwrap();
+        assert!(file == device.2, "{}: the CPU's file", space.slug());
     }
 }

@@ -1,7 +1,7 @@
 //! What users publish and check: `solve`, `verify`, and runs that survive being killed.
 
 use gpusearch::puzzle::{Metric, Ring, StateSpace};
-use gpusearch::search::table::UNREACHED;
+use gpusearch::search::table::{TableView, UNREACHED};
 use gpusearch::search::{Options, Silent, search};
 use gpusearch::store;
 use std::io::{BufRead, BufReader};
@@ -279,7 +279,9 @@ fn solve_refuses_invalid_states() {
 fn rewrite(good: &Path, bad: &Path, edit: impl FnOnce(&mut store::Header, &mut Vec<u8>)) {
     let (mut header, table) = store::read(good).unwrap();
     let mut bytes = Vec::new();
-    table.append_le_bytes(0..table.word_count(), &mut bytes);
+    table
+        .append_le_bytes(0..table.word_count(), &mut bytes)
+        .unwrap();
     edit(&mut header, &mut bytes);
     let table = gpusearch::search::table::DistanceTable::from_le_bytes(header.entries, &bytes);
     let mut file = std::fs::File::create(bad).unwrap();

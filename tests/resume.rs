@@ -1,41 +1,15 @@
 //! Going on from a checkpoint gives what an uninterrupted search gives: for every family, both
 //! footprints, and a checkpoint after every level.
 
+mod common;
+use common::Every;
 use gpusearch::puzzle::StateSpace;
 use gpusearch::puzzle::spec::PuzzleArgs;
-use gpusearch::search::levels::Levels;
 use gpusearch::search::table::DistanceTable;
 use gpusearch::search::{
-    Checkpoints, Footprint, Options, Outcome, Resume, Silent, Strategy, search, search_from,
+    Footprint, Options, Outcome, Resume, Silent, Strategy, search, search_from,
 };
 use gpusearch::with_space;
-use std::sync::Mutex;
-
-/// A checkpoint kept in memory: the table's words, the levels and the antipodes.
-type Saved = (Vec<u64>, Levels, Vec<u64>);
-
-/// Checkpoints after every level, all kept.
-struct Every(Mutex<Vec<Saved>>);
-
-impl Checkpoints for Every {
-    fn due(&self) -> bool {
-        true
-    }
-
-    fn save(
-        &self,
-        table: &DistanceTable,
-        levels: &Levels,
-        antipodes: &[u64],
-    ) -> Result<(), String> {
-        let words = (0..table.word_count()).map(|w| table.word(w)).collect();
-        self.0
-            .lock()
-            .unwrap()
-            .push((words, levels.clone(), antipodes.to_vec()));
-        Ok(())
-    }
-}
 
 fn same(what: &str, a: &Outcome, b: &Outcome) {
     assert_eq!(a.levels, b.levels, "{what}: levels");
@@ -84,7 +58,7 @@ fn every_checkpoint_resumes_to_the_uninterrupted_result() {
                     };
                     let what = format!("{puzzle} {sizes:?} {metric:?} {strategy:?} {footprint:?}");
                     let whole = search(s, &options, &Silent);
-                    let every = Every(Mutex::new(Vec::new()));
+                    let every = Every::default();
                     let saved = search_from(s, &options, &Silent, Some(&every), None).unwrap();
                     same(&what, &whole, &saved);
                     let checkpoints = every.0.into_inner().unwrap();

@@ -7,7 +7,9 @@ use super::{RANK_SHADER, sweep};
 use crate::puzzle::Structure;
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
-use crate::search::table::{DistanceTable, LOW_BITS, UNREACHED, matches, spread, squeeze};
+use crate::search::table::{
+    DistanceTable, LOW_BITS, TableView, UNREACHED, matches, spread, squeeze,
+};
 use crate::search::{Progress, Step};
 use rayon::prelude::*;
 
@@ -69,6 +71,9 @@ pub struct GpuEngine<'g> {
     profile: bool,
     /// The table as last read back, until the next pass changes it.
     read: Option<DistanceTable>,
+    /// Whether the host may hold a copy of the table; if not, checkpoints and the file read it
+    /// from the device chunk by chunk.
+    host_table: bool,
 }
 
 /// The pipelines of a sweep pass: block moves, then the residual moves pulled or pushed.
@@ -87,6 +92,7 @@ impl<'g> GpuEngine<'g> {
         puzzle: &str,
         data: &[u32],
         structure: Option<&Structure>,
+        host_table: bool,
     ) -> Result<GpuEngine<'g>, String> {
         let started = std::time::Instant::now();
         let sweep = structure.and_then(sweep::sweep_data);
@@ -266,6 +272,7 @@ impl<'g> GpuEngine<'g> {
             sweeps,
             profile,
             read: None,
+            host_table,
         })
     }
 
@@ -374,11 +381,15 @@ impl<'g> GpuEngine<'g> {
     }
 
     /// The table, read back chunk by chunk (the next chunk's copy runs while the host takes in
-    /// the last), and with `last = Some((value, limit))` the smallest `limit` ranks of the last
-    /// level (the entries holding `value` that are not yet seen).
-    fn read_back(&self, last: Option<(u8, usize)>) -> Result<(DistanceTable, Vec<u64>), String> {
+    /// the last) into a host copy if `keep`, and with `last = Some((value, limit))` the smallest
+    /// `limit` ranks of the last level (the entries holding `value` that are not yet seen).
+    fn read_back(
+        &self,
+        last: Option<(u8, usize)>,
+        keep: bool,
+    ) -> Result<(Option<DistanceTable>, Vec<u64>), String> {
         let started = std::time::Instant::now();
-        let table = DistanceTable::new(self.layout.entries);
+        let table = keep.then(|| DistanceTable::new(self.layout.entries));
         let mut smallest = Vec::new();
         let staging = [0, 1].map(|_| {
             self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -410,7 +421,7 @@ impl<'g> GpuEngine<'g> {
                     copy(next, &staging[(i + 1) % 2]);
                 }
                 let words: &[u32] = bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
-                take_in(&table, block, words, want)
+                take_in(table.as_ref(), block, words, want)
             })?;
             smallest.extend(found);
             block += count as usize;
@@ -510,38 +521,89 @@ impl Engine for GpuEngine<'_> {
 
     fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
         // The loop asks for the table next (a checkpoint, the end): one read-back gives both.
-        let (table, smallest) = self.read_back(Some(((depth % 3) as u8, limit)))?;
-        self.read = Some(table);
+        let (table, smallest) =
+            self.read_back(Some(((depth % 3) as u8, limit)), self.host_table)?;
+        self.read = table;
         Ok(smallest)
     }
 
     fn with_table(
         &mut self,
-        f: &mut dyn FnMut(&DistanceTable) -> Result<(), String>,
+        f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
     ) -> Result<(), String> {
-        let table = match self.read.take() {
-            Some(table) => table,
-            None => self.read_back(None)?.0,
-        };
-        f(&table)
+        match self.read.take() {
+            Some(table) => f(&table),
+            None if self.host_table => f(&self.read_back(None, true)?.0.expect("kept")),
+            None => f(&DeviceTable(self)),
+        }
     }
 
     fn into_table(mut self) -> Result<DistanceTable, String> {
         match self.read.take() {
             Some(table) => Ok(table),
-            None => Ok(self.read_back(None)?.0),
+            None => Ok(self.read_back(None, true)?.0.expect("kept")),
         }
+    }
+}
+
+/// The table where it lies on the device, read back piece by piece as the writers ask.
+struct DeviceTable<'e, 'g>(&'e GpuEngine<'g>);
+
+impl TableView for DeviceTable<'_, '_> {
+    fn entries(&self) -> u64 {
+        self.0.layout.entries
+    }
+
+    fn append_le_bytes(
+        &self,
+        words: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        // A table word is a block's first two device words; the pieces stay inside a window.
+        let (engine, layout) = (self.0, &self.0.layout);
+        let mut block = words.start as u64;
+        while block < words.end as u64 {
+            let window = (block >> layout.window_shift) as u32;
+            let first = block & ((1 << layout.window_shift) - 1);
+            let count = (words.end as u64 - block).min(layout.window_blocks(window) - first);
+            let staging = engine.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("chunk read-back"),
+                size: count * BLOCK_BYTES,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = engine
+                .gpu
+                .device
+                .create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(
+                &engine.windows[window as usize],
+                first * BLOCK_BYTES,
+                &staging,
+                0,
+                count * BLOCK_BYTES,
+            );
+            engine.gpu.queue.submit([encoder.finish()]);
+            map_read(&engine.gpu.device, &staging, |bytes| {
+                out.reserve(count as usize * 8);
+                for b in bytes.chunks_exact(BLOCK_BYTES as usize) {
+                    out.extend_from_slice(&b[..8]);
+                }
+            })?;
+            block += count;
+        }
+        Ok(())
     }
 }
 
 /// Blocks a worker takes in at a time.
 const TAKE_IN_BLOCKS: usize = 1 << 14;
 
-/// Stores the blocks of `words` (each `lo, hi, seen`) into `table` from block `first` on, in
-/// parallel, and with `want = Some((value, limit))` returns the smallest `limit` ranks among
-/// them of entries holding `value` that are not seen.
+/// Stores the blocks of `words` (each `lo, hi, seen`) into `table` (if any) from block `first`
+/// on, in parallel, and with `want = Some((value, limit))` returns the smallest `limit` ranks
+/// among them of entries holding `value` that are not seen.
 fn take_in(
-    table: &DistanceTable,
+    table: Option<&DistanceTable>,
     first: usize,
     words: &[u32],
     want: Option<(u8, usize)>,
@@ -554,7 +616,9 @@ fn take_in(
             for (i, b) in words.chunks_exact(3).enumerate() {
                 let at = first + part * TAKE_IN_BLOCKS + i;
                 let word = u64::from(b[0]) | u64::from(b[1]) << 32;
-                table.store_word(at, word);
+                if let Some(table) = table {
+                    table.store_word(at, word);
+                }
                 if let Some((value, limit)) = want {
                     let mut level = squeeze(matches(word, value) & !spread(b[2]));
                     while level != 0 && found.len() < limit {

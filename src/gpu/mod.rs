@@ -23,6 +23,8 @@ use layout::Layout;
 
 use crate::puzzle::StateSpace;
 use crate::search::engine::Engine;
+use crate::search::levels::Levels;
+use crate::search::table::TableView;
 use crate::search::{self, Checkpoints, Options, Outcome, Progress, Resume};
 
 impl Gpu {
@@ -48,15 +50,7 @@ impl Gpu {
         checkpoints: Option<&dyn Checkpoints>,
         resume: Option<Resume>,
     ) -> Result<Outcome, String> {
-        let puzzle = space.gpu_source().ok_or_else(|| {
-            format!(
-                "{} has no GPU shader: use --backend cpu",
-                space.info().puzzle
-            )
-        })?;
-        let structure = space.structure();
-        let mut engine =
-            GpuEngine::new(self, layout, &puzzle, &space.gpu_data(), structure.as_ref())?;
+        let mut engine = self.engine(space, layout, true)?;
         let (levels, antipodes) =
             search::drive(space, &mut engine, options, progress, checkpoints, resume)?;
         Ok(Outcome {
@@ -64,5 +58,59 @@ impl Gpu {
             levels,
             antipodes,
         })
+    }
+
+    /// [`Gpu::search_from`], ending in `finish` on the table where it lies: with `host_table`
+    /// a host copy (read back once, as for checkpoints), else the device's table, read back
+    /// chunk by chunk as `finish` (and each checkpoint) reads it, so that the host never holds
+    /// it whole. Returns the level counts, the antipodes and what `finish` returned.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_then<S: StateSpace, R>(
+        &self,
+        space: &S,
+        layout: &Layout,
+        options: &Options,
+        progress: &dyn Progress,
+        checkpoints: Option<&dyn Checkpoints>,
+        resume: Option<Resume>,
+        host_table: bool,
+        finish: impl FnOnce(&dyn TableView, &Levels) -> Result<R, String>,
+    ) -> Result<(Levels, Vec<u64>, R), String> {
+        let mut engine = self.engine(space, layout, host_table)?;
+        let (levels, antipodes) =
+            search::drive(space, &mut engine, options, progress, checkpoints, resume)?;
+        let mut finish = Some(finish);
+        let mut result = None;
+        engine.with_table(&mut |table| {
+            let finish = finish.take().expect("the table is given once");
+            result = Some(finish(table, &levels)?);
+            Ok(())
+        })?;
+        let result = result.expect("with_table gives the table");
+        Ok((levels, antipodes, result))
+    }
+
+    /// The engine for `space` on `layout`.
+    fn engine<S: StateSpace>(
+        &self,
+        space: &S,
+        layout: &Layout,
+        host_table: bool,
+    ) -> Result<GpuEngine<'_>, String> {
+        let puzzle = space.gpu_source().ok_or_else(|| {
+            format!(
+                "{} has no GPU shader: use --backend cpu",
+                space.info().puzzle
+            )
+        })?;
+        let structure = space.structure();
+        GpuEngine::new(
+            self,
+            layout,
+            &puzzle,
+            &space.gpu_data(),
+            structure.as_ref(),
+            host_table,
+        )
     }
 }

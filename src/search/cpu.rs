@@ -16,7 +16,9 @@ use super::bitmap::Bitmap;
 use super::engine::Engine;
 use super::levels::Levels;
 use super::sweep::Sweep;
-use super::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED, matches, spread, squeeze};
+use super::table::{
+    DistanceTable, ENTRIES_PER_WORD, TableView, UNREACHED, matches, spread, squeeze,
+};
 use super::{Footprint, Progress, Step, TINY_LEVEL};
 use crate::puzzle::{Cursor, StateSpace, Structure};
 use rayon::prelude::*;
@@ -208,7 +210,7 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
 
     fn with_table(
         &mut self,
-        f: &mut dyn FnMut(&DistanceTable) -> Result<(), String>,
+        f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
     ) -> Result<(), String> {
         f(&self.table)
     }

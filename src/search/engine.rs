@@ -7,7 +7,7 @@
 //! a time as the loop asks. Every engine gives the same table for the same passes.
 
 use super::levels::Levels;
-use super::table::DistanceTable;
+use super::table::{DistanceTable, TableView};
 use super::{Progress, Step};
 
 /// Carries out passes on a table.
@@ -40,7 +40,7 @@ pub trait Engine {
     /// Calls `f` with the table as it is now (read back where it lives elsewhere).
     fn with_table(
         &mut self,
-        f: &mut dyn FnMut(&DistanceTable) -> Result<(), String>,
+        f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
     ) -> Result<(), String>;
 
     /// The finished table.

@@ -26,7 +26,7 @@ use crate::puzzle::StateSpace;
 use cpu::CpuEngine;
 pub use engine::Engine;
 use levels::Levels;
-use table::DistanceTable;
+use table::{DistanceTable, TableView};
 
 /// How the level loop picks the kind of each pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,7 +195,7 @@ pub trait Checkpoints: Sync {
     /// Whether to save after the level about to be found.
     fn due(&self) -> bool;
     /// Saves the state after a level: the table, the counts and the level's smallest ranks.
-    fn save(&self, table: &DistanceTable, levels: &Levels, antipodes: &[u64])
+    fn save(&self, table: &dyn TableView, levels: &Levels, antipodes: &[u64])
     -> Result<(), String>;
 }
 

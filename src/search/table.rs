@@ -16,6 +16,38 @@ pub const ENTRIES_PER_WORD: u64 = 32;
 /// Low bit of every 2-bit entry in a word.
 pub const LOW_BITS: u64 = 0x5555_5555_5555_5555;
 
+/// A table as the distances file's and the checkpoint's writers read it: range of words by range
+/// of words. The host's [`DistanceTable`] is one; a table left on a GPU, read back piece by piece,
+/// is another.
+pub trait TableView: Sync {
+    /// Number of entries.
+    fn entries(&self) -> u64;
+    /// Appends the little-endian bytes of words `words` (32 entries each) to `out`.
+    fn append_le_bytes(
+        &self,
+        words: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String>;
+}
+
+impl TableView for DistanceTable {
+    fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    fn append_le_bytes(
+        &self,
+        words: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        out.reserve(words.len() * 8);
+        for word in &self.words[words] {
+            out.extend_from_slice(&word.load(Relaxed).to_le_bytes());
+        }
+        Ok(())
+    }
+}
+
 /// The table itself. Words are atomic so that workers may read and claim entries concurrently.
 pub struct DistanceTable {
     words: Vec<AtomicU64>,
@@ -155,13 +187,6 @@ impl DistanceTable {
     }
 
     /// Appends words `range` as little-endian bytes.
-    pub fn append_le_bytes(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
-        out.reserve(range.len() * 8);
-        for word in &self.words[range] {
-            out.extend_from_slice(&word.load(Relaxed).to_le_bytes());
-        }
-    }
-
     /// How many entries hold each value 0, 1, 2, 3 (padding not counted).
     pub fn histogram(&self) -> [u64; 4] {
         (0..self.words.len())
@@ -297,7 +322,7 @@ mod tests {
         t.claim(0, 0);
         t.claim(39, 2);
         let mut bytes = Vec::new();
-        t.append_le_bytes(0..t.word_count(), &mut bytes);
+        t.append_le_bytes(0..t.word_count(), &mut bytes).unwrap();
         assert_eq!(bytes[0] & 3, 0);
         let u = DistanceTable::from_le_bytes(40, &bytes);
         assert_eq!(u.get(39), 2);

@@ -19,7 +19,7 @@ pub mod atomic;
 
 use crate::puzzle::PuzzleInfo;
 use crate::search::levels::{Levels, Written};
-use crate::search::table::{DistanceTable, ENTRIES_PER_WORD};
+use crate::search::table::{DistanceTable, ENTRIES_PER_WORD, TableView};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -88,7 +88,7 @@ pub fn write(
     puzzle: &PuzzleInfo,
     starts: &[u64],
     levels: &Levels,
-    table: &DistanceTable,
+    table: &dyn TableView,
     frame_memory: u64,
 ) -> std::io::Result<String> {
     let chunks = TableChunks::new(table);
@@ -136,7 +136,7 @@ pub fn write(
         let again: Vec<usize> = batch.clone().filter(|&c| kept[c].is_none()).collect();
         let mut fresh = again
             .par_iter()
-            .map(|&c| zstd::bulk::compress(&chunks.raw(c), ZSTD_LEVEL))
+            .map(|&c| zstd::bulk::compress(&chunks.raw(c)?, ZSTD_LEVEL))
             .collect::<std::io::Result<Vec<_>>>()?
             .into_iter();
         for c in batch {
@@ -151,12 +151,12 @@ pub fn write(
 
 /// The table's bytes (`ceil(entries / 4)`) in chunks of [`CHUNK_ENTRIES`] entries.
 struct TableChunks<'a> {
-    table: &'a DistanceTable,
+    table: &'a dyn TableView,
     count: usize,
 }
 
 impl<'a> TableChunks<'a> {
-    fn new(table: &'a DistanceTable) -> Self {
+    fn new(table: &'a dyn TableView) -> Self {
         TableChunks {
             table,
             count: table.entries().div_ceil(CHUNK_ENTRIES) as usize,
@@ -164,17 +164,19 @@ impl<'a> TableChunks<'a> {
     }
 
     /// Chunk `c`'s bytes.
-    fn raw(&self, c: usize) -> Vec<u8> {
+    fn raw(&self, c: usize) -> std::io::Result<Vec<u8>> {
         let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
-        let word_count = self.table.word_count();
+        let word_count = self.table.entries().div_ceil(ENTRIES_PER_WORD) as usize;
         let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(word_count);
         let mut raw = Vec::new();
-        self.table.append_le_bytes(words, &mut raw);
+        self.table
+            .append_le_bytes(words, &mut raw)
+            .map_err(std::io::Error::other)?;
         // Entries past the end are padding: keep only the bytes that hold real entries.
         let total = self.table.entries().div_ceil(4);
         let first_byte = c as u64 * CHUNK_ENTRIES / 4;
         raw.truncate((total - first_byte).min(raw.len() as u64) as usize);
-        raw
+        Ok(raw)
     }
 }
 
@@ -205,12 +207,12 @@ fn batches(count: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
 /// of its uncompressed bytes.
 fn compress_batch(
     batch: std::ops::Range<usize>,
-    raw: impl Fn(usize) -> Vec<u8> + Sync,
+    raw: impl Fn(usize) -> std::io::Result<Vec<u8>> + Sync,
 ) -> std::io::Result<Vec<(Vec<u8>, String)>> {
     batch
         .into_par_iter()
         .map(|c| {
-            let raw = raw(c);
+            let raw = raw(c)?;
             let sha = hex(&Sha256::digest(&raw));
             Ok((zstd::bulk::compress(&raw, ZSTD_LEVEL)?, sha))
         })
@@ -544,7 +546,7 @@ pub fn write_checkpoint(
     levels: &Levels,
     seconds: f64,
     antipodes: &[u64],
-    table: &DistanceTable,
+    table: &dyn TableView,
 ) -> std::io::Result<()> {
     let header = CheckpointHeader {
         format: "gpusearch checkpoint".into(),
