@@ -1,9 +1,15 @@
 // Permutation puzzles' ranks and moves, the same rank order as src/puzzle/perm/mod.rs: the
 // lexicographic rank of the pieces by position, halved where only one parity is reachable.
 //
-// Prepended by the host: POINTS (n), MOVES, RANKING (LEX, EVEN or ODD) and the puzzle data
-// buffer `puzzle_data`: MOVES rows of POINTS entries, row m holding move m's from array (after
-// the move, position i holds what position from[i] held).
+// The constants are overridden by the host (src/puzzle/perm/mod.rs) when it builds the
+// pipelines. The puzzle data buffer `puzzle_data` holds MOVES rows of POINTS entries, row m
+// holding move m's from array (after the move, position i holds what position from[i] held).
+
+// Points permuted (n).
+override POINTS: u32;
+override MOVES: u32;
+// How ranks are numbered: LEX, EVEN or ODD.
+override RANKING: u32;
 
 const LEX: u32 = 0u;
 const EVEN: u32 = 1u;

@@ -1,10 +1,42 @@
 // Ring puzzles' ranks and moves (Turnstyle, TopSpin), the same rank order as src/puzzle/ring.rs.
 //
-// Prepended by the host: PIECES (n), LRF (true: ranks are offset * ARRANGEMENTS + index and the
-// moves are L, R, F; false: ranks are arrangement indices and the moves are F0..F(n-1)), EVEN
-// (only even arrangements exist and the index is the lexicographic rank halved), ARRANGEMENTS,
-// WINDOW (k) and WINDOW_FROM (window position i receives the piece from window position
-// WINDOW_FROM[i]).
+// The puzzle's constants are overridden by the host (src/puzzle/ring.rs) when it builds the
+// pipelines.
+
+// Pieces on the ring (n).
+override PIECES: u32;
+// True: ranks are offset * arrangements() + index and the moves are L, R, F; false: ranks are
+// arrangement indices and the moves are F0..F(n-1).
+override LRF: bool;
+// Only even arrangements exist, and the index is the lexicographic rank halved.
+override EVEN: bool;
+override MOVES: u32;
+// The number of arrangements, low and high words.
+override ARRANGEMENTS_LO: u32;
+override ARRANGEMENTS_HI: u32;
+// The window's length (k), and its permutation: window position i receives the piece from window
+// position FROM_i (constants, not buffer data, so that the compiler unrolls the window's moves).
+override WINDOW: u32;
+override FROM_0: u32 = 0u;
+override FROM_1: u32 = 0u;
+override FROM_2: u32 = 0u;
+override FROM_3: u32 = 0u;
+override FROM_4: u32 = 0u;
+override FROM_5: u32 = 0u;
+override FROM_6: u32 = 0u;
+override FROM_7: u32 = 0u;
+override FROM_8: u32 = 0u;
+override FROM_9: u32 = 0u;
+override FROM_10: u32 = 0u;
+override FROM_11: u32 = 0u;
+override FROM_12: u32 = 0u;
+override FROM_13: u32 = 0u;
+override FROM_14: u32 = 0u;
+override FROM_15: u32 = 0u;
+
+fn arrangements() -> u64 {
+    return u64(ARRANGEMENTS_LO) | (u64(ARRANGEMENTS_HI) << 32u);
+}
 //
 // The loaded position is kept as its arrangement (the ring read from piece 1, 0-based labels,
 // `arrangement[0] == 0`), the position of piece 1 (lrf) and the arrangement's index.
@@ -19,8 +51,9 @@ fn load_state(rank: u64) {
         // The offset is below PIECES: subtracting is cheaper than dividing.
         offset = 0u;
         index = rank;
-        while index >= ARRANGEMENTS {
-            index -= ARRANGEMENTS;
+        let arrangements = arrangements();
+        while index >= arrangements {
+            index -= arrangements;
             offset++;
         }
     } else {
@@ -72,7 +105,10 @@ fn index_of(ring: ptr<function, array<u32, 16>>, start: u32) -> u64 {
 
 // Permutes the window at ring positions i..i + WINDOW (mod n).
 fn permute_window(ring: ptr<function, array<u32, 16>>, i: u32) {
-    var source = WINDOW_FROM;
+    var source = array<u32, 16>(
+        FROM_0, FROM_1, FROM_2, FROM_3, FROM_4, FROM_5, FROM_6, FROM_7,
+        FROM_8, FROM_9, FROM_10, FROM_11, FROM_12, FROM_13, FROM_14, FROM_15,
+    );
     var old: array<u32, 16>;
     for (var t = 0u; t < WINDOW; t++) {
         old[t] = (*ring)[(i + t) % PIECES];
@@ -92,7 +128,7 @@ fn neighbour(m: u32) -> u64 {
             if m == 1u {
                 moved = offset + 1u;
             }
-            return u64(moved % PIECES) * ARRANGEMENTS + index;
+            return u64(moved % PIECES) * arrangements() + index;
         }
         // F: the window at ring position 0 of the position itself.
         for (var j = 0u; j < PIECES; j++) {
@@ -111,7 +147,7 @@ fn neighbour(m: u32) -> u64 {
     }
     let found = index_of(&ring, start);
     if LRF {
-        return u64(start) * ARRANGEMENTS + found;
+        return u64(start) * arrangements() + found;
     }
     return found;
 }

@@ -125,7 +125,7 @@ fn gpu_is_faster(entries: u64, threads: usize) -> bool {
 fn open_gpu<S: StateSpace>(job: &Job, space: &S, threads: usize) -> Result<Option<Gpu>, Error> {
     match job.backend {
         Backend::Cpu => Ok(None),
-        Backend::Gpu if space.gpu_source().is_none() => Err(Error::Input(format!(
+        Backend::Gpu if space.gpu_shader().is_none() => Err(Error::Input(format!(
             "--backend gpu: the {} puzzle has no GPU shader; use --backend cpu",
             space.info().puzzle
         ))),
@@ -136,7 +136,7 @@ fn open_gpu<S: StateSpace>(job: &Job, space: &S, threads: usize) -> Result<Optio
             )),
         },
         Backend::Auto => {
-            if space.gpu_source().is_none() || !gpu_is_faster(space.size(), threads) {
+            if space.gpu_shader().is_none() || !gpu_is_faster(space.size(), threads) {
                 return Ok(None);
             }
             if !gpu::may_have_hardware() {
@@ -186,7 +186,7 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
 /// The device part of a `--dry-run`: with `--gpu-memory`, the table's layout on a GPU of that
 /// memory (no device is opened); under `--backend gpu`, on the device found; else nothing.
 fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
-    if space.gpu_source().is_none() {
+    if space.gpu_shader().is_none() {
         return Ok(String::new());
     }
     let window = job.gpu_window_bytes;

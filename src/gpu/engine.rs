@@ -4,7 +4,7 @@
 use super::device::{Gpu, map_read, puzzle_data_buffer};
 use super::layout::{BLOCK_BYTES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
 use super::{RANK_SHADER, sweep};
-use crate::puzzle::Structure;
+use crate::puzzle::{GpuShader, Structure};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::table::{
@@ -84,13 +84,11 @@ struct Sweeps {
 }
 
 impl<'g> GpuEngine<'g> {
-    /// The device objects for a table of `layout` on `gpu`, with the puzzle's shader source and
-    /// data.
+    /// The device objects for a table of `layout` on `gpu`, with the puzzle's shader.
     pub fn new(
         gpu: &'g Gpu,
         layout: &Layout,
-        puzzle: &str,
-        data: &[u32],
+        puzzle: &GpuShader,
         structure: Option<&Structure>,
         host_table: bool,
     ) -> Result<GpuEngine<'g>, String> {
@@ -194,7 +192,7 @@ impl<'g> GpuEngine<'g> {
                     resource: b.as_entire_binding(),
                 }),
         );
-        let puzzle_data = puzzle_data_buffer(device, &gpu.queue, data);
+        let puzzle_data = puzzle_data_buffer(device, &gpu.queue, &puzzle.data);
         let sweep_data = puzzle_data_buffer(
             device,
             &gpu.queue,
@@ -215,7 +213,7 @@ impl<'g> GpuEngine<'g> {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("bfs"),
-            source: wgpu::ShaderSource::Wgsl(shader_source(layout, puzzle).into()),
+            source: wgpu::ShaderSource::Wgsl(shader_source(layout, puzzle.source).into()),
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("bfs"),
@@ -228,7 +226,10 @@ impl<'g> GpuEngine<'g> {
                 layout: Some(&pipeline_layout),
                 module: &module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &puzzle.constants,
+                    ..Default::default()
+                },
                 cache: None,
             })
         };

@@ -97,20 +97,13 @@ impl Gpu {
         layout: &Layout,
         host_table: bool,
     ) -> Result<GpuEngine<'_>, String> {
-        let puzzle = space.gpu_source().ok_or_else(|| {
+        let puzzle = space.gpu_shader().ok_or_else(|| {
             format!(
                 "{} has no GPU shader: use --backend cpu",
                 space.info().puzzle
             )
         })?;
         let structure = space.structure();
-        GpuEngine::new(
-            self,
-            layout,
-            &puzzle,
-            &space.gpu_data(),
-            structure.as_ref(),
-            host_table,
-        )
+        GpuEngine::new(self, layout, &puzzle, structure.as_ref(), host_table)
     }
 }

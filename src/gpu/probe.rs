@@ -5,10 +5,12 @@
 use super::RANK_SHADER;
 use super::device::{Gpu, map_read, puzzle_data_buffer};
 use super::layout::WORKGROUP;
-use crate::puzzle::StateSpace;
+use crate::puzzle::{GpuShader, StateSpace};
 
 /// The probe kernels.
 const PROBE_SHADER: &str = include_str!("../../shaders/probe.wgsl");
+/// A puzzle of no moves, for the kernels that need none.
+const NO_PUZZLE_SHADER: &str = include_str!("../../shaders/no_puzzle.wgsl");
 
 impl Gpu {
     /// Every neighbour of each of `ranks`, as the puzzle's shader computes them: `MOVES` ranks
@@ -16,7 +18,7 @@ impl Gpu {
     /// CPU's at any rank, 64-bit ones included, without a whole search.
     pub fn neighbours<S: StateSpace>(&self, space: &S, ranks: &[u64]) -> Result<Vec<u64>, String> {
         let puzzle = space
-            .gpu_source()
+            .gpu_shader()
             .ok_or_else(|| format!("{} has no GPU shader", space.info().puzzle))?;
         let moves = space.move_count();
         let stride = 2 + 2 * moves;
@@ -25,8 +27,7 @@ impl Gpu {
             chunk[0] = rank as u32;
             chunk[1] = (rank >> 32) as u32;
         }
-        let source = format!("{RANK_SHADER}\n{puzzle}\n{PROBE_SHADER}");
-        let words = self.probe(&source, "neighbours", words, ranks.len(), &space.gpu_data())?;
+        let words = self.probe(&puzzle, "neighbours", words, ranks.len())?;
         Ok(words
             .chunks(stride)
             .flat_map(|c| {
@@ -53,11 +54,12 @@ impl Gpu {
                 0,
             ]);
         }
-        // The probe kernels need a puzzle's MOVES, load_state and neighbour: none of its own.
-        let source = format!(
-            "{RANK_SHADER}\nconst MOVES: u32 = 0u;\nfn load_state(rank: u64) {{}}\nfn neighbour(m: u32) -> u64 {{ return 0lu; }}\n{PROBE_SHADER}"
-        );
-        let words = self.probe(&source, "quotients", words, pairs.len(), &[])?;
+        let none = GpuShader {
+            source: NO_PUZZLE_SHADER,
+            constants: Vec::new(),
+            data: Vec::new(),
+        };
+        let words = self.probe(&none, "quotients", words, pairs.len())?;
         Ok(words
             .chunks(8)
             .map(|c| {
@@ -69,17 +71,17 @@ impl Gpu {
             .collect())
     }
 
-    /// Runs kernel `entry` of `source` once per item over `words` (bound as `io`, with `data`
-    /// as the puzzle data) and returns the words as it left them.
+    /// Runs kernel `entry` of the probe shader, built with `puzzle`'s, once per item over
+    /// `words` (bound as `io`) and returns the words as it left them.
     fn probe(
         &self,
-        source: &str,
+        puzzle: &GpuShader,
         entry: &str,
         words: Vec<u32>,
         items: usize,
-        data: &[u32],
     ) -> Result<Vec<u32>, String> {
         let device = &self.device;
+        let source = format!("{RANK_SHADER}\n{}\n{PROBE_SHADER}", puzzle.source);
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let bytes = (words.len() * 4) as u64;
         let io = device.create_buffer(&wgpu::BufferDescriptor {
@@ -127,10 +129,13 @@ impl Gpu {
             layout: Some(&pipeline_layout),
             module: &module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &puzzle.constants,
+                ..Default::default()
+            },
             cache: None,
         });
-        let data = puzzle_data_buffer(device, &self.queue, data);
+        let data = puzzle_data_buffer(device, &self.queue, &puzzle.data);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("probe"),
             layout: &bind_layout,

@@ -94,19 +94,24 @@ pub trait StateSpace: Sync {
         None
     }
 
-    /// The WGSL that gives the GPU backend this space's ranks and moves: a constant `MOVES`,
-    /// `fn load_state(rank: u64)` and `fn neighbour(m: u32) -> u64` (the rank after move `m`
-    /// from the loaded state, numbered like [`Cursor::neighbour`] or not: only the set of
-    /// neighbours matters). `None` where the space has no shader.
-    fn gpu_source(&self) -> Option<String> {
+    /// The shader that gives the GPU backend this space's ranks and moves, or `None` where the
+    /// space has none.
+    fn gpu_shader(&self) -> Option<GpuShader> {
         None
     }
+}
 
-    /// The words the shader reads as `puzzle_data` (a read-only storage buffer), e.g. a
-    /// permutation puzzle's moves.
-    fn gpu_data(&self) -> Vec<u32> {
-        Vec::new()
-    }
+/// A puzzle family's shader and what one space of it sets in it.
+pub struct GpuShader {
+    /// The WGSL (a file under `shaders/`): `MOVES`, `fn load_state(rank: u64)` and
+    /// `fn neighbour(m: u32) -> u64` (the rank after move `m` from the loaded state, numbered
+    /// like [`Cursor::neighbour`] or not: only the set of neighbours matters).
+    pub source: &'static str,
+    /// The values of its pipeline-overridable constants (`override` declarations).
+    pub constants: Vec<(&'static str, f64)>,
+    /// The words it reads as `puzzle_data` (a read-only storage buffer), e.g. a permutation
+    /// puzzle's moves.
+    pub data: Vec<u32>,
 }
 
 /// The 0-based pieces of a state that must list each of `1..=n` once, or why it does not.

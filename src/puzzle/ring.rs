@@ -23,7 +23,7 @@
 //! states at once. The `k` windows through piece 1 rotate the arrangement and are applied state
 //! by state.
 
-use super::{BlockMove, Cursor, PuzzleInfo, StateSpace, Structure};
+use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::rank::{self, window::WindowMove, window::window_move};
 
 /// Largest supported number of pieces (ranks fit in 64 bits; labels fit in four bits).
@@ -491,19 +491,34 @@ impl StateSpace for Ring {
         Some(Structure { blocks, residual })
     }
 
-    fn gpu_source(&self) -> Option<String> {
-        let k = self.window.len();
-        let window: Vec<String> = self.window.iter().map(|w| format!("{w}u")).collect();
-        Some(format!(
-            "const PIECES: u32 = {}u;\nconst LRF: bool = {};\nconst EVEN: bool = {};\nconst MOVES: u32 = {}u;\nconst ARRANGEMENTS: u64 = {}lu;\nconst WINDOW: u32 = {k}u;\nconst WINDOW_FROM = array<u32, {k}>({});\n{}",
-            self.n,
-            self.metric == Metric::Lrf,
-            self.even,
-            self.move_count(),
-            self.arrangements,
-            window.join(", "),
-            include_str!("../../shaders/ring.wgsl")
-        ))
+    fn gpu_shader(&self) -> Option<GpuShader> {
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
+        // The window's permutation as FROM_0, FROM_1, ...: room for a window of every piece.
+        const FROM: [&str; MAX_PIECES] = [
+            "FROM_0", "FROM_1", "FROM_2", "FROM_3", "FROM_4", "FROM_5", "FROM_6", "FROM_7",
+            "FROM_8", "FROM_9", "FROM_10", "FROM_11", "FROM_12", "FROM_13", "FROM_14", "FROM_15",
+        ];
+        let window = self
+            .window
+            .iter()
+            .zip(FROM)
+            .map(|(&w, name)| (name, w as f64));
+        Some(GpuShader {
+            source: include_str!("../../shaders/ring.wgsl"),
+            constants: vec![
+                ("PIECES", self.n as f64),
+                ("LRF", flag(self.metric == Metric::Lrf)),
+                ("EVEN", flag(self.even)),
+                ("MOVES", self.move_count() as f64),
+                ("ARRANGEMENTS_LO", (self.arrangements & 0xffff_ffff) as f64),
+                ("ARRANGEMENTS_HI", (self.arrangements >> 32) as f64),
+                ("WINDOW", self.window.len() as f64),
+            ]
+            .into_iter()
+            .chain(window)
+            .collect(),
+            data: Vec::new(),
+        })
     }
 }
 

@@ -17,7 +17,7 @@
 
 pub mod parse;
 
-use super::{BlockMove, Cursor, PuzzleInfo, StateSpace, Structure};
+use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::group::{self, Chain, Perm as Permutation};
 use crate::rank::{self, window::window_move};
 use crate::search::sweep;
@@ -274,26 +274,27 @@ impl StateSpace for Perm {
         Some(Structure { blocks, residual })
     }
 
-    fn gpu_source(&self) -> Option<String> {
-        let class = match self.ranking {
-            Ranking::Lex => "LEX",
-            Ranking::Parity { odd: false } => "EVEN",
-            Ranking::Parity { odd: true } => "ODD",
+    fn gpu_shader(&self) -> Option<GpuShader> {
+        // LEX, EVEN and ODD in shaders/perm.wgsl.
+        let ranking = match self.ranking {
+            Ranking::Lex => 0.0,
+            Ranking::Parity { odd: false } => 1.0,
+            Ranking::Parity { odd: true } => 2.0,
             Ranking::Listed(_) => return None,
         };
-        Some(format!(
-            "const POINTS: u32 = {}u;\nconst MOVES: u32 = {}u;\nconst RANKING: u32 = {class};\n{}",
-            self.n,
-            self.moves.len(),
-            include_str!("../../../shaders/perm.wgsl")
-        ))
-    }
-
-    fn gpu_data(&self) -> Vec<u32> {
-        self.moves
-            .iter()
-            .flat_map(|(_, from)| from.iter().map(|&x| x as u32))
-            .collect()
+        Some(GpuShader {
+            source: include_str!("../../../shaders/perm.wgsl"),
+            constants: vec![
+                ("POINTS", self.n as f64),
+                ("MOVES", self.moves.len() as f64),
+                ("RANKING", ranking),
+            ],
+            data: self
+                .moves
+                .iter()
+                .flat_map(|(_, from)| from.iter().map(|&x| x as u32))
+                .collect(),
+        })
     }
 }
 
