@@ -309,6 +309,17 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         "its checkpoint is in {}: to go on, run the same command with --resume",
         out.display()
     ));
+    // A checkpoint is read into host memory whole before it goes to the device.
+    let host_for_resume = plan.total + plan.table;
+    if job.resume && !plan.host_table && host_for_resume > plan.budget {
+        return Err(Error::Input(format!(
+            "--resume: going on from a checkpoint reads its table ({}) into host memory before it goes to the GPU, {} in all, but the budget is {}: give --memory {}MiB or more",
+            bytes(plan.table),
+            bytes(host_for_resume),
+            bytes(plan.budget),
+            host_for_resume.div_ceil(1 << 20)
+        )));
+    }
     let resume = if job.resume {
         Some(resume_from(space, &checkpoint)?)
     } else {

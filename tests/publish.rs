@@ -358,8 +358,8 @@ fn verify_passes_sound_files_and_finds_corruption() {
 }
 
 /// Starts a run, kills it with SIGKILL once `level` levels are done (each saved as a
-/// checkpoint), resumes it, and returns its distances file.
-fn kill_and_resume(args: &[&str], out: &Path, level: u32) -> Vec<u8> {
+/// checkpoint), and checks that it left a checkpoint and no distances file.
+fn kill_at(args: &[&str], out: &Path, level: u32) {
     let o = out.to_str().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
         .args(args)
@@ -380,6 +380,12 @@ fn kill_and_resume(args: &[&str], out: &Path, level: u32) -> Vec<u8> {
     assert!(!child.wait().unwrap().success(), "killed before the end");
     assert!(out.join("checkpoint.gsc").exists(), "a checkpoint was left");
     assert!(!out.join("distances.gsd").exists());
+}
+
+/// [`kill_at`], then resumes the run; returns its distances file.
+fn kill_and_resume(args: &[&str], out: &Path, level: u32) -> Vec<u8> {
+    kill_at(args, out, level);
+    let o = out.to_str().unwrap();
     // Without --resume the checkpoint is not thrown away.
     fails(
         &[args, &["--out", o, "--quiet"][..]].concat(),
@@ -420,8 +426,9 @@ fn a_killed_cpu_run_resumes_to_the_same_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn a_killed_gpu_run_resumes_to_the_same_file() {
+/// Whether a Vulkan adapter is there; without one the GPU tests skip, unless
+/// `GPUSEARCH_REQUIRE_GPU` is set.
+fn gpu_present() -> bool {
     let gpu = gpusearch::gpu::Gpu::open(gpusearch::gpu::Adapters::Any).unwrap();
     if gpu.is_none() {
         assert!(
@@ -429,6 +436,69 @@ fn a_killed_gpu_run_resumes_to_the_same_file() {
             "GPUSEARCH_REQUIRE_GPU is set but there is no Vulkan adapter"
         );
         eprintln!("SKIPPED: no Vulkan adapter with 64-bit shader integers");
+    }
+    gpu.is_some()
+}
+
+#[test]
+fn a_gpu_run_whose_table_stays_on_the_device_resumes_given_room_for_its_table() {
+    if !gpu_present() {
+        return;
+    }
+    let dir = scratch("resume-device");
+    let base = ["--puzzle", "turnstyle", "--n", "10", "--backend", "gpu"];
+    // A budget that holds the lean plan less half its table: only the device keeps the table.
+    let plan = ok(&[
+        &base[..],
+        &["--dry-run", "--memory", "1TiB", "--strategy", "lean"],
+    ]
+    .concat());
+    let bytes_of = |what: &str| -> u64 {
+        let line = plan
+            .lines()
+            .find(|l| l.trim_start().starts_with(what))
+            .unwrap();
+        let at = line.rfind('(').unwrap();
+        line[at + 1..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let budget = (bytes_of("total") - bytes_of("table (2 bits an entry)") / 2).to_string();
+    let out = dir.join("killed");
+    let o = out.to_str().unwrap();
+    let args = [&base[..], &["--memory", &budget]].concat();
+    kill_at(&args, &out, 14);
+    fails(
+        &[&args[..], &["--out", o, "--quiet", "--resume"]].concat(),
+        2,
+        "--resume: going on from a checkpoint reads its table",
+    );
+    // With room for the table, it goes on to the CPU's file.
+    ok(&[&base[..], &["--out", o, "--quiet", "--resume"]].concat());
+    let clean = dir.join("clean");
+    ok(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "10",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+    ]
+    .iter()
+    .copied()
+    .chain([clean.to_str().unwrap()])
+    .collect::<Vec<_>>());
+    assert!(
+        std::fs::read(out.join("distances.gsd")).unwrap()
+            == std::fs::read(clean.join("distances.gsd")).unwrap(),
+        "byte for byte"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_killed_gpu_run_resumes_to_the_same_file() {
+    if !gpu_present() {
         return;
     }
     let dir = scratch("resume-gpu");
