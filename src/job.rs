@@ -309,17 +309,6 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         "its checkpoint is in {}: to go on, run the same command with --resume",
         out.display()
     ));
-    // A checkpoint is read into host memory whole before it goes to the device.
-    let host_for_resume = plan.total + plan.table;
-    if job.resume && !plan.host_table && host_for_resume > plan.budget {
-        return Err(Error::Input(format!(
-            "--resume: going on from a checkpoint reads its table ({}) into host memory before it goes to the GPU, {} in all, but the budget is {}: give --memory {}MiB or more",
-            bytes(plan.table),
-            bytes(host_for_resume),
-            bytes(plan.budget),
-            host_for_resume.div_ceil(1 << 20)
-        )));
-    }
     let resume = if job.resume {
         Some(resume_from(space, &checkpoint)?)
     } else {
@@ -500,7 +489,7 @@ fn resume_from<S: StateSpace>(space: &S, path: &Path) -> Result<(Resume, f64), E
             serde_json::Value::Object(header.puzzle.params.clone())
         )
     };
-    let (header, table) = store::read_checkpoint(path, |header| {
+    let (header, table) = store::open_checkpoint(path, |header| {
         if header.puzzle != space.info() || header.entries != space.size() {
             Err(other(header))
         } else {
@@ -514,7 +503,7 @@ fn resume_from<S: StateSpace>(space: &S, path: &Path) -> Result<(Resume, f64), E
         ))
     })?;
     let resume = Resume {
-        table,
+        table: Box::new(table),
         levels: header.levels.levels(),
         antipodes: header.antipodes,
     };

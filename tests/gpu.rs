@@ -470,7 +470,7 @@ fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
         for (words, levels, antipodes) in every.0.into_inner().unwrap() {
             let at = levels.len() - 1;
             let resume = Resume {
-                table: DistanceTable::from_words(space.size(), words),
+                table: Box::new(DistanceTable::from_words(space.size(), words)),
                 levels,
                 antipodes,
             };

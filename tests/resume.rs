@@ -66,7 +66,7 @@ fn every_checkpoint_resumes_to_the_uninterrupted_result() {
                     for (words, levels, antipodes) in checkpoints {
                         let at = levels.len() - 1;
                         let resume = Resume {
-                            table: DistanceTable::from_words(s.size(), words),
+                            table: Box::new(DistanceTable::from_words(s.size(), words)),
                             levels,
                             antipodes,
                         };

@@ -8,7 +8,7 @@ use crate::puzzle::{GpuShader, Structure};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::table::{
-    DistanceTable, LOW_BITS, TableView, UNREACHED, matches, spread, squeeze,
+    DistanceTable, LOW_BITS, TableSource, TableView, UNREACHED, matches, spread, squeeze,
 };
 use crate::search::{Progress, Step};
 use rayon::prelude::*;
@@ -436,37 +436,35 @@ impl<'g> GpuEngine<'g> {
         Ok((table, smallest))
     }
 
-    /// Puts a table on the device to go on from: each block's words, and as seen every reached
-    /// entry but those holding `last`, the last level's value (the next pass then expands that
-    /// level, and levels `last - 3`, ... once more, finding nothing there).
-    fn upload(&self, table: &DistanceTable, last: u8) -> Result<(), String> {
-        let layout = &self.layout;
-        let mut block = 0u64;
-        for w in 0..layout.windows {
-            let blocks = layout.window_blocks(w);
-            let mut first = 0;
-            while first < blocks {
-                let count = READBACK_BLOCKS.min(blocks - first);
-                let mut words = Vec::with_capacity(3 * count as usize);
-                for b in block..block + count {
-                    let word = table.word(b as usize);
+    /// Puts a table on the device to go on from, read piece by piece: each block's words, and
+    /// as seen every reached entry but those holding `last`, the last level's value (the next
+    /// pass then expands that level, and levels `last - 3`, ... once more, finding nothing
+    /// there).
+    fn upload(&self, table: &dyn TableView, last: u8) -> Result<(), String> {
+        for (w, first, count) in self.chunks() {
+            let block = ((w as u64) << self.layout.window_shift) + first;
+            let mut bytes = Vec::with_capacity(count as usize * 8);
+            table.append_le_bytes(block as usize..(block + count) as usize, &mut bytes)?;
+            let words: Vec<u32> = bytes
+                .chunks_exact(8)
+                .flat_map(|b| {
+                    let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
                     let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
                     let level = squeeze(matches(word, last));
-                    words.extend([word as u32, (word >> 32) as u32, reached & !level]);
-                }
-                self.gpu.queue.write_buffer(
-                    &self.windows[w as usize],
-                    first * BLOCK_BYTES,
-                    bytemuck::cast_slice(&words),
-                );
-                block += count;
-                first += count;
-            }
+                    [word as u32, (word >> 32) as u32, reached & !level]
+                })
+                .collect();
+            self.gpu.queue.write_buffer(
+                &self.windows[w as usize],
+                first * BLOCK_BYTES,
+                bytemuck::cast_slice(&words),
+            );
+            // One piece in flight at a time: the queue holds its bytes until it runs.
+            self.gpu
+                .device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| format!("the GPU stopped: {e}"))?;
         }
-        self.gpu
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| format!("the GPU stopped: {e}"))?;
         Ok(())
     }
 }
@@ -480,12 +478,12 @@ impl Engine for GpuEngine<'_> {
 
     fn load(
         &mut self,
-        table: DistanceTable,
+        table: Box<dyn TableSource>,
         depth: u64,
         _list: Option<Vec<u64>>,
     ) -> Result<(), String> {
         self.read = None;
-        self.upload(&table, (depth % 3) as u8)
+        self.upload(&*table, (depth % 3) as u8)
     }
 
     fn pass(

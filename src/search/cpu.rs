@@ -17,7 +17,7 @@ use super::engine::Engine;
 use super::levels::Levels;
 use super::sweep::Sweep;
 use super::table::{
-    DistanceTable, ENTRIES_PER_WORD, TableView, UNREACHED, matches, spread, squeeze,
+    DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, matches, spread, squeeze,
 };
 use super::{Footprint, Progress, Step, TINY_LEVEL};
 use crate::puzzle::{Cursor, StateSpace, Structure};
@@ -131,11 +131,11 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
 
     fn load(
         &mut self,
-        table: DistanceTable,
+        table: Box<dyn TableSource>,
         _depth: u64,
         list: Option<Vec<u64>>,
     ) -> Result<(), String> {
-        self.table = table;
+        self.table = table.into_table()?;
         self.list = list;
         Ok(())
     }

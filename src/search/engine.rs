@@ -7,7 +7,7 @@
 //! a time as the loop asks. Every engine gives the same table for the same passes.
 
 use super::levels::Levels;
-use super::table::{DistanceTable, TableView};
+use super::table::{DistanceTable, TableSource, TableView};
 use super::{Progress, Step};
 
 /// Carries out passes on a table.
@@ -21,7 +21,7 @@ pub trait Engine {
     /// `depth mod 3`, which gives the same table).
     fn load(
         &mut self,
-        table: DistanceTable,
+        table: Box<dyn TableSource>,
         depth: u64,
         list: Option<Vec<u64>>,
     ) -> Result<(), String>;

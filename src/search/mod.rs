@@ -26,7 +26,7 @@ use crate::puzzle::StateSpace;
 use cpu::CpuEngine;
 pub use engine::Engine;
 use levels::Levels;
-use table::{DistanceTable, TableView};
+use table::{DistanceTable, TableSource, TableView};
 
 /// How the level loop picks the kind of each pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,8 +182,8 @@ pub fn prefer_bottom_up(unreached: u64, expanded: u64, moves: usize) -> bool {
 /// the entries holding its distance mod 3 that no earlier pass could reach; passes after a
 /// resume treat all entries holding that value as the last level, which gives the same table.
 pub struct Resume {
-    /// The table after the level.
-    pub table: DistanceTable,
+    /// The table after the level (the host's, or a checkpoint read chunk by chunk).
+    pub table: Box<dyn TableSource>,
     /// The counts up to that level.
     pub levels: Levels,
     /// The smallest ranks of that level (the antipodes, should no level follow).

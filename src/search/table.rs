@@ -48,6 +48,19 @@ impl TableView for DistanceTable {
     }
 }
 
+/// A table to go on from: read piece by piece where it lies (a checkpoint file), or taken whole
+/// onto the host.
+pub trait TableSource: TableView + Send {
+    /// The whole table in host memory.
+    fn into_table(self: Box<Self>) -> Result<DistanceTable, String>;
+}
+
+impl TableSource for DistanceTable {
+    fn into_table(self: Box<Self>) -> Result<DistanceTable, String> {
+        Ok(*self)
+    }
+}
+
 /// The table itself. Words are atomic so that workers may read and claim entries concurrently.
 pub struct DistanceTable {
     words: Vec<AtomicU64>,

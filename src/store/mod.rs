@@ -19,7 +19,7 @@ pub mod atomic;
 
 use crate::puzzle::PuzzleInfo;
 use crate::search::levels::{Levels, Written};
-use crate::search::table::{DistanceTable, ENTRIES_PER_WORD, TableView};
+use crate::search::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -579,12 +579,12 @@ pub fn write_checkpoint(
     out.write_all(CHECKPOINT_END)
 }
 
-/// Reads a checkpoint into a new table, chunk by chunk, every chunk checked: its header and the
-/// table. `check` sees the header before the table is allocated.
-pub fn read_checkpoint(
+/// Opens a checkpoint: its header, checked by `check`, and its table, read chunk by chunk (each
+/// checked) as it is asked for.
+pub fn open_checkpoint(
     path: &Path,
     check: impl FnOnce(&CheckpointHeader) -> Result<(), String>,
-) -> Result<(CheckpointHeader, DistanceTable), String> {
+) -> Result<(CheckpointHeader, CheckpointTable), String> {
     use std::os::unix::fs::FileExt;
     let fail = |e: std::io::Error| format!("cannot read it: {e}");
     let file = std::fs::File::open(path).map_err(fail)?;
@@ -624,8 +624,68 @@ pub fn read_checkpoint(
         header.chunk_entries,
     )?;
     check(&header)?;
-    let table = frames.table()?;
+    let table = CheckpointTable {
+        frames,
+        path: path.to_path_buf(),
+    };
     Ok((header, table))
+}
+
+/// A checkpoint's table, read from its file chunk by chunk.
+pub struct CheckpointTable {
+    frames: Frames,
+    path: std::path::PathBuf,
+}
+
+impl CheckpointTable {
+    /// Chunk `c`, decompressed and checked; errors name the file.
+    fn chunk(&self, c: usize) -> Result<Vec<u8>, String> {
+        let frames = &self.frames;
+        frames.unpack(c, &frames.frame(c)?).map_err(|e| {
+            format!(
+                "the checkpoint {}: {e}; delete it to start again",
+                self.path.display()
+            )
+        })
+    }
+}
+
+impl TableView for CheckpointTable {
+    fn entries(&self) -> u64 {
+        self.frames.entries
+    }
+
+    fn append_le_bytes(
+        &self,
+        words: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let per_chunk = (self.frames.chunk_entries / ENTRIES_PER_WORD) as usize;
+        let mut word = words.start;
+        while word < words.end {
+            let c = word / per_chunk;
+            let end = words.end.min((c + 1) * per_chunk);
+            let bytes = self.chunk(c)?;
+            // The last chunk stops at the last entry's byte: the rest of its word is padding.
+            let at = |w: usize| ((w - c * per_chunk) * 8).min(bytes.len());
+            let mut piece = bytes[at(word)..at(end)].to_vec();
+            piece.resize((end - word) * 8, 0xff);
+            out.extend_from_slice(&piece);
+            word = end;
+        }
+        Ok(())
+    }
+}
+
+impl TableSource for CheckpointTable {
+    fn into_table(self: Box<Self>) -> Result<DistanceTable, String> {
+        self.frames.table().map_err(|e| {
+            format!(
+                "the checkpoint {}: {e}; delete it to start again",
+                self.path.display()
+            )
+        })
+    }
 }
 
 /// Lowercase hex of bytes.
@@ -686,14 +746,29 @@ mod tests {
         write_checkpoint(&mut bytes, &info, &levels, 12.5, &[4, 9], &table).unwrap();
         let path = std::env::temp_dir().join(format!("gsc-{}.gsc", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();
-        let (header, back) = read_checkpoint(&path, |_| Ok(())).unwrap();
+        let (header, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
         assert_eq!(header.antipodes, [4, 9]);
         assert_eq!(header.levels.levels(), levels);
-        assert!((0..table.word_count()).all(|w| table.word(w) == back.word(w)));
+        // Pieces across chunk boundaries and up to the padded last word, as the host's table.
+        let words = table.word_count();
+        let per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
+        for range in [
+            0..3,
+            per_chunk - 2..per_chunk + 5,
+            1..words,
+            words - 1..words,
+        ] {
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            table.append_le_bytes(range.clone(), &mut want).unwrap();
+            back.append_le_bytes(range.clone(), &mut got).unwrap();
+            assert!(want == got, "{range:?}");
+        }
+        let back = Box::new(back).into_table().unwrap();
+        assert!((0..words).all(|w| table.word(w) == back.word(w)));
         // Cut short anywhere, it is refused.
         for cut in [0, 10, bytes.len() / 2, bytes.len() - 1] {
             std::fs::write(&path, &bytes[..cut]).unwrap();
-            assert!(read_checkpoint(&path, |_| Ok(())).is_err(), "cut at {cut}");
+            assert!(open_checkpoint(&path, |_| Ok(())).is_err(), "cut at {cut}");
         }
         let _ = std::fs::remove_file(&path);
     }
