@@ -641,12 +641,17 @@ impl CheckpointTable {
     /// Chunk `c`, decompressed and checked; errors name the file.
     fn chunk(&self, c: usize) -> Result<Vec<u8>, String> {
         let frames = &self.frames;
-        frames.unpack(c, &frames.frame(c)?).map_err(|e| {
-            format!(
-                "the checkpoint {}: {e}; delete it to start again",
-                self.path.display()
-            )
-        })
+        frames
+            .unpack(c, &frames.frame(c)?)
+            .map_err(|e| self.unusable(e))
+    }
+
+    /// What a user reads when a chunk of the file is not sound.
+    fn unusable(&self, e: String) -> String {
+        format!(
+            "the checkpoint {}: {e}; delete it to start again",
+            self.path.display()
+        )
     }
 }
 
@@ -679,12 +684,7 @@ impl TableView for CheckpointTable {
 
 impl TableSource for CheckpointTable {
     fn into_table(self: Box<Self>) -> Result<DistanceTable, String> {
-        self.frames.table().map_err(|e| {
-            format!(
-                "the checkpoint {}: {e}; delete it to start again",
-                self.path.display()
-            )
-        })
+        self.frames.table().map_err(|e| self.unusable(e))
     }
 }
 
