@@ -5,21 +5,14 @@
 //! checks that they found the same table, and prints each one's seconds and the ratio. The
 //! figures are the search alone: opening the device and compiling the shaders are not counted.
 
+mod common;
 use gpusearch::gpu::{Adapters, Gpu};
-use gpusearch::puzzle::{Metric, Ring, StateSpace};
+use gpusearch::puzzle::{Ring, StateSpace};
 use gpusearch::search::{Options, Silent, search};
 use std::time::Instant;
 
 fn main() {
-    let mut sizes: Vec<(usize, Metric)> = Vec::new();
-    for arg in std::env::args().skip(1).filter(|a| !a.starts_with('-')) {
-        let (n, metric) = arg.split_once(':').unwrap_or((&arg, "lrf"));
-        let metric = Metric::parse(metric).expect("metric lrf or flips");
-        sizes.push((n.parse().expect("N is a number"), metric));
-    }
-    if sizes.is_empty() {
-        sizes = vec![(11, Metric::Lrf), (12, Metric::Lrf)];
-    }
+    let sizes = common::sizes();
     let gpu = Gpu::open(Adapters::Any)
         .expect("Vulkan opens")
         .expect("a Vulkan adapter with 64-bit integers (lavapipe: mesa-vulkan-drivers)");

@@ -3,20 +3,13 @@
 //! Runs full searches (default: N = 11 and 12, metric lrf, all cores) and prints wall seconds and
 //! states per second for each. Nothing is written to disk; the figures are the search alone.
 
-use gpusearch::puzzle::{Metric, Ring, StateSpace};
+mod common;
+use gpusearch::puzzle::{Ring, StateSpace};
 use gpusearch::search::{Options, Silent, search};
 use std::time::Instant;
 
 fn main() {
-    let mut sizes: Vec<(usize, Metric)> = Vec::new();
-    for arg in std::env::args().skip(1).filter(|a| !a.starts_with('-')) {
-        let (n, metric) = arg.split_once(':').unwrap_or((&arg, "lrf"));
-        let metric = Metric::parse(metric).expect("metric lrf or flips");
-        sizes.push((n.parse().expect("N is a number"), metric));
-    }
-    if sizes.is_empty() {
-        sizes = vec![(11, Metric::Lrf), (12, Metric::Lrf)];
-    }
+    let sizes = common::sizes();
     let threads = rayon::current_num_threads();
     for (n, metric) in sizes {
         let space = Ring::turnstyle(n, metric).expect("a valid size");

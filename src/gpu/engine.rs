@@ -1,7 +1,9 @@
 //! The GPU engine: the table on the device, each pass one submission and one small read-back of
 //! its counts; the table read back for checkpoints and at the end.
 
-use super::device::{Gpu, map_read, puzzle_data_buffer};
+use super::device::{
+    Gpu, compute_pipeline, map_read, puzzle_data_buffer, read_back_buffer, storage_entry,
+};
 use super::layout::{BLOCK_BYTES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
 use super::{RANK_SHADER, sweep};
 use crate::puzzle::{GpuShader, Structure};
@@ -131,16 +133,6 @@ impl<'g> GpuEngine<'g> {
             })
             .collect();
 
-        let storage = |binding: u32| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let mut entries = vec![
             wgpu::BindGroupLayoutEntry {
                 binding: 0,
@@ -152,19 +144,11 @@ impl<'g> GpuEngine<'g> {
                 },
                 count: None,
             },
-            storage(1),
+            storage_entry(1, false),
+            storage_entry(2, true),
+            storage_entry(3, true),
         ];
-        entries.extend([2, 3].map(|binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }));
-        entries.extend((0..layout.windows).map(|w| storage(FIRST_WINDOW_BINDING + w)));
+        entries.extend((0..layout.windows).map(|w| storage_entry(FIRST_WINDOW_BINDING + w, false)));
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("table"),
             entries: &entries,
@@ -221,17 +205,7 @@ impl<'g> GpuEngine<'g> {
             immediate_size: 0,
         });
         let pipeline = |entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &puzzle.constants,
-                    ..Default::default()
-                },
-                cache: None,
-            })
+            compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants)
         };
         let (init, top_down, bottom_up) = (
             pipeline("init"),
@@ -368,6 +342,19 @@ impl<'g> GpuEngine<'g> {
         Ok(counts.iter().map(|&c| u64::from(c)).sum())
     }
 
+    /// Submits a copy of `count` blocks of window `w` from block `first` into `to`.
+    fn copy_out(&self, (w, first, count): (u32, u64, u64), to: &wgpu::Buffer) {
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(
+            &self.windows[w as usize],
+            first * BLOCK_BYTES,
+            to,
+            0,
+            count * BLOCK_BYTES,
+        );
+        self.gpu.queue.submit([encoder.finish()]);
+    }
+
     /// The table's chunks on the device: (window, first block, blocks), in rank order.
     fn chunks(&self) -> Vec<(u32, u64, u64)> {
         let layout = &self.layout;
@@ -393,33 +380,20 @@ impl<'g> GpuEngine<'g> {
         let table = keep.then(|| DistanceTable::new(self.layout.entries));
         let mut smallest = Vec::new();
         let staging = [0, 1].map(|_| {
-            self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("table read-back"),
-                size: self.layout.staging_bytes(),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
+            read_back_buffer(
+                &self.gpu.device,
+                "table read-back",
+                self.layout.staging_bytes(),
+            )
         });
-        let copy = |chunk: (u32, u64, u64), to: &wgpu::Buffer| {
-            let (w, first, count) = chunk;
-            let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(
-                &self.windows[w as usize],
-                first * BLOCK_BYTES,
-                to,
-                0,
-                count * BLOCK_BYTES,
-            );
-            self.gpu.queue.submit([encoder.finish()]);
-        };
         let chunks = self.chunks();
-        copy(chunks[0], &staging[0]);
+        self.copy_out(chunks[0], &staging[0]);
         let mut block = 0usize;
         for (i, &(_, _, count)) in chunks.iter().enumerate() {
             let want = last.map(|(value, limit)| (value, limit - smallest.len()));
             let found = map_read(&self.gpu.device, &staging[i % 2], |bytes| {
                 if let Some(&next) = chunks.get(i + 1) {
-                    copy(next, &staging[(i + 1) % 2]);
+                    self.copy_out(next, &staging[(i + 1) % 2]);
                 }
                 let words: &[u32] = bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
                 take_in(table.as_ref(), block, words, want)
@@ -565,24 +539,9 @@ impl TableView for DeviceTable<'_, '_> {
             let window = (block >> layout.window_shift) as u32;
             let first = block & ((1 << layout.window_shift) - 1);
             let count = (words.end as u64 - block).min(layout.window_blocks(window) - first);
-            let staging = engine.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("chunk read-back"),
-                size: count * BLOCK_BYTES,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut encoder = engine
-                .gpu
-                .device
-                .create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(
-                &engine.windows[window as usize],
-                first * BLOCK_BYTES,
-                &staging,
-                0,
-                count * BLOCK_BYTES,
-            );
-            engine.gpu.queue.submit([encoder.finish()]);
+            let staging =
+                read_back_buffer(&engine.gpu.device, "chunk read-back", count * BLOCK_BYTES);
+            engine.copy_out((window, first, count), &staging);
             map_read(&engine.gpu.device, &staging, |bytes| {
                 out.reserve(count as usize * 8);
                 for b in bytes.chunks_exact(BLOCK_BYTES as usize) {

@@ -3,7 +3,9 @@
 //! adapter without a whole search.
 
 use super::RANK_SHADER;
-use super::device::{Gpu, map_read, puzzle_data_buffer};
+use super::device::{
+    Gpu, compute_pipeline, map_read, puzzle_data_buffer, read_back_buffer, storage_entry,
+};
 use super::layout::WORKGROUP;
 use crate::puzzle::{GpuShader, StateSpace};
 
@@ -92,12 +94,7 @@ impl Gpu {
                 | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let back = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("probe read-back"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let back = read_back_buffer(device, "probe read-back", bytes);
         self.queue
             .write_buffer(&io, 0, bytemuck::cast_slice(&words));
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -105,36 +102,17 @@ impl Gpu {
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         // An explicit layout: a shader that does not read the puzzle data still binds it.
-        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("probe"),
-            entries: &[storage(0, false), storage(1, true)],
+            entries: &[storage_entry(0, false), storage_entry(1, true)],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("probe"),
             bind_group_layouts: &[Some(&bind_layout)],
             immediate_size: 0,
         });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("probe"),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &puzzle.constants,
-                ..Default::default()
-            },
-            cache: None,
-        });
+        let pipeline =
+            compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants);
         let data = puzzle_data_buffer(device, &self.queue, &puzzle.data);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("probe"),
