@@ -30,7 +30,15 @@ struct Params {
     window_shift: u32,
     entries_lo: u32,
     entries_hi: u32,
-    unused: vec2<u32>,
+    // Frontier lists: ranks each list holds at most, which of the three lists holds level d - 1
+    // (level d and the next one follow, cyclically), the lengths of the lists of levels d - 1 and
+    // d, and whether a scan appends the entries it sets to the next list.
+    list_capacity: u32,
+    list_rotation: u32,
+    list_prev: u32,
+    list_cur: u32,
+    list_append: u32,
+    unused: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -187,7 +195,64 @@ fn set_own(b: Block, joined: u32) {
     word_store(params.window, b.base + 1u, b.hi & ~(spread(joined >> 16u) * clear));
 }
 
-// Top-down: every frontier entry claims all its neighbours for level d + 1.
+// Frontier lists (`lists`, bound by the host): word 0 counts the ranks appended to the next list
+// (those beyond its capacity are dropped: the host then knows the list is incomplete); list l's
+// rank i is at words 1 + 2 * (l * list_capacity + i), low word first.
+
+// The word of rank `i` of the list `ahead` places after level d - 1's (0: level d - 1, 1: level
+// d, 2: level d + 1).
+fn list_word(ahead: u32, i: u32) -> u32 {
+    return 1u + 2u * (((params.list_rotation + ahead) % 3u) * params.list_capacity + i);
+}
+
+// Rank `i` of the list `ahead` places after level d - 1's.
+fn list_rank(ahead: u32, i: u32) -> u64 {
+    let at = list_word(ahead, i);
+    return u64(atomicLoad(&lists[at])) | (u64(atomicLoad(&lists[at + 1u])) << 32u);
+}
+
+// Appends `rank` to the next level's list, if it has room.
+fn append(rank: u64) {
+    let i = atomicAdd(&lists[0], 1u);
+    if i < params.list_capacity {
+        let at = list_word(2u, i);
+        atomicStore(&lists[at], u32(rank));
+        atomicStore(&lists[at + 1u], u32(rank >> 32u));
+    }
+}
+
+// Top-down from the lists: invocation i marks rank i of level d - 1 as seen (what a scan's
+// `settle` does) and expands rank i of level d, claiming its neighbours for level d + 1 and
+// listing them; then rank i + the dispatch's size, and so on.
+@compute @workgroup_size(64)
+fn top_down_list(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    var claimed = 0u;
+    for (var i = id.x; i < max(params.list_prev, params.list_cur); i += groups.x * 64u) {
+        if i < params.list_prev {
+            let at = locate(list_rank(0u, i));
+            // The block's seen word follows its two table words.
+            word_or(at.x, at.y - (at.y % 3u) + 2u, 1u << (at.z / 2u + 16u * (at.y % 3u)));
+        }
+        if i < params.list_cur {
+            load_state(list_rank(1u, i));
+            for (var m = 0u; m < MOVES; m++) {
+                let n = neighbour(m);
+                if claim(n, params.next) {
+                    claimed += 1u;
+                    append(n);
+                }
+            }
+        }
+    }
+    add_to_count(lane, claimed);
+}
+
+// Top-down: every frontier entry claims all its neighbours for level d + 1 (and lists them, where
+// the host asks).
 @compute @workgroup_size(64)
 fn top_down(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -202,8 +267,12 @@ fn top_down(
             frontier &= frontier - 1u;
             load_state(b.first + u64(e));
             for (var m = 0u; m < MOVES; m++) {
-                if claim(neighbour(m), params.next) {
+                let n = neighbour(m);
+                if claim(n, params.next) {
                     claimed += 1u;
+                    if params.list_append != 0u {
+                        append(n);
+                    }
                 }
             }
         }

@@ -2,7 +2,7 @@
 // lexicographic rank of the pieces by position, halved where only one parity is reachable.
 //
 // The constants are overridden by the host (src/puzzle/perm/mod.rs) when it builds the
-// pipelines. The puzzle data buffer `puzzle_data` holds MOVES rows of POINTS entries, row m
+// pipelines. The puzzle data `puzzle_data` holds MOVES rows of POINTS entries, row m
 // holding move m's from array (after the move, position i holds what position from[i] held).
 
 // Points permuted (n).
@@ -10,6 +10,13 @@ override POINTS: u32;
 override MOVES: u32;
 // How ranks are numbered: LEX, EVEN or ODD.
 override RANKING: u32;
+
+// The moves' rows, four words a vector (a uniform buffer: src/gpu/device.rs).
+@group(0) @binding(2) var<uniform> puzzle_words: array<vec4<u32>, 4096>;
+
+fn puzzle_data(i: u32) -> u32 {
+    return puzzle_words[i >> 2u][i & 3u];
+}
 
 const LEX: u32 = 0u;
 const EVEN: u32 = 1u;
@@ -44,7 +51,7 @@ fn neighbour(m: u32) -> u64 {
     var lex = 0lu;
     let row = m * POINTS;
     for (var i = 0u; i < POINTS; i++) {
-        let piece = pieces[puzzle_data[row + i]];
+        let piece = pieces[puzzle_data(row + i)];
         let digit = lehmer_digit(unused, piece);
         unused &= ~(1u << piece);
         lex = lex * u64(POINTS - i) + u64(digit);

@@ -4,7 +4,6 @@
 // load_state, neighbour).
 
 @group(0) @binding(0) var<storage, read_write> io: array<u32>;
-@group(0) @binding(1) var<storage, read> puzzle_data: array<u32>;
 
 fn io_u64(at: u32) -> u64 {
     return u64(io[at]) | (u64(io[at + 1u]) << 32u);

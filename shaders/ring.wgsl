@@ -37,13 +37,26 @@ override FROM_15: u32 = 0u;
 fn arrangements() -> u64 {
     return u64(ARRANGEMENTS_LO) | (u64(ARRANGEMENTS_HI) << 32u);
 }
-//
-// The loaded position is kept as its arrangement (the ring read from piece 1, 0-based labels,
-// `arrangement[0] == 0`), the position of piece 1 (lrf) and the arrangement's index.
 
-var<private> arrangement: array<u32, 16>;
+// The loaded position: its arrangement (the ring read from piece 1, one label a nibble: nibble j
+// holds the 0-based label at arrangement position j, nibble 0 piece 1's 0), the position of
+// piece 1 (lrf) and the arrangement's index.
+var<private> arrangement: u64;
 var<private> offset: u32;
 var<private> index: u64;
+
+// The ring's nibbles (a shift by 64 would not compile for 16 pieces: shift the other way).
+fn ring_mask() -> u64 {
+    return ~0lu >> (64u - 4u * PIECES);
+}
+
+// The ring `x` turned by `by` places (0 <= by < PIECES): nibble p moves to p + by (mod n).
+fn turn(x: u64, by: u32) -> u64 {
+    if by == 0u {
+        return x;
+    }
+    return ((x << (4u * by)) | (x >> (4u * (PIECES - by)))) & ring_mask();
+}
 
 // Loads the position with this rank.
 fn load_state(rank: u64) {
@@ -60,67 +73,46 @@ fn load_state(rank: u64) {
         index = rank;
         offset = 0u;
     }
-    // Lehmer digits of the lexicographic rank of the n - 1 labels after piece 1, last first.
+    // The Lehmer digits of the n - 1 labels after piece 1.
     let m = PIECES - 1u;
     var lex = index;
     if EVEN {
         lex = index * 2lu;
     }
-    var digits: array<u32, 20>;
-    let parity = lehmer_digits(lex, m, &digits);
-    if EVEN && parity == 1u {
+    var digits = lehmer_nibbles(lex, m);
+    if EVEN && nibble_sum_parity(digits) == 1u {
         // The odd permutation of the pair `2 * index, 2 * index + 1`: the other one.
-        digits[m - 2u] = 1u;
+        digits |= 1lu << (4u * (m - 2u));
     }
-    arrangement[0] = 0u;
-    var unused = (1u << m) - 1u;
-    for (var i = 0u; i < m; i++) {
-        let label = nth_unused(unused, digits[i]);
-        unused &= ~(1u << label);
-        arrangement[i + 1u] = label + 1u;
-    }
+    arrangement = (unrank_nibbles(digits, m) + ones(m)) << 4u;
 }
 
-// The index of the ring `ring` read from the position of piece 1 (`start`).
-fn index_of(ring: ptr<function, array<u32, 16>>, start: u32) -> u64 {
-    let m = PIECES - 1u;
-    var unused = (1u << m) - 1u;
-    var lex = 0lu;
-    var at = start;
-    for (var i = 0u; i < m; i++) {
-        at += 1u;
-        if at == PIECES {
-            at = 0u;
-        }
-        let label = (*ring)[at] - 1u;
-        let digit = lehmer_digit(unused, label);
-        unused &= ~(1u << label);
-        lex = lex * u64(m - i) + u64(digit);
-    }
-    if EVEN {
-        return lex >> 1u;
-    }
-    return lex;
-}
-
-// Permutes the window at ring positions i..i + WINDOW (mod n).
-fn permute_window(ring: ptr<function, array<u32, 16>>, i: u32) {
-    var source = array<u32, 16>(
-        FROM_0, FROM_1, FROM_2, FROM_3, FROM_4, FROM_5, FROM_6, FROM_7,
-        FROM_8, FROM_9, FROM_10, FROM_11, FROM_12, FROM_13, FROM_14, FROM_15,
-    );
-    var old: array<u32, 16>;
-    for (var t = 0u; t < WINDOW; t++) {
-        old[t] = (*ring)[(i + t) % PIECES];
-    }
-    for (var t = 0u; t < WINDOW; t++) {
-        (*ring)[(i + t) % PIECES] = old[source[t]];
-    }
+// Window position t receives the piece from window position FROM_t: one line a position, all
+// constants.
+fn permute_window(ring: u64) -> u64 {
+    var out = ring & ~(~0lu >> (64u - 4u * WINDOW));
+    if WINDOW > 0u { out |= u64(nibble(ring, FROM_0)) << 0u; }
+    if WINDOW > 1u { out |= u64(nibble(ring, FROM_1)) << 4u; }
+    if WINDOW > 2u { out |= u64(nibble(ring, FROM_2)) << 8u; }
+    if WINDOW > 3u { out |= u64(nibble(ring, FROM_3)) << 12u; }
+    if WINDOW > 4u { out |= u64(nibble(ring, FROM_4)) << 16u; }
+    if WINDOW > 5u { out |= u64(nibble(ring, FROM_5)) << 20u; }
+    if WINDOW > 6u { out |= u64(nibble(ring, FROM_6)) << 24u; }
+    if WINDOW > 7u { out |= u64(nibble(ring, FROM_7)) << 28u; }
+    if WINDOW > 8u { out |= u64(nibble(ring, FROM_8)) << 32u; }
+    if WINDOW > 9u { out |= u64(nibble(ring, FROM_9)) << 36u; }
+    if WINDOW > 10u { out |= u64(nibble(ring, FROM_10)) << 40u; }
+    if WINDOW > 11u { out |= u64(nibble(ring, FROM_11)) << 44u; }
+    if WINDOW > 12u { out |= u64(nibble(ring, FROM_12)) << 48u; }
+    if WINDOW > 13u { out |= u64(nibble(ring, FROM_13)) << 52u; }
+    if WINDOW > 14u { out |= u64(nibble(ring, FROM_14)) << 56u; }
+    if WINDOW > 15u { out |= u64(nibble(ring, FROM_15)) << 60u; }
+    return out;
 }
 
 // The rank after move `m` from the loaded position (which stays loaded).
 fn neighbour(m: u32) -> u64 {
-    var ring: array<u32, 16>;
+    var ring: u64;
     if LRF {
         if m < 2u {
             // L and R move piece 1 one place; the arrangement stays.
@@ -131,21 +123,25 @@ fn neighbour(m: u32) -> u64 {
             return u64(moved % PIECES) * arrangements() + index;
         }
         // F: the window at ring position 0 of the position itself.
-        for (var j = 0u; j < PIECES; j++) {
-            ring[(offset + j) % PIECES] = arrangement[j];
-        }
-        permute_window(&ring, 0u);
+        ring = turn(arrangement, offset);
     } else {
-        ring = arrangement;
-        permute_window(&ring, m);
+        // Flip m: the window at arrangement position m, turned to ring position 0.
+        ring = turn(arrangement, (PIECES - m) % PIECES);
     }
-    var start = 0u;
-    for (var j = 0u; j < PIECES; j++) {
-        if ring[j] == 0u {
-            start = j;
-        }
+    ring = permute_window(ring);
+    // Piece 1: the ring's one zero nibble (the nibbles past the ring made nonzero).
+    let padded = ring | ~ring_mask();
+    let zero = (padded - 0x1111111111111111lu) & ~padded & 0x8888888888888888lu;
+    var start = countTrailingZeros(u32(zero)) / 4u;
+    if u32(zero) == 0u {
+        start = 8u + countTrailingZeros(u32(zero >> 32u)) / 4u;
     }
-    let found = index_of(&ring, start);
+    let m1 = PIECES - 1u;
+    let labels = turn(ring, (PIECES - start) % PIECES) >> 4u;
+    var found = rank_nibbles(labels - ones(m1), m1);
+    if EVEN {
+        found = found >> 1u;
+    }
     if LRF {
         return u64(start) * arrangements() + found;
     }

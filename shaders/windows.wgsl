@@ -1,9 +1,8 @@
 // The table's windows (src/gpu/layout.rs): one storage binding each, and the accessors that reach
 // a word in any window. The host repeats every line that ends in `// each window` once per
-// window, with `{w}` standing for the window's number and `{binding}` for its binding (4 + w).
+// window, with `{w}` standing for the window's number and `{binding}` for its binding (6 + w).
 
-@group(0) @binding(2) var<storage, read> puzzle_data: array<u32>;
-@group(0) @binding(3) var<storage, read> sweep_data: array<u32>;
+@group(0) @binding(4) var<storage, read_write> lists: array<atomic<u32>>;
 @group(0) @binding({binding}) var<storage, read_write> window{w}: array<atomic<u32>>; // each window
 
 fn word_load(w: u32, i: u32) -> u32 {
@@ -18,6 +17,13 @@ fn word_load(w: u32, i: u32) -> u32 {
 fn word_store(w: u32, i: u32, v: u32) {
     switch w {
         case {w}u: { atomicStore(&window{w}[i], v); } // each window
+        default: {}
+    }
+}
+
+fn word_or(w: u32, i: u32, v: u32) {
+    switch w {
+        case {w}u: { atomicOr(&window{w}[i], v); } // each window
         default: {}
     }
 }

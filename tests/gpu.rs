@@ -389,7 +389,7 @@ fn tables_the_gpu_cannot_hold_are_refused_before_any_output() {
     refused_before_any_output(
         &["--n", "10", "--gpu-memory", "1MiB"],
         &[
-            "needs 1.3 MiB (1360800 bytes) of GPU memory",
+            "needs 1.5 MiB (1530892 bytes) of GPU memory",
             "--gpu-memory gives 1.0 MiB",
         ],
     );

@@ -136,7 +136,8 @@ fn a_budget_picks_the_strategy_and_says_why() {
 
 #[test]
 fn a_dry_run_plans_the_gpu_for_a_given_memory_without_a_device() {
-    // Turnstyle 13, 14 and 15 on an 80 GB GPU: 3 bits an entry in windows of at most 4 GiB.
+    // Turnstyle 13, 14 and 15 on an 80 GB GPU: 3 bits an entry in windows of at most 4 GiB, and
+    // the frontier lists.
     let plan = |n: &str| dry_run(&["--puzzle", "turnstyle", "--n", n, "--gpu-memory", "80GB"]);
     let n13 = plan("13");
     assert!(n13.contains("device plan: 3113510400 entries"), "{n13}");
@@ -145,13 +146,17 @@ fn a_dry_run_plans_the_gpu_for_a_given_memory_without_a_device() {
     let n14 = plan("14");
     assert!(n14.contains("(32691859200 bytes) in 11 windows"), "{n14}");
     assert!(
-        n14.contains("fits, 44.1 GiB (47308140800 bytes) to spare"),
+        n14.contains("frontier lists                   384.0 MiB"),
+        "{n14}"
+    );
+    assert!(
+        n14.contains("fits, 43.7 GiB (46905487612 bytes) to spare"),
         "{n14}"
     );
     let n15 = plan("15");
     assert!(n15.contains("(245188944000 bytes) in 77 windows"), "{n15}");
     assert!(
-        n15.contains("refused: the table of 653837184000 entries needs 228.3 GiB"),
+        n15.contains("refused: the table of 653837184000 entries needs 228.7 GiB"),
         "{n15}"
     );
     // Without --gpu-memory and without --backend gpu there is no device part.

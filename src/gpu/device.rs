@@ -158,22 +158,45 @@ fn device_memory(adapter: &wgpu::Adapter) -> Option<u64> {
         .max()
 }
 
-/// A read-only storage buffer holding the puzzle's data (one word if it has none: bindings must
-/// not be empty).
-pub(super) fn puzzle_data_buffer(
+/// A data buffer (a uniform buffer of [`DATA_WORDS`] words) holding `data`, at most that many
+/// words.
+pub(super) fn data_buffer(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     data: &[u32],
 ) -> wgpu::Buffer {
-    let words: &[u32] = if data.is_empty() { &[0] } else { data };
+    assert!(data.len() <= DATA_WORDS, "checked by the callers");
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("puzzle data"),
-        size: (words.len() * 4) as u64,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        label: Some("data"),
+        size: 4 * DATA_WORDS as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+    if !data.is_empty() {
+        queue.write_buffer(&buffer, 0, bytemuck::cast_slice(data));
+    }
     buffer
+}
+
+/// The words of a data buffer (`array<vec4<u32>, 4096>` in the shaders: 64 KiB, the uniform
+/// buffer binding every Vulkan device allows). Data the kernels read at the same index in every
+/// invocation goes in uniform buffers: drivers read those once for all the invocations (lavapipe
+/// reads a storage buffer invocation by invocation, which made the sweeps several times
+/// slower).
+pub const DATA_WORDS: usize = 16384;
+
+/// A uniform buffer binding of the compute stage (a data buffer).
+pub(super) fn data_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
 }
 
 /// A storage buffer binding of the compute stage.

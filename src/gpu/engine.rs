@@ -2,9 +2,10 @@
 //! its counts; the table read back for checkpoints and at the end.
 
 use super::device::{
-    Gpu, compute_pipeline, map_read, puzzle_data_buffer, read_back_buffer, storage_entry,
+    DATA_WORDS, Gpu, compute_pipeline, data_buffer, data_entry, map_read, read_back_buffer,
+    storage_entry,
 };
-use super::layout::{BLOCK_BYTES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
+use super::layout::{BLOCK_BYTES, BLOCK_ENTRIES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
 use super::{RANK_SHADER, sweep};
 use crate::puzzle::{GpuShader, Structure};
 use crate::search::engine::Engine;
@@ -21,10 +22,17 @@ const BFS_SHADER: &str = include_str!("../../shaders/bfs.wgsl");
 const SWEEP_SHADER: &str = include_str!("../../shaders/sweep.wgsl");
 /// The window bindings and accessors, a template (see [`shader_source`]).
 const WINDOWS_SHADER: &str = include_str!("../../shaders/windows.wgsl");
-/// The binding of window 0 (after the params, the counts, the puzzle data and the sweep data).
-const FIRST_WINDOW_BINDING: u32 = 4;
+/// The binding of the frontier lists.
+const LISTS_BINDING: u32 = 4;
+/// The binding of the block moves' maps (the rest of the sweep data is at binding 3).
+const MAPS_BINDING: u32 = 5;
+/// The binding of window 0 (after the params, the counts, the puzzle data, the sweep data, the
+/// lists and the maps).
+const FIRST_WINDOW_BINDING: u32 = 6;
 /// Bytes of the shader's `Params`.
-const PARAMS_BYTES: u64 = 48;
+const PARAMS_BYTES: u64 = 64;
+/// Workgroups of a list pass at most (each invocation strides through the lists).
+const LIST_GROUPS: u64 = 4096;
 
 /// The shader for `puzzle` on `layout`: the window bindings and accessors (each line of
 /// `shaders/windows.wgsl` marked `// each window` once per window), the rank functions, the
@@ -64,8 +72,13 @@ pub struct GpuEngine<'g> {
     counts_back: wgpu::Buffer,
     windows: Vec<wgpu::Buffer>,
     bind_group: wgpu::BindGroup,
+    /// The three frontier lists and the next one's length (`shaders/bfs.wgsl`).
+    lists: wgpu::Buffer,
+    /// Where the frontier lists stand.
+    listed: Lists,
     init: wgpu::ComputePipeline,
     top_down: wgpu::ComputePipeline,
+    top_down_list: wgpu::ComputePipeline,
     bottom_up: wgpu::ComputePipeline,
     /// The sweep kernels, where the space's structure fits them.
     sweeps: Option<Sweeps>,
@@ -76,6 +89,19 @@ pub struct GpuEngine<'g> {
     /// Whether the host may hold a copy of the table; if not, checkpoints and the file read it
     /// from the device chunk by chunk.
     host_table: bool,
+}
+
+/// The frontier lists on the device: three lists (levels d - 1, d and d + 1) of up to
+/// [`Layout::list_capacity`] ranks each, used in turn.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lists {
+    /// Which list holds level d - 1 (the next two hold levels d and d + 1).
+    rotation: u32,
+    /// The length of level d - 1's list, where it is whole and its entries are not yet marked
+    /// seen (0 where they are, or there is no such level).
+    prev: Option<u32>,
+    /// The length of level d's list, where it is whole.
+    cur: Option<u32>,
 }
 
 /// The pipelines of a sweep pass: block moves, then the residual moves pulled or pushed.
@@ -95,7 +121,15 @@ impl<'g> GpuEngine<'g> {
         host_table: bool,
     ) -> Result<GpuEngine<'g>, String> {
         let started = std::time::Instant::now();
-        let sweep = structure.and_then(sweep::sweep_data);
+        let sweep = structure
+            .and_then(sweep::sweep_data)
+            .filter(|data| data.records.len() <= DATA_WORDS);
+        if puzzle.data.len() > DATA_WORDS {
+            return Err(format!(
+                "the puzzle's moves take {} words on the GPU, more than the {DATA_WORDS} it holds: use --backend cpu",
+                puzzle.data.len()
+            ));
+        }
         let device = &gpu.device;
         let dispatches = layout.dispatches(gpu.limits.max_compute_workgroups_per_dimension);
         let stride = PARAMS_BYTES
@@ -122,7 +156,17 @@ impl<'g> GpuEngine<'g> {
             counts_bytes,
             U::STORAGE | U::COPY_SRC | U::COPY_DST,
         );
-        let counts_back = buffer("counts read-back", counts_bytes, U::MAP_READ | U::COPY_DST);
+        // The counts, then the next list's length.
+        let counts_back = buffer(
+            "counts read-back",
+            counts_bytes + 4,
+            U::MAP_READ | U::COPY_DST,
+        );
+        let lists = buffer(
+            "frontier lists",
+            layout.list_bytes(),
+            U::STORAGE | U::COPY_SRC | U::COPY_DST,
+        );
         let windows: Vec<wgpu::Buffer> = (0..layout.windows)
             .map(|w| {
                 buffer(
@@ -145,8 +189,10 @@ impl<'g> GpuEngine<'g> {
                 count: None,
             },
             storage_entry(1, false),
-            storage_entry(2, true),
-            storage_entry(3, true),
+            data_entry(2),
+            data_entry(3),
+            storage_entry(LISTS_BINDING, false),
+            storage_entry(MAPS_BINDING, true),
         ];
         entries.extend((0..layout.windows).map(|w| storage_entry(FIRST_WINDOW_BINDING + w, false)));
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -166,6 +212,10 @@ impl<'g> GpuEngine<'g> {
                 binding: 1,
                 resource: counts.as_entire_binding(),
             },
+            wgpu::BindGroupEntry {
+                binding: LISTS_BINDING,
+                resource: lists.as_entire_binding(),
+            },
         ];
         bindings.extend(
             windows
@@ -176,19 +226,29 @@ impl<'g> GpuEngine<'g> {
                     resource: b.as_entire_binding(),
                 }),
         );
-        let puzzle_data = puzzle_data_buffer(device, &gpu.queue, &puzzle.data);
-        let sweep_data = puzzle_data_buffer(
-            device,
-            &gpu.queue,
-            sweep.as_deref().unwrap_or(&sweep::no_sweep()),
+        let puzzle_data = data_buffer(device, &gpu.queue, &puzzle.data);
+        let no_sweep = sweep::no_sweep();
+        let sweep_data = sweep.as_ref().unwrap_or(&no_sweep);
+        let records = data_buffer(device, &gpu.queue, &sweep_data.records);
+        // A binding is never empty.
+        let maps = buffer(
+            "sweep maps",
+            4 * sweep_data.maps.len().max(1) as u64,
+            U::STORAGE | U::COPY_DST,
         );
+        gpu.queue
+            .write_buffer(&maps, 0, bytemuck::cast_slice(&sweep_data.maps));
         bindings.push(wgpu::BindGroupEntry {
             binding: 2,
             resource: puzzle_data.as_entire_binding(),
         });
         bindings.push(wgpu::BindGroupEntry {
             binding: 3,
-            resource: sweep_data.as_entire_binding(),
+            resource: records.as_entire_binding(),
+        });
+        bindings.push(wgpu::BindGroupEntry {
+            binding: MAPS_BINDING,
+            resource: maps.as_entire_binding(),
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("table"),
@@ -207,9 +267,10 @@ impl<'g> GpuEngine<'g> {
         let pipeline = |entry: &str| {
             compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants)
         };
-        let (init, top_down, bottom_up) = (
+        let (init, top_down, top_down_list, bottom_up) = (
             pipeline("init"),
             pipeline("top_down"),
+            pipeline("top_down_list"),
             pipeline("bottom_up"),
         );
         let sweeps = sweep.is_some().then(|| Sweeps {
@@ -221,7 +282,7 @@ impl<'g> GpuEngine<'g> {
             return Err(format!(
                 "the GPU '{}' cannot hold the table ({} bytes): {e}; choose a smaller --n or --backend cpu",
                 gpu.adapter.name,
-                layout.bytes()
+                layout.device_bytes()
             ));
         }
         if let Some(e) = pollster::block_on(scope.pop()) {
@@ -241,8 +302,11 @@ impl<'g> GpuEngine<'g> {
             counts_back,
             windows,
             bind_group,
+            lists,
+            listed: Lists::default(),
             init,
             top_down,
+            top_down_list,
             bottom_up,
             sweeps,
             profile,
@@ -251,8 +315,9 @@ impl<'g> GpuEngine<'g> {
         })
     }
 
-    /// Writes every dispatch's parameters for the pass from level `depth`.
-    fn write_params(&self, depth: u64) {
+    /// Writes every dispatch's parameters for the pass from level `depth`; scans list the
+    /// entries they set if `append`.
+    fn write_params(&self, depth: u64, append: bool) {
         let (cur, next, prev) = (depth % 3, (depth + 1) % 3, (depth + 2) % 3);
         let mut bytes = vec![0u8; (self.stride * self.dispatches.len() as u64) as usize];
         for (slot, d) in self.dispatches.iter().enumerate() {
@@ -267,7 +332,11 @@ impl<'g> GpuEngine<'g> {
                 self.layout.window_shift,
                 self.layout.entries as u32,
                 (self.layout.entries >> 32) as u32,
-                0,
+                self.layout.list_capacity() as u32,
+                self.listed.rotation,
+                self.listed.prev.unwrap_or(0),
+                self.listed.cur.unwrap_or(0),
+                append as u32,
                 0,
             ];
             let at = slot * self.stride as usize;
@@ -288,8 +357,8 @@ impl<'g> GpuEngine<'g> {
     }
 
     /// Fills the table (every entry unreached, nothing seen) and puts the `starts` at level 0.
-    fn init(&self, starts: &[u64]) {
-        self.write_params(0);
+    fn init(&mut self, starts: &[u64]) {
+        self.write_params(0, false);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         self.record(&mut encoder, &self.init);
         self.gpu.queue.submit([encoder.finish()]);
@@ -304,6 +373,29 @@ impl<'g> GpuEngine<'g> {
                 .queue
                 .write_buffer(&self.windows[window as usize], at, &word.to_le_bytes());
         }
+        self.list(starts);
+    }
+
+    /// Puts `ranks` on the device as level d's list, with nothing in level d - 1's to mark.
+    fn list(&mut self, ranks: &[u64]) {
+        self.listed = Lists {
+            rotation: 0,
+            prev: Some(0),
+            cur: None,
+        };
+        if ranks.len() as u64 > self.layout.list_capacity() {
+            return;
+        }
+        // List 1 (level d), after the length word.
+        let at = 4 * (1 + 2 * self.layout.list_capacity());
+        let words: Vec<u32> = ranks
+            .iter()
+            .flat_map(|&r| [r as u32, (r >> 32) as u32])
+            .collect();
+        self.gpu
+            .queue
+            .write_buffer(&self.lists, at, bytemuck::cast_slice(&words));
+        self.listed.cur = Some(ranks.len() as u32);
     }
 
     /// One pass from level `depth`, running `kernels` one after another over the whole table
@@ -314,12 +406,18 @@ impl<'g> GpuEngine<'g> {
         &self,
         depth: u64,
         kernels: &[(&str, &wgpu::ComputePipeline)],
-    ) -> Result<u64, String> {
-        self.write_params(depth);
+        append: bool,
+    ) -> Result<(u64, u32), String> {
+        self.write_params(depth, append);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.counts, 0, None);
+        encoder.clear_buffer(&self.lists, 0, Some(4));
         for (name, kernel) in kernels {
-            self.record(&mut encoder, kernel);
+            if std::ptr::eq(*kernel, &self.top_down_list) {
+                self.record_list(&mut encoder);
+            } else {
+                self.record(&mut encoder, kernel);
+            }
             if self.profile {
                 let started = std::time::Instant::now();
                 self.gpu.queue.submit([encoder.finish()]);
@@ -334,12 +432,26 @@ impl<'g> GpuEngine<'g> {
                 encoder = self.gpu.device.create_command_encoder(&Default::default());
             }
         }
+        let counts_bytes = self.counts.size();
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_back, 0, None);
+        encoder.copy_buffer_to_buffer(&self.lists, 0, &self.counts_back, counts_bytes, Some(4));
         self.gpu.queue.submit([encoder.finish()]);
-        let counts: Vec<u32> = map_read(&self.gpu.device, &self.counts_back, |bytes| {
+        let mut counts: Vec<u32> = map_read(&self.gpu.device, &self.counts_back, |bytes| {
             bytemuck::cast_slice::<u8, u32>(bytes).to_vec()
         })?;
-        Ok(counts.iter().map(|&c| u64::from(c)).sum())
+        let listed = counts.pop().expect("the list's length");
+        Ok((counts.iter().map(|&c| u64::from(c)).sum(), listed))
+    }
+
+    /// Records a list pass: enough workgroups for the longer of the two lists, at most
+    /// [`LIST_GROUPS`].
+    fn record_list(&self, encoder: &mut wgpu::CommandEncoder) {
+        let longest = self.listed.prev.max(self.listed.cur).unwrap_or(0);
+        let groups = u64::from(longest).div_ceil(WORKGROUP).clamp(1, LIST_GROUPS);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+        pass.set_pipeline(&self.top_down_list);
+        pass.set_bind_group(0, &self.bind_group, &[0]);
+        pass.dispatch_workgroups(groups as u32, 1, 1);
     }
 
     /// Submits a copy of `count` blocks of window `w` from block `first` into `to`.
@@ -411,20 +523,35 @@ impl<'g> GpuEngine<'g> {
     }
 
     /// Puts a table on the device to go on from, read piece by piece: each block's words, and
-    /// as seen every reached entry but those holding `last`, the last level's value (the next
-    /// pass then expands that level, and levels `last - 3`, ... once more, finding nothing
-    /// there).
-    fn upload(&self, table: &dyn TableView, last: u8) -> Result<(), String> {
+    /// as seen every reached entry but the last level's: those of `list` (ascending) where the
+    /// level is listed, else those holding `last`, its value (the next pass then expands that
+    /// level, and levels `last - 3`, ... once more, finding nothing there; list passes, which
+    /// mark no entries seen but their lists', need the exact level).
+    fn upload(&self, table: &dyn TableView, last: u8, list: Option<&[u64]>) -> Result<(), String> {
+        let mut listed = list.unwrap_or(&[]).iter().peekable();
         for (w, first, count) in self.chunks() {
             let block = ((w as u64) << self.layout.window_shift) + first;
             let mut bytes = Vec::with_capacity(count as usize * 8);
             table.append_le_bytes(block as usize..(block + count) as usize, &mut bytes)?;
             let words: Vec<u32> = bytes
                 .chunks_exact(8)
-                .flat_map(|b| {
+                .enumerate()
+                .flat_map(|(i, b)| {
                     let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
                     let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
-                    let level = squeeze(matches(word, last));
+                    let level = if list.is_some() {
+                        // The listed ranks in this block.
+                        let at = (block + i as u64) * BLOCK_ENTRIES;
+                        let mut bits = 0;
+                        while let Some(&&rank) = listed.peek().filter(|&&&r| r < at + BLOCK_ENTRIES)
+                        {
+                            bits |= 1 << (rank - at);
+                            listed.next();
+                        }
+                        bits
+                    } else {
+                        squeeze(matches(word, last))
+                    };
                     [word as u32, (word >> 32) as u32, reached & !level]
                 })
                 .collect();
@@ -454,10 +581,17 @@ impl Engine for GpuEngine<'_> {
         &mut self,
         table: Box<dyn TableSource>,
         depth: u64,
-        _list: Option<Vec<u64>>,
+        list: Option<Vec<u64>>,
     ) -> Result<(), String> {
         self.read = None;
-        self.upload(&*table, (depth % 3) as u8)
+        self.upload(&*table, (depth % 3) as u8, list.as_deref())?;
+        // The upload marks every older level as seen; without the level's list, the next pass
+        // scans for it (and lists the level it finds).
+        self.list(list.as_deref().unwrap_or(&[]));
+        if list.is_none() {
+            self.listed.cur = None;
+        }
+        Ok(())
     }
 
     fn pass(
@@ -468,10 +602,14 @@ impl Engine for GpuEngine<'_> {
     ) -> Result<u64, String> {
         self.read = None;
         let depth = levels.len() - 1;
-        // Frontier lists are top-down scans here, and the last few unreached bottom-up scans;
-        // where the kernels cannot sweep a space, sweeps are bottom-up scans: each sets the same
-        // entries.
-        let count = match (step, &self.sweeps) {
+        // Frontier lists run from the device's lists where both are whole, else as top-down
+        // scans that list what they find; the last few unreached are bottom-up scans; where the
+        // kernels cannot sweep a space, sweeps are bottom-up scans: each sets the same entries.
+        let listing = step == Step::Frontier;
+        let (count, listed) = match (step, &self.sweeps) {
+            (Step::Frontier, _) if self.listed.prev.is_some() && self.listed.cur.is_some() => {
+                self.run_pass(depth, &[("top_down_list", &self.top_down_list)], false)?
+            }
             (Step::Sweep, Some(sweeps)) => {
                 // The residual moves from the frontier states while they are fewer than the
                 // unreached ones, else into the unreached ones.
@@ -481,12 +619,22 @@ impl Engine for GpuEngine<'_> {
                 } else {
                     ("sweep_pull", &sweeps.pull)
                 };
-                self.run_pass(depth, &[("sweep_blocks", &sweeps.blocks), residual])?
+                self.run_pass(depth, &[("sweep_blocks", &sweeps.blocks), residual], false)?
             }
             (Step::Frontier | Step::TopDown, _) => {
-                self.run_pass(depth, &[("top_down", &self.top_down)])?
+                self.run_pass(depth, &[("top_down", &self.top_down)], listing)?
             }
-            _ => self.run_pass(depth, &[("bottom_up", &self.bottom_up)])?,
+            _ => self.run_pass(depth, &[("bottom_up", &self.bottom_up)], false)?,
+        };
+        self.listed = if listing {
+            // The next pass marks this level's list as seen, where it is whole.
+            Lists {
+                rotation: (self.listed.rotation + 1) % 3,
+                prev: self.listed.cur,
+                cur: (u64::from(listed) <= self.layout.list_capacity()).then_some(listed),
+            }
+        } else {
+            Lists::default()
         };
         progress.found(count);
         Ok(count)

@@ -14,6 +14,8 @@ pub const BLOCK_ENTRIES: u64 = 32;
 pub const BLOCK_BYTES: u64 = 12;
 /// Blocks read back from the device at a time, into each of two staging buffers (192 MiB).
 pub const READBACK_BLOCKS: u64 = 1 << 24;
+/// The most ranks a frontier list on the device holds (128 MiB a list).
+pub const MAX_LIST: u64 = 1 << 24;
 /// The largest storage binding planned for where no device is present: wgpu's ceiling.
 pub const ASSUMED_BINDING_BYTES: u64 = (1 << 32) - 4;
 /// Invocations per workgroup (`@workgroup_size(64)` in `shaders/bfs.wgsl`), one block each.
@@ -100,6 +102,22 @@ impl Layout {
         self.blocks * BLOCK_BYTES
     }
 
+    /// Ranks each of the device's three frontier lists holds: the level loop's largest list, at
+    /// most [`MAX_LIST`] (a longer level is found by a scan instead).
+    pub fn list_capacity(&self) -> u64 {
+        crate::search::list_limit(self.entries, 0, crate::search::Footprint::Full).min(MAX_LIST)
+    }
+
+    /// Bytes of the frontier lists: three lists of 8-byte ranks and the next one's length.
+    pub fn list_bytes(&self) -> u64 {
+        4 + 3 * 8 * self.list_capacity()
+    }
+
+    /// Bytes on the device: the table and the frontier lists.
+    pub fn device_bytes(&self) -> u64 {
+        self.bytes() + self.list_bytes()
+    }
+
     /// Bytes of each of the two read-back staging buffers (mapped host memory).
     pub fn staging_bytes(&self) -> u64 {
         READBACK_BLOCKS.min(self.window_blocks(0)) * BLOCK_BYTES
@@ -108,11 +126,11 @@ impl Layout {
     /// Why a GPU of `memory` bytes (the figure from `source`) cannot hold the table, if it
     /// cannot.
     pub fn memory_refusal(&self, memory: u64, source: &str) -> Option<String> {
-        (self.bytes() > memory).then(|| {
+        (self.device_bytes() > memory).then(|| {
             format!(
-                "the table of {} entries needs {} of GPU memory (3 bits an entry), but {source} gives {}: choose a smaller puzzle or --backend cpu",
+                "the table of {} entries needs {} of GPU memory (3 bits an entry and the frontier lists), but {source} gives {}: choose a smaller puzzle or --backend cpu",
                 self.entries,
-                bytes(self.bytes()),
+                bytes(self.device_bytes()),
                 bytes(memory)
             )
         })
@@ -132,6 +150,12 @@ impl Layout {
             bytes(self.window_bytes(0))
         );
         out += &format!(
+            "  {:<32} {} (3 x {} ranks)\n",
+            "frontier lists",
+            bytes(self.list_bytes()),
+            self.list_capacity()
+        );
+        out += &format!(
             "  {:<32} {} (2 x {}, host memory)\n",
             "read-back staging",
             bytes(2 * self.staging_bytes()),
@@ -144,7 +168,7 @@ impl Layout {
                         "  {:<32} {} ({source}): fits, {} to spare\n",
                         "GPU memory",
                         bytes(memory),
-                        bytes(memory - self.bytes())
+                        bytes(memory - self.device_bytes())
                     )
                 }
                 Some(why) => out += &format!("  refused: {why}\n"),

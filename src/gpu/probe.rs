@@ -4,7 +4,7 @@
 
 use super::RANK_SHADER;
 use super::device::{
-    Gpu, compute_pipeline, map_read, puzzle_data_buffer, read_back_buffer, storage_entry,
+    Gpu, compute_pipeline, data_buffer, data_entry, map_read, read_back_buffer, storage_entry,
 };
 use super::layout::WORKGROUP;
 use crate::puzzle::{GpuShader, StateSpace};
@@ -104,7 +104,7 @@ impl Gpu {
         // An explicit layout: a shader that does not read the puzzle data still binds it.
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("probe"),
-            entries: &[storage_entry(0, false), storage_entry(1, true)],
+            entries: &[storage_entry(0, false), data_entry(2)],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("probe"),
@@ -113,7 +113,7 @@ impl Gpu {
         });
         let pipeline =
             compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants);
-        let data = puzzle_data_buffer(device, &self.queue, &puzzle.data);
+        let data = data_buffer(device, &self.queue, &puzzle.data);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("probe"),
             layout: &bind_layout,
@@ -123,7 +123,7 @@ impl Gpu {
                     resource: io.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
-                    binding: 1,
+                    binding: 2,
                     resource: data.as_entire_binding(),
                 },
             ],

@@ -1,5 +1,6 @@
 //! The data of the device's sweep passes (`shaders/sweep.wgsl`): a space's
-//! [`Structure`] packed into words.
+//! [`Structure`] packed into words, the records (read alike by every invocation: a uniform
+//! buffer) apart from the block moves' maps (read at each invocation's own place).
 
 use crate::puzzle::{BlockMove, Structure};
 
@@ -13,17 +14,27 @@ const RESIDUAL_WORDS: usize = 8;
 const DOMAIN_WORDS: usize = 8;
 /// The most residual ranges a sweep kernel handles (one bit each in a word).
 const MAX_RESIDUAL: usize = 32;
+/// The most prefix digits of a block move (`MAX_PREFIX` in the kernel).
+const MAX_PREFIX: usize = 24;
+
+/// The sweep data of `structure` as `shaders/sweep.wgsl` reads it.
+pub struct SweepData {
+    /// The header, the records and the prefix radices: read alike by every invocation (a
+    /// uniform buffer).
+    pub records: Vec<u32>,
+    /// The block moves' maps: read at each invocation's own place (a storage buffer).
+    pub maps: Vec<u32>,
+}
 
 /// The words of `structure` as `shaders/sweep.wgsl` reads them, or `None` where the kernels
-/// cannot sweep it (more than 32 residual ranges, prefix radices of 2^16 or more): the engine
-/// then runs bottom-up passes.
-pub fn sweep_data(structure: &Structure) -> Option<Vec<u32>> {
+/// cannot sweep it (more than 32 residual ranges, more than 24 prefix digits or prefix radices of
+/// 2^16 or more): the engine then runs bottom-up passes.
+pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
     // The kernel divides by prefix radices with `div_small` (below 2^16).
     if structure.residual.len() > MAX_RESIDUAL
-        || structure
-            .blocks
-            .iter()
-            .any(|b| b.window.prefix.iter().any(|&r| r >= 1 << 16))
+        || structure.blocks.iter().any(|b| {
+            b.window.prefix.len() > MAX_PREFIX || b.window.prefix.iter().any(|&r| r >= 1 << 16)
+        })
     {
         return None;
     }
@@ -45,6 +56,7 @@ pub fn sweep_data(structure: &Structure) -> Option<Vec<u32>> {
     let residual_at = HEADER + moves * MOVE_WORDS;
     let domain_at = residual_at + structure.residual.len() * RESIDUAL_WORDS;
     let mut words = vec![0u32; domain_at + domains.len() * DOMAIN_WORDS];
+    let mut maps = Vec::new();
     words[0] = moves as u32;
     words[1] = structure.residual.len() as u32;
     words[2] = residual_at as u32;
@@ -70,9 +82,6 @@ pub fn sweep_data(structure: &Structure) -> Option<Vec<u32>> {
     for (i, b) in blocks.iter().enumerate() {
         let at = HEADER + i * MOVE_WORDS;
         let w = &b.window;
-        let map_at = words.len();
-        words.extend(&w.map[0]);
-        words.extend(&w.map[1]);
         let prefix_at = words.len();
         words.extend(&w.prefix);
         put(&mut words, at, b.from);
@@ -80,22 +89,30 @@ pub fn sweep_data(structure: &Structure) -> Option<Vec<u32>> {
         put(&mut words, at + 4, b.len);
         put(&mut words, at + 6, w.block);
         put(&mut words, at + 8, w.run);
-        words[at + 10] = u32::try_from(map_at).ok()?;
+        words[at + 10] = u32::try_from(maps.len()).ok()?;
+        maps.extend(&w.map[0]);
+        maps.extend(&w.map[1]);
         words[at + 11] = w.map[0].len() as u32;
         words[at + 12] = w.parity_dependent() as u32;
         words[at + 13] = u32::try_from(prefix_at).ok()?;
         words[at + 14] = w.prefix.len() as u32;
         words[at + 15] = u32::try_from(w.block / w.run).ok()?;
     }
-    Some(words)
+    Some(SweepData {
+        records: words,
+        maps,
+    })
 }
 
 /// The sweep data of a space without block moves: no moves, no residual ranges.
-pub fn no_sweep() -> Vec<u32> {
+pub fn no_sweep() -> SweepData {
     let mut words = vec![0; HEADER];
     words[2] = HEADER as u32;
     words[4] = HEADER as u32;
-    words
+    SweepData {
+        records: words,
+        maps: Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -107,7 +124,8 @@ mod tests {
     fn records_hold_each_block_move_and_residual_range() {
         let ring = Ring::turnstyle(8, Metric::Lrf).unwrap();
         let structure = ring.structure().unwrap();
-        let words = sweep_data(&structure).unwrap();
+        let data = sweep_data(&structure).unwrap();
+        let words = &data.records;
         assert_eq!(words[0] as usize, structure.blocks.len());
         assert_eq!(words[1] as usize, structure.residual.len());
         assert_eq!(words[3], 8, "one domain per offset");
@@ -120,7 +138,7 @@ mod tests {
         assert_eq!(u64::from(words[at + 2]), b.to);
         let map_at = words[at + 10] as usize;
         assert_eq!(
-            words[map_at..map_at + b.window.map[0].len()],
+            data.maps[map_at..map_at + b.window.map[0].len()],
             b.window.map[0][..]
         );
     }
