@@ -17,11 +17,30 @@ fn div_small(n: u64, d: u32) -> u64 {
     return (u64(q_hi) << 32u) | (u64(q_mid) << 16u) | u64(low / d);
 }
 
-// `n / d` for d > 0: one 32-bit division where both fit, else shifts and subtractions over the
-// bits of `n`.
+// `n / d` for d > 0, through floating point (a vector operation on every device: lavapipe does
+// integer divisions lane by lane): a first quotient within about 2^-21 of the true one, a second
+// from the remainder, then at most one step either way.
+fn div32(n: u32, d: u32) -> u32 {
+    let inv = 1.0 / f32(d);
+    // Conversions through u32 and u64: the quotient estimate is below 2^32 + 2^11.
+    let wide_n = i64(u64(n));
+    let wide_d = i64(u64(d));
+    var q = i64(u64(u32(f32(n) * inv)));
+    // In 64 bits: the remainders may lie anywhere in (-2^33, 2^33).
+    q += i64(i32(floor(f32(wide_n - q * wide_d) * inv)));
+    let rest = wide_n - q * wide_d;
+    if rest < 0li {
+        q -= 1li;
+    } else if rest >= wide_d {
+        q += 1li;
+    }
+    return u32(q);
+}
+
+// `n / d` for d > 0: `div32` where both fit, else shifts and subtractions over the bits of `n`.
 fn div64(n: u64, d: u64) -> u64 {
     if (n >> 32u) == 0lu && (d >> 32u) == 0lu {
-        return u64(u32(n) / u32(d));
+        return u64(div32(u32(n), u32(d)));
     }
     var q = 0lu;
     var r = 0lu;

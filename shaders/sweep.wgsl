@@ -81,45 +81,24 @@ fn frontier_bits(cache: ptr<function, Cached>, start: u64, len: u32) -> u32 {
     return bits;
 }
 
-// Most prefix digits a block move has (src/gpu/sweep.rs refuses more).
-const MAX_PREFIX: u32 = 24u;
-
-// Writes into `digits` the digits of `value` in the `count` mixed radices at `at` (most
-// significant first); returns the parity of their sum.
-fn prefix_digits(value: u64, at: u32, count: u32, digits: ptr<function, array<u32, 24>>) -> u32 {
+// The parity of the digit sum of `value` in the `count` mixed radices at `at` (most significant
+// first): `div32` while the value fits. (Keeping every digit to step them block by block would
+// need an array, which lavapipe indexes invocation by invocation: slower.)
+fn prefix_parity(value: u64, at: u32, count: u32) -> u32 {
     var rest = value;
     var parity = 0u;
     for (var i = count; i > 0u; i--) {
         let r = sweep_data(at + i - 1u);
         var q: u64;
         if (rest >> 32u) == 0lu {
-            q = u64(u32(rest) / r);
+            q = u64(div32(u32(rest), r));
         } else {
             q = div_small(rest, r);
         }
-        let d = u32(rest - q * u64(r));
-        (*digits)[i - 1u] = d;
-        parity ^= d & 1u;
+        parity ^= u32(rest - q * u64(r)) & 1u;
         rest = q;
     }
     return parity;
-}
-
-// Adds 1 to the `digits` in the `count` mixed radices at `at`; returns the change in the parity
-// of their sum (no division: the next block's parity from the last one's).
-fn prefix_step(at: u32, count: u32, digits: ptr<function, array<u32, 24>>) -> u32 {
-    var flip = 0u;
-    for (var i = count; i > 0u; i--) {
-        let r = sweep_data(at + i - 1u);
-        if (*digits)[i - 1u] + 1u < r {
-            (*digits)[i - 1u] += 1u;
-            return flip ^ 1u;
-        }
-        // Wraps from r - 1 to 0.
-        (*digits)[i - 1u] = 0u;
-        flip ^= (r - 1u) & 1u;
-    }
-    return flip;
 }
 
 // The frontier bits block move `m` brings to the 32 ranks from `first` (bit e: rank first + e).
@@ -133,6 +112,12 @@ fn pull_move(m: u32, first: u64) -> u32 {
         return 0u;
     }
     let to = sweep_u64(at + 2u);
+    let runs = u64(sweep_data(at + 15u));
+    var cache = Cached(~0lu, 0u);
+    if runs == 1lu {
+        // A plain shift (one run a block, the map [0]): one string of bits.
+        return frontier_bits(&cache, to + (lo - origin), u32(hi - lo)) << u32(lo - first);
+    }
     let block = sweep_u64(at + 6u);
     let run = sweep_u64(at + 8u);
     let map_at = sweep_data(at + 10u);
@@ -140,45 +125,53 @@ fn pull_move(m: u32, first: u64) -> u32 {
     let dependent = sweep_data(at + 12u) != 0u;
     let prefix_at = sweep_data(at + 13u);
     let prefix_count = sweep_data(at + 14u);
-    let runs = u64(sweep_data(at + 15u));
     var i = lo - origin;
     let end = hi - origin;
-    // Divisions only where there is more than one block, or run (identity moves have neither).
+    // Where rank i sits: block b, run x of the block, s ranks into the run.
     var b = 0lu;
     var within = i;
     if block != len {
         b = div64(i, block);
         within = i - b * block;
     }
-    var x = 0lu;
-    var s = within;
-    if runs != 1lu {
-        x = div64(within, run);
-        s = within - x * run;
-    }
+    let x0 = div64(within, run);
+    var x = u32(x0);
+    var s = within - x0 * run;
+    // The prefix parity, and the last prefix digit (radix `last_radix`): stepped block by block,
+    // the parity found again only when that digit wraps.
     var parity = 0u;
-    var digits: array<u32, 24>;
+    var last_digit = 0lu;
+    var last_radix = 1lu;
     if dependent {
-        parity = prefix_digits(b, prefix_at, prefix_count, &digits);
+        parity = prefix_parity(b, prefix_at, prefix_count);
+        last_radix = u64(sweep_data(prefix_at + prefix_count - 1u));
+        last_digit = b - div64(b, last_radix) * last_radix;
     }
+    // The source block's first rank.
+    var base = to + b * block;
     var found = 0u;
-    var cache = Cached(~0lu, 0u);
     loop {
         if i >= end {
             break;
         }
         let take = min(run - s, end - i);
-        let mapped = u64(sweep_maps[map_at + parity * values + u32(x)]);
-        let source = to + b * block + mapped * run + s;
-        found |= frontier_bits(&cache, source, u32(take)) << u32(origin + i - first);
+        let mapped = u64(sweep_maps[map_at + parity * values + x]);
+        found |= frontier_bits(&cache, base + mapped * run + s, u32(take)) << u32(origin + i - first);
         i += take;
         s = 0lu;
-        x += 1lu;
-        if x == runs {
-            x = 0lu;
+        x += 1u;
+        if u64(x) == runs {
+            x = 0u;
             b += 1lu;
+            base += block;
             if dependent {
-                parity ^= prefix_step(prefix_at, prefix_count, &digits);
+                last_digit += 1lu;
+                if last_digit < last_radix {
+                    parity ^= 1u;
+                } else {
+                    last_digit = 0lu;
+                    parity = prefix_parity(b, prefix_at, prefix_count);
+                }
             }
         }
     }
@@ -202,14 +195,14 @@ fn sweep_blocks(
         _ = settle(b);
         let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
         if open != 0u {
-            var found = 0u;
+            // The moves are grouped by domain, domains by rank: those that land in the
+            // workgroup's ranks are one range of moves (all of them where there are no domains).
+            var first_move = 0u;
+            var end_move = sweep_data(0);
             let domains = sweep_data(3);
-            if domains == 0u {
-                for (var m = 0u; m < sweep_data(0); m++) {
-                    found |= pull_move(m, b.first);
-                }
-            } else {
-                // The domains from the last one that starts at or before the workgroup.
+            if domains != 0u {
+                // The last domain that starts at or before the workgroup, and those after it
+                // that start inside it.
                 let at = sweep_data(4);
                 var low = 0u;
                 var high = domains;
@@ -221,16 +214,19 @@ fn sweep_blocks(
                         high = mid;
                     }
                 }
-                for (var d = max(low, 1u) - 1u; d < domains; d++) {
-                    let rec = at + d * DOMAIN_WORDS;
-                    if sweep_u64(rec) >= group_end {
-                        break;
-                    }
-                    let first = sweep_data(rec + 4u);
-                    for (var m = first; m < first + sweep_data(rec + 5u); m++) {
-                        found |= pull_move(m, b.first);
-                    }
+                var last = max(low, 1u) - 1u;
+                while last + 1u < domains
+                    && sweep_u64(at + (last + 1u) * DOMAIN_WORDS) < group_end {
+                    last++;
                 }
+                let first = at + (max(low, 1u) - 1u) * DOMAIN_WORDS;
+                let closing = at + last * DOMAIN_WORDS;
+                first_move = sweep_data(first + 4u);
+                end_move = sweep_data(closing + 4u) + sweep_data(closing + 5u);
+            }
+            var found = 0u;
+            for (var m = first_move; m < end_move; m++) {
+                found |= pull_move(m, b.first);
             }
             joined = found & open;
             if joined != 0u {

@@ -250,7 +250,8 @@ fn shader_neighbours_equal_cpu_neighbours_at_64_bit_ranks() {
 #[test]
 fn shader_divisions_equal_cpu_divisions() {
     let Some(gpu) = gpu() else { return };
-    // Edges (quotients near 2^64, divisors of one and near 2^64, both sides of 2^32 and 2^16),
+    // Edges (quotients near 2^64 and 2^32, divisors of one and near 2^64, both sides of 2^32,
+    // 2^24 and 2^16),
     // the sweep's and the rank code's shapes (ranks beyond 2^32 by radices and runs), and a
     // fixed walk over every magnitude.
     let mut pairs = vec![
@@ -266,9 +267,20 @@ fn shader_divisions_equal_cpu_divisions() {
         (87_178_291_199, 6_227_020_800),
         (6_227_020_799, 65_535),
         (6_227_020_799, 65_536),
+        // Both below 2^32: the floating-point division, at its edges.
+        ((1 << 32) - 1, 1),
+        ((1 << 32) - 1, 2),
+        ((1 << 32) - 1, 3),
+        ((1 << 32) - 1, 65_537),
+        ((1 << 32) - 1, (1 << 31) + 1),
+        ((1 << 32) - 2, (1 << 32) - 1),
+        (16_777_217, 1),
+        (16_777_216, 16_777_217),
+        (479_001_599, 40_320),
+        (39_916_799, 362_880),
     ];
     let mut x = 0x2545_f491_4f6c_dd1du64;
-    for i in 0..4000u32 {
+    for i in 0..8000u32 {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;

@@ -145,9 +145,10 @@ impl<'g> GpuEngine<'g> {
             })
         };
         use wgpu::BufferUsages as U;
+        // One slot per dispatch, then one left zero (no blocks, no lists) for compiling.
         let params = buffer(
             "params",
-            stride * dispatches.len() as u64,
+            stride * (dispatches.len() as u64 + 1),
             U::UNIFORM | U::COPY_DST,
         );
         let counts_bytes = 4 * dispatches.len() as u64;
@@ -289,10 +290,7 @@ impl<'g> GpuEngine<'g> {
             return Err(format!("the GPU backend failed to set up: {e}"));
         }
         let profile = std::env::var_os("GPUSEARCH_PROFILE").is_some();
-        if profile {
-            eprintln!("profile: set-up {:.3} s", started.elapsed().as_secs_f64());
-        }
-        Ok(GpuEngine {
+        let engine = GpuEngine {
             gpu,
             layout: *layout,
             dispatches,
@@ -312,7 +310,42 @@ impl<'g> GpuEngine<'g> {
             profile,
             read: None,
             host_table,
-        })
+        };
+        engine.compile()?;
+        if profile {
+            eprintln!("profile: set-up {:.3} s", started.elapsed().as_secs_f64());
+        }
+        Ok(engine)
+    }
+
+    /// Runs every kernel once on no blocks: drivers that compile a pipeline when it first runs
+    /// (lavapipe) compile them all here, in the set-up, rather than in the first passes.
+    fn compile(&self) -> Result<(), String> {
+        let mut kernels = vec![
+            &self.init,
+            &self.top_down,
+            &self.top_down_list,
+            &self.bottom_up,
+        ];
+        if let Some(s) = &self.sweeps {
+            kernels.extend([&s.blocks, &s.pull, &s.push]);
+        }
+        let zero = (self.dispatches.len() as u64 * self.stride) as u32;
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            for kernel in kernels {
+                pass.set_pipeline(kernel);
+                pass.set_bind_group(0, &self.bind_group, &[zero]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("the GPU stopped: {e}"))?;
+        Ok(())
     }
 
     /// Writes every dispatch's parameters for the pass from level `depth`; scans list the

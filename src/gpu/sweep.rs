@@ -14,8 +14,6 @@ const RESIDUAL_WORDS: usize = 8;
 const DOMAIN_WORDS: usize = 8;
 /// The most residual ranges a sweep kernel handles (one bit each in a word).
 const MAX_RESIDUAL: usize = 32;
-/// The most prefix digits of a block move (`MAX_PREFIX` in the kernel).
-const MAX_PREFIX: usize = 24;
 
 /// The sweep data of `structure` as `shaders/sweep.wgsl` reads it.
 pub struct SweepData {
@@ -27,14 +25,15 @@ pub struct SweepData {
 }
 
 /// The words of `structure` as `shaders/sweep.wgsl` reads them, or `None` where the kernels
-/// cannot sweep it (more than 32 residual ranges, more than 24 prefix digits or prefix radices of
-/// 2^16 or more): the engine then runs bottom-up passes.
+/// cannot sweep it (more than 32 residual ranges, prefix radices of 2^16 or more): the engine
+/// then runs bottom-up passes.
 pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
     // The kernel divides by prefix radices with `div_small` (below 2^16).
     if structure.residual.len() > MAX_RESIDUAL
-        || structure.blocks.iter().any(|b| {
-            b.window.prefix.len() > MAX_PREFIX || b.window.prefix.iter().any(|&r| r >= 1 << 16)
-        })
+        || structure
+            .blocks
+            .iter()
+            .any(|b| b.window.prefix.iter().any(|&r| r >= 1 << 16))
     {
         return None;
     }
