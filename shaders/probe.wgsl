@@ -28,7 +28,8 @@ fn neighbours(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-// For each pair: n, d, then room for div64(n, d) and div_small(n, d) (0 where d >= 2^16).
+// For each pair: n, d, then room for div64(n, d) (meaningful for quotients below 2^32, n and
+// d below 2^62) and div_small(n, d) (0 where d >= 2^32).
 @compute @workgroup_size(64)
 fn quotients(@builtin(global_invocation_id) id: vec3<u32>) {
     let at = id.x * 8u;
@@ -39,7 +40,7 @@ fn quotients(@builtin(global_invocation_id) id: vec3<u32>) {
     let d = io_u64(at + 2u);
     set_io_u64(at + 4u, div64(n, d));
     var small = 0lu;
-    if d < 65536lu {
+    if (d >> 32u) == 0lu {
         small = div_small(n, u32(d));
     }
     set_io_u64(at + 6u, small);

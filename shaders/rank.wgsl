@@ -1,32 +1,21 @@
 // Lexicographic ranks of permutations (Lehmer codes), shared by the puzzle shaders: the same
 // order as src/rank/mod.rs. Items are numbered from 0; a set of items is a bit mask.
 //
-// The shaders never divide 64-bit integers with `/`: GPUs emulate it, slowly, and an NVIDIA
-// driver (580.159, H100) compiled one such division in the sweep kernel wrongly (Turnstyle 14
-// flips, results/hardware.md). They use `div_small` and `div64`, built on 32-bit division.
+// The shaders never divide with `/` but by constants: GPUs emulate 64-bit division, slowly, and
+// an NVIDIA driver (580.159, H100) compiled one such division in the sweep kernel wrongly
+// (Turnstyle 14 flips, results/hardware.md); lavapipe divides integers lane by lane, and runs
+// every branch of an `if` for all lanes. They use `div64`, `div32` and `div_small`, through
+// floating point: vector operations everywhere, no branch but the last correction.
 
-// `n / d` for 0 < d < 2^16: three 32-bit divisions, 16 bits of the quotient at a time below the
-// top word.
-fn div_small(n: u64, d: u32) -> u64 {
-    let hi = u32(n >> 32u);
-    let lo = u32(n & 0xfffffffflu);
-    let q_hi = hi / d;
-    let mid = ((hi - q_hi * d) << 16u) | (lo >> 16u);
-    let q_mid = mid / d;
-    let low = ((mid - q_mid * d) << 16u) | (lo & 0xffffu);
-    return (u64(q_hi) << 32u) | (u64(q_mid) << 16u) | u64(low / d);
-}
-
-// `n / d` for d > 0, through floating point (a vector operation on every device: lavapipe does
-// integer divisions lane by lane): a first quotient within about 2^-21 of the true one, a second
-// from the remainder, then at most one step either way.
-fn div32(n: u32, d: u32) -> u32 {
+// `n / d` for 0 < d < 2^62, n < 2^62 and a quotient below 2^32: a first quotient from f32 (within
+// about 2^-21 of the true one), a second from the remainder (in 64 bits: it may be far beyond
+// 2^32), then at most one step either way.
+fn div64(n: u64, d: u64) -> u64 {
     let inv = 1.0 / f32(d);
-    // Conversions through u32 and u64: the quotient estimate is below 2^32 + 2^11.
-    let wide_n = i64(u64(n));
-    let wide_d = i64(u64(d));
-    var q = i64(u64(u32(f32(n) * inv)));
-    // In 64 bits: the remainders may lie anywhere in (-2^33, 2^33).
+    let wide_n = bitcast<i64>(n);
+    let wide_d = bitcast<i64>(d);
+    // Through u32 and u64: the estimate is below 2^32 (the f32 just below it at most).
+    var q = i64(u64(u32(min(f32(n) * inv, 4294967040.0))));
     q += i64(i32(floor(f32(wide_n - q * wide_d) * inv)));
     let rest = wide_n - q * wide_d;
     if rest < 0li {
@@ -34,24 +23,21 @@ fn div32(n: u32, d: u32) -> u32 {
     } else if rest >= wide_d {
         q += 1li;
     }
-    return u32(q);
+    return u64(q);
 }
 
-// `n / d` for d > 0: `div32` where both fit, else shifts and subtractions over the bits of `n`.
-fn div64(n: u64, d: u64) -> u64 {
-    if (n >> 32u) == 0lu && (d >> 32u) == 0lu {
-        return u64(div32(u32(n), u32(d)));
-    }
-    var q = 0lu;
-    var r = 0lu;
-    for (var k = 63i - i32(countLeadingZeros(u32(n >> 32u))); k >= 0i; k--) {
-        r = (r << 1u) | ((n >> u32(k)) & 1lu);
-        if r >= d {
-            r -= d;
-            q |= 1lu << u32(k);
-        }
-    }
-    return q;
+// `n / d` for d > 0.
+fn div32(n: u32, d: u32) -> u32 {
+    return u32(div64(u64(n), u64(d)));
+}
+
+// `n / d` for 0 < d < 2^32: the top word's quotient, then that of the remainder and the low word
+// (below d * 2^32: a quotient below 2^32).
+fn div_small(n: u64, d: u32) -> u64 {
+    let hi = u32(n >> 32u);
+    let q_hi = div32(hi, d);
+    let rest = (u64(hi - q_hi * d) << 32u) | (n & 0xfffffffflu);
+    return (u64(q_hi) << 32u) | div64(rest, u64(d));
 }
 
 // Writes into `digits` the Lehmer digits of `lex`, a rank among the permutations of `count`
@@ -60,7 +46,7 @@ fn lehmer_digits(lex: u64, count: u32, digits: ptr<function, array<u32, 20>>) ->
     var rest = lex;
     var parity = 0u;
     var i = 0u;
-    // Three 32-bit divisions a digit while the rest needs 64 bits, one after.
+    // `div_small` while the rest needs 64 bits, a 32-bit division after.
     while i < count && (rest >> 32u) != 0lu {
         let q = div_small(rest, i + 1u);
         let d = u32(rest - q * u64(i + 1u));

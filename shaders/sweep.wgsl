@@ -1,5 +1,6 @@
 // Sweep passes on the device (see src/gpu/sweep.rs for the host side and src/search/sweep.rs for
-// the CPU's): block moves pulled 32 entries at a time, the residual moves state by state.
+// the CPU's): block moves pulled 32 entries at a time (plain shifts, then the others), the
+// residual moves state by state.
 //
 // `sweep_data` (bound by the host) holds a header [block moves, residual ranges, offset of the
 // residual records, domains, offset of the domain records, 3 unused], then one record of
@@ -9,7 +10,8 @@
 //   count, runs per block;
 // then RESIDUAL_WORDS words per residual range: start, end (u64 each), move, unused;
 // then DOMAIN_WORDS words per domain (the ranges the moves pull into, disjoint, ascending):
-//   from, len (u64 each), first move, moves, unused. No domains: every move is tried.
+//   from, len (u64 each), first move, moves, plain shifts (the first moves), unused. No domains:
+//   every move is tried.
 // Maps (in `sweep_maps`): 2 x values words (for an even and an odd prefix); radices: most
 // significant first.
 //
@@ -82,26 +84,36 @@ fn frontier_bits(cache: ptr<function, Cached>, start: u64, len: u32) -> u32 {
 }
 
 // The parity of the digit sum of `value` in the `count` mixed radices at `at` (most significant
-// first): `div32` while the value fits. (Keeping every digit to step them block by block would
-// need an array, which lavapipe indexes invocation by invocation: slower.)
+// first). (Keeping every digit to step them block by block would need an array, which lavapipe
+// indexes invocation by invocation: slower.)
 fn prefix_parity(value: u64, at: u32, count: u32) -> u32 {
-    var rest = value;
+    // Below 2^32: src/gpu/sweep.rs keeps the blocks of a move fewer.
+    var rest = u32(value);
     var parity = 0u;
     for (var i = count; i > 0u; i--) {
         let r = sweep_data(at + i - 1u);
-        var q: u64;
-        if (rest >> 32u) == 0lu {
-            q = u64(div32(u32(rest), r));
-        } else {
-            q = div_small(rest, r);
-        }
-        parity ^= u32(rest - q * u64(r)) & 1u;
+        let q = div32(rest, r);
+        parity ^= (rest - q * r) & 1u;
         rest = q;
     }
     return parity;
 }
 
-// The frontier bits block move `m` brings to the 32 ranks from `first` (bit e: rank first + e).
+// The frontier bits plain shift `m` (one run a block, the map [0]) brings to the 32 ranks from
+// `first` (bit e: rank first + e): one string of bits.
+fn pull_shift(m: u32, first: u64) -> u32 {
+    let at = SWEEP_HEADER + m * MOVE_WORDS;
+    let origin = sweep_u64(at); // the move's `from`
+    let lo = max(first, origin);
+    let hi = min(first + 32lu, origin + sweep_u64(at + 4u));
+    if lo >= hi {
+        return 0u;
+    }
+    var cache = Cached(~0lu, 0u);
+    return frontier_bits(&cache, sweep_u64(at + 2u) + (lo - origin), u32(hi - lo)) << u32(lo - first);
+}
+
+// The frontier bits block move `m` brings to the 32 ranks from `first`, run by run.
 fn pull_move(m: u32, first: u64) -> u32 {
     let at = SWEEP_HEADER + m * MOVE_WORDS;
     let origin = sweep_u64(at); // the move's `from`
@@ -112,12 +124,7 @@ fn pull_move(m: u32, first: u64) -> u32 {
         return 0u;
     }
     let to = sweep_u64(at + 2u);
-    let runs = u64(sweep_data(at + 15u));
     var cache = Cached(~0lu, 0u);
-    if runs == 1lu {
-        // A plain shift (one run a block, the map [0]): one string of bits.
-        return frontier_bits(&cache, to + (lo - origin), u32(hi - lo)) << u32(lo - first);
-    }
     let block = sweep_u64(at + 6u);
     let run = sweep_u64(at + 8u);
     let map_at = sweep_data(at + 10u);
@@ -125,8 +132,7 @@ fn pull_move(m: u32, first: u64) -> u32 {
     let dependent = sweep_data(at + 12u) != 0u;
     let prefix_at = sweep_data(at + 13u);
     let prefix_count = sweep_data(at + 14u);
-    var i = lo - origin;
-    let end = hi - origin;
+    let i = lo - origin;
     // Where rank i sits: block b, run x of the block, s ranks into the run.
     var b = 0lu;
     var within = i;
@@ -150,17 +156,21 @@ fn pull_move(m: u32, first: u64) -> u32 {
     // The source block's first rank.
     var base = to + b * block;
     var found = 0u;
-    loop {
-        if i >= end {
-            break;
-        }
-        let take = min(run - s, end - i);
-        let mapped = u64(sweep_maps[map_at + parity * values + x]);
-        found |= frontier_bits(&cache, base + mapped * run + s, u32(take)) << u32(origin + i - first);
-        i += take;
-        s = 0lu;
+    // Bit e of `found` is rank first + e; the loop walks e over the ranks from `lo` on, run by
+    // run (32-bit counters: at most 32 ranks are left, and src/gpu/sweep.rs keeps runs of moves
+    // with more than one run a block below 2^32).
+    var e = u32(lo - first);
+    let stop = u32(hi - first);
+    let run32 = u32(run);
+    var s32 = u32(s);
+    while e < stop {
+        let take = min(run32 - s32, stop - e);
+        let mapped = sweep_maps[map_at + parity * values + x];
+        found |= frontier_bits(&cache, base + u64(mapped) * run + u64(s32), take) << e;
+        e += take;
+        s32 = 0u;
         x += 1u;
-        if u64(x) == runs {
+        if x == values {
             x = 0u;
             b += 1lu;
             base += block;
@@ -178,54 +188,96 @@ fn pull_move(m: u32, first: u64) -> u32 {
     return found;
 }
 
-// Phase 1: each block pulls the frontier through every block move that lands in it. The domains
-// and moves are looked up for the workgroup's ranks, not the block's: the same for all its
-// invocations, so that their records are read once for all of them.
+// The block moves that land in the ranks of workgroup `group`: the moves are grouped by domain
+// (plain shifts first), domains by rank, so those are one range of moves `x .. y` (all of them
+// where there are no domains); `z`: the first move of the range that is not a plain shift, where
+// the workgroup meets one domain (else `x`). The same for all the workgroup's invocations: their
+// records are read once for all of them.
+fn group_moves(group: u32) -> vec3<u32> {
+    let group_first = block_rank(params.window, params.first_block + group * 64u);
+    let domains = sweep_data(3);
+    if domains == 0u {
+        return vec3<u32>(0u, sweep_data(0), 0u);
+    }
+    // The last domain that starts at or before the workgroup, and those after it that start
+    // inside it.
+    let at = sweep_data(4);
+    var low = 0u;
+    var high = domains;
+    while low < high {
+        let mid = (low + high) / 2u;
+        if sweep_u64(at + mid * DOMAIN_WORDS) <= group_first {
+            low = mid + 1u;
+        } else {
+            high = mid;
+        }
+    }
+    let first = max(low, 1u) - 1u;
+    var last = first;
+    while last + 1u < domains
+        && sweep_u64(at + (last + 1u) * DOMAIN_WORDS) < group_first + 64lu * 32lu {
+        last++;
+    }
+    let opening = at + first * DOMAIN_WORDS;
+    let closing = at + last * DOMAIN_WORDS;
+    let moves = vec3<u32>(
+        sweep_data(opening + 4u),
+        sweep_data(closing + 4u) + sweep_data(closing + 5u),
+        sweep_data(opening + 4u),
+    );
+    if first == last {
+        return vec3<u32>(moves.x, moves.y, moves.x + sweep_data(opening + 6u));
+    }
+    return moves;
+}
+
+// Phase 1a: each block pulls the frontier through the plain shifts that land in it.
 @compute @workgroup_size(64)
-fn sweep_blocks(
+fn sweep_shifts(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) group: vec3<u32>,
 ) {
-    let group_first = block_rank(params.window, params.first_block + group.x * 64u);
-    let group_end = group_first + 64lu * 32lu;
+    let moves = group_moves(group.x);
     var joined = 0u;
     if id.x < params.blocks {
         let b = load_block(id.x);
         _ = settle(b);
         let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
         if open != 0u {
-            // The moves are grouped by domain, domains by rank: those that land in the
-            // workgroup's ranks are one range of moves (all of them where there are no domains).
-            var first_move = 0u;
-            var end_move = sweep_data(0);
-            let domains = sweep_data(3);
-            if domains != 0u {
-                // The last domain that starts at or before the workgroup, and those after it
-                // that start inside it.
-                let at = sweep_data(4);
-                var low = 0u;
-                var high = domains;
-                while low < high {
-                    let mid = (low + high) / 2u;
-                    if sweep_u64(at + mid * DOMAIN_WORDS) <= group_first {
-                        low = mid + 1u;
-                    } else {
-                        high = mid;
-                    }
-                }
-                var last = max(low, 1u) - 1u;
-                while last + 1u < domains
-                    && sweep_u64(at + (last + 1u) * DOMAIN_WORDS) < group_end {
-                    last++;
-                }
-                let first = at + (max(low, 1u) - 1u) * DOMAIN_WORDS;
-                let closing = at + last * DOMAIN_WORDS;
-                first_move = sweep_data(first + 4u);
-                end_move = sweep_data(closing + 4u) + sweep_data(closing + 5u);
-            }
             var found = 0u;
-            for (var m = first_move; m < end_move; m++) {
+            for (var m = moves.x; m < moves.y; m++) {
+                if sweep_data(SWEEP_HEADER + m * MOVE_WORDS + 15u) == 1u {
+                    found |= pull_shift(m, b.first);
+                }
+            }
+            joined = found & open;
+            if joined != 0u {
+                set_own(b, joined);
+            }
+        }
+    }
+    add_to_count(lane, countOneBits(joined));
+}
+
+// Phase 1b: each block pulls the frontier through the other block moves that land in it, run by
+// run. A kernel of its own: lavapipe runs every branch for all invocations, so the shifts would
+// pay for the runs' code.
+@compute @workgroup_size(64)
+fn sweep_windows(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+) {
+    let moves = group_moves(group.x);
+    var joined = 0u;
+    if id.x < params.blocks {
+        let b = load_block(id.x);
+        let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
+        if open != 0u {
+            // Plain shifts among these pull again what phase 1a set: no longer open.
+            var found = 0u;
+            for (var m = moves.z; m < moves.y; m++) {
                 found |= pull_move(m, b.first);
             }
             joined = found & open;

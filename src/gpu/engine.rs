@@ -104,9 +104,11 @@ struct Lists {
     cur: Option<u32>,
 }
 
-/// The pipelines of a sweep pass: block moves, then the residual moves pulled or pushed.
+/// The pipelines of a sweep pass: plain shifts, the other block moves (where there are any),
+/// then the residual moves pulled or pushed.
 struct Sweeps {
-    blocks: wgpu::ComputePipeline,
+    shifts: wgpu::ComputePipeline,
+    windows: Option<wgpu::ComputePipeline>,
     pull: wgpu::ComputePipeline,
     push: wgpu::ComputePipeline,
 }
@@ -274,8 +276,10 @@ impl<'g> GpuEngine<'g> {
             pipeline("top_down_list"),
             pipeline("bottom_up"),
         );
+        let has_windows = structure.is_some_and(sweep::has_windows);
         let sweeps = sweep.is_some().then(|| Sweeps {
-            blocks: pipeline("sweep_blocks"),
+            shifts: pipeline("sweep_shifts"),
+            windows: has_windows.then(|| pipeline("sweep_windows")),
             pull: pipeline("sweep_pull"),
             push: pipeline("sweep_push"),
         });
@@ -328,7 +332,8 @@ impl<'g> GpuEngine<'g> {
             &self.bottom_up,
         ];
         if let Some(s) = &self.sweeps {
-            kernels.extend([&s.blocks, &s.pull, &s.push]);
+            kernels.extend([&s.shifts, &s.pull, &s.push]);
+            kernels.extend(&s.windows);
         }
         let zero = (self.dispatches.len() as u64 * self.stride) as u32;
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
@@ -652,7 +657,10 @@ impl Engine for GpuEngine<'_> {
                 } else {
                     ("sweep_pull", &sweeps.pull)
                 };
-                self.run_pass(depth, &[("sweep_blocks", &sweeps.blocks), residual], false)?
+                let mut kernels = vec![("sweep_shifts", &sweeps.shifts)];
+                kernels.extend(sweeps.windows.as_ref().map(|w| ("sweep_windows", w)));
+                kernels.push(residual);
+                self.run_pass(depth, &kernels, false)?
             }
             (Step::Frontier | Step::TopDown, _) => {
                 self.run_pass(depth, &[("top_down", &self.top_down)], listing)?

@@ -40,8 +40,9 @@ impl Gpu {
             .collect())
     }
 
-    /// `n / d` for each pair, as the shaders' `div64` computes it, and as `div_small` computes
-    /// it where `d` is below 2^16 (else 0): the shaders divide 64-bit integers only through them.
+    /// `n / d` for each pair, as the shaders' `div64` computes it (for quotients below 2^32, `n`
+    /// and `d` below 2^62), and as `div_small` computes it where `d` is below 2^32 (else 0): the
+    /// shaders divide only through them (and by constants).
     pub fn quotients(&self, pairs: &[(u64, u64)]) -> Result<Vec<(u64, u64)>, String> {
         let mut words = Vec::with_capacity(pairs.len() * 8);
         for &(n, d) in pairs {

@@ -25,26 +25,34 @@ pub struct SweepData {
 }
 
 /// The words of `structure` as `shaders/sweep.wgsl` reads them, or `None` where the kernels
-/// cannot sweep it (more than 32 residual ranges, prefix radices of 2^16 or more): the engine
-/// then runs bottom-up passes.
+/// cannot sweep it (more than 32 residual ranges, prefix radices of 2^16 or more, runs of 2^32
+/// ranks or more in blocks of several runs): the engine then runs bottom-up passes.
 pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
-    // The kernel divides by prefix radices with `div_small` (below 2^16).
+    // The kernel's prefix parities divide in 32 bits (radices below 2^16 are plenty), and its
+    // block and run indices are below 2^32 (`div64`).
     if structure.residual.len() > MAX_RESIDUAL
-        || structure
-            .blocks
-            .iter()
-            .any(|b| b.window.prefix.iter().any(|&r| r >= 1 << 16))
+        || structure.blocks.iter().any(|b| {
+            let w = &b.window;
+            w.prefix.iter().any(|&r| r >= 1 << 16)
+                || (w.run != w.block && w.run >= 1 << 32)
+                || b.len / w.block >= 1 << 32
+        })
     {
         return None;
     }
     // The block moves grouped by the range they pull into (their domain), domains by rank.
     let mut blocks: Vec<&BlockMove> = structure.blocks.iter().collect();
-    blocks.sort_by_key(|b| (b.from, b.len));
-    let mut domains: Vec<(u64, u64, usize, usize)> = Vec::new();
+    // Plain shifts first in each domain: their kernel runs them, the other kernel the rest.
+    blocks.sort_by_key(|b| (b.from, b.len, !is_shift(b)));
+    let mut domains: Vec<(u64, u64, usize, usize, usize)> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
+        let shift = is_shift(b) as usize;
         match domains.last_mut() {
-            Some(d) if (d.0, d.1) == (b.from, b.len) => d.3 += 1,
-            _ => domains.push((b.from, b.len, i, 1)),
+            Some(d) if (d.0, d.1) == (b.from, b.len) => {
+                d.3 += 1;
+                d.4 += shift;
+            }
+            _ => domains.push((b.from, b.len, i, 1, shift)),
         }
     }
     // Overlapping domains: the kernel tries every move instead (no domains).
@@ -71,12 +79,13 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
         put(&mut words, at + 2, ranks.end);
         words[at + 4] = *mv as u32;
     }
-    for (i, &(from, len, first, count)) in domains.iter().enumerate() {
+    for (i, &(from, len, first, count, shifts)) in domains.iter().enumerate() {
         let at = domain_at + i * DOMAIN_WORDS;
         put(&mut words, at, from);
         put(&mut words, at + 2, len);
         words[at + 4] = first as u32;
         words[at + 5] = count as u32;
+        words[at + 6] = shifts as u32;
     }
     for (i, b) in blocks.iter().enumerate() {
         let at = HEADER + i * MOVE_WORDS;
@@ -101,6 +110,16 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
         records: words,
         maps,
     })
+}
+
+/// Whether a block move is a plain shift: one run a block (its map is `[0]`).
+fn is_shift(b: &BlockMove) -> bool {
+    b.window.run == b.window.block
+}
+
+/// Whether `structure` has block moves other than plain shifts.
+pub fn has_windows(structure: &Structure) -> bool {
+    !structure.blocks.iter().all(is_shift)
 }
 
 /// The sweep data of a space without block moves: no moves, no residual ranges.
