@@ -328,72 +328,106 @@ fn group_residual(group: u32) -> u32 {
     return residual_meeting(first, first + 64lu * 32lu);
 }
 
+// The entries of the block of 32 ranks from `first` that lie in the residual ranges of the
+// records `meeting`, one bit each.
+fn residual_mask(meeting: u32, first: u64) -> u32 {
+    var mask = 0u;
+    var rest = meeting;
+    while rest != 0u {
+        let rec = sweep_data(2) + countTrailingZeros(rest) * RESIDUAL_WORDS;
+        rest &= rest - 1u;
+        let lo = max(sweep_u64(rec), first);
+        let hi = min(sweep_u64(rec + 2u), first + 32lu);
+        if lo < hi {
+            mask |= (~0u >> (32u - u32(hi - lo))) << u32(lo - first);
+        }
+    }
+    return mask;
+}
+
+// The residual work of a workgroup, spread over its invocations: an invocation's entries of its
+// own block would leave the others idle while the busiest finishes (on lavapipe's lanes, and on
+// a GPU's warps). Each entry is queued as its rank less the workgroup's first (below 2048).
+var<workgroup> queue: array<u32, 2048>;
+var<workgroup> queued: atomic<u32>;
+
+// Queues the entries `bits` of the block `offset` ranks into the workgroup's.
+fn enqueue(offset: u32, bits: u32) {
+    var rest = bits;
+    var slot = atomicAdd(&queued, countOneBits(rest));
+    while rest != 0u {
+        queue[slot] = offset + countTrailingZeros(rest);
+        rest &= rest - 1u;
+        slot++;
+    }
+}
+
 // Phase 2, pulled: each unreached entry in a residual range joins level d + 1 if a residual
 // move leads into the frontier (an unreached entry's neighbours holding `cur` are at level d).
+// The entries are queued, then taken in turn by all the workgroup's invocations, which set them
+// with `claim` (each once: only one invocation takes an entry).
 @compute @workgroup_size(64)
 fn sweep_pull(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) group: vec3<u32>,
 ) {
-    var joined = 0u;
+    let group_first = block_rank(params.window, params.first_block + group.x * 64u);
     let meeting = group_residual(group.x);
     if id.x < params.blocks && meeting != 0u {
         let b = load_block(id.x);
-        var open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
-        while open != 0u {
-            let e = countTrailingZeros(open);
-            open &= open - 1u;
-            let rank = b.first + u64(e);
-            var records = residual_records(meeting, rank);
-            if records == 0u {
-                continue;
-            }
-            load_state(rank);
-            while records != 0u {
-                let r = countTrailingZeros(records);
-                records &= records - 1u;
-                if entry(neighbour(residual_move(r))) == params.cur {
-                    joined |= 1u << e;
-                    break;
+        let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
+        enqueue(lane * 32u, open & residual_mask(meeting, b.first));
+    }
+    workgroupBarrier();
+    var joined = 0u;
+    let total = atomicLoad(&queued);
+    for (var k = lane; k < total; k += 64u) {
+        let rank = group_first + u64(queue[k]);
+        var records = residual_records(meeting, rank);
+        load_state(rank);
+        while records != 0u {
+            let r = countTrailingZeros(records);
+            records &= records - 1u;
+            if entry(neighbour(residual_move(r))) == params.cur {
+                if claim(rank, params.next) {
+                    joined += 1u;
                 }
+                break;
             }
-        }
-        if joined != 0u {
-            set_own(b, joined);
         }
     }
-    add_to_count(lane, countOneBits(joined));
+    add_to_count(lane, joined);
 }
 
-// Phase 2, pushed: each frontier entry in a residual range claims its residual neighbours.
+// Phase 2, pushed: each frontier entry in a residual range claims its residual neighbours (the
+// entries queued and spread as in `sweep_pull`).
 @compute @workgroup_size(64)
 fn sweep_push(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) group: vec3<u32>,
 ) {
-    var claimed = 0u;
+    let group_first = block_rank(params.window, params.first_block + group.x * 64u);
     let meeting = group_residual(group.x);
     if id.x < params.blocks && meeting != 0u {
         let b = load_block(id.x);
         let seen = word_load(params.window, b.base + 2u);
-        var frontier = matches32(b.lo, b.hi, params.cur) & ~seen & valid_mask(b.first);
-        while frontier != 0u {
-            let e = countTrailingZeros(frontier);
-            frontier &= frontier - 1u;
-            let rank = b.first + u64(e);
-            var records = residual_records(meeting, rank);
-            if records == 0u {
-                continue;
-            }
-            load_state(rank);
-            while records != 0u {
-                let r = countTrailingZeros(records);
-                records &= records - 1u;
-                if claim(neighbour(residual_move(r)), params.next) {
-                    claimed += 1u;
-                }
+        let frontier = matches32(b.lo, b.hi, params.cur) & ~seen & valid_mask(b.first);
+        enqueue(lane * 32u, frontier & residual_mask(meeting, b.first));
+    }
+    workgroupBarrier();
+    var claimed = 0u;
+    let total = atomicLoad(&queued);
+    for (var k = lane; k < total; k += 64u) {
+        let rank = group_first + u64(queue[k]);
+        var records = residual_records(meeting, rank);
+        load_state(rank);
+        while records != 0u {
+            let r = countTrailingZeros(records);
+            records &= records - 1u;
+            if claim(neighbour(residual_move(r)), params.next) {
+                claimed += 1u;
             }
         }
     }
