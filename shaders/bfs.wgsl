@@ -3,8 +3,8 @@
 // Memory: the table is cut into blocks of 32 entries, each three u32 words: entries 0..15 (two
 // bits each, entry e at bits 2e), entries 16..31, and the block's `seen` word (bit e set once
 // entry e's level is older than the one before the frontier). Blocks live in windows of
-// 2^window_shift blocks, one storage binding each; `word_load`, `word_store` and `word_cas`
-// (shaders/windows.wgsl, one switch arm per window) reach any window.
+// 2^window_shift blocks, one storage binding each; `word_load`, `word_store`, `word_or` and
+// `word_cas` (shaders/windows.wgsl, one switch arm per window) reach any window.
 //
 // Prepended by the host: the window bindings and accessors (shaders/windows.wgsl), and the
 // puzzle's `MOVES`, `load_state(rank)` and `neighbour(move) -> rank`.
@@ -38,7 +38,8 @@ struct Params {
     list_prev: u32,
     list_cur: u32,
     list_append: u32,
-    unused: u32,
+    // Whether the residual moves are pushed from the frontier (else pulled into the unreached).
+    push: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

@@ -362,25 +362,30 @@ fn enqueue(offset: u32, bits: u32) {
     }
 }
 
-// Phase 2, pulled: each unreached entry in a residual range joins level d + 1 if a residual
-// move leads into the frontier (an unreached entry's neighbours holding `cur` are at level d).
-// The entries are queued, then taken in turn by all the workgroup's invocations, which set them
-// with `claim` (each once: only one invocation takes an entry).
+// Phase 2: the residual moves, state by state. Pushed (`params.push`, while the frontier is
+// smaller than the unreached entries): each frontier entry in a residual range claims its
+// residual neighbours. Pulled: each unreached entry in a residual range joins level d + 1 if a
+// residual move leads into the frontier (an unreached entry's neighbours holding `cur` are at
+// level d), set with `claim` (the invocation that takes an entry need not own its block).
 @compute @workgroup_size(64)
-fn sweep_pull(
+fn sweep_residual(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) group: vec3<u32>,
 ) {
     let group_first = block_rank(params.window, params.first_block + group.x * 64u);
     let meeting = group_residual(group.x);
+    let push = params.push != 0u;
     if id.x < params.blocks && meeting != 0u {
         let b = load_block(id.x);
-        let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
-        enqueue(lane * 32u, open & residual_mask(meeting, b.first));
+        var states = matches32(b.lo, b.hi, UNREACHED);
+        if push {
+            states = matches32(b.lo, b.hi, params.cur) & ~word_load(params.window, b.base + 2u);
+        }
+        enqueue(lane * 32u, states & valid_mask(b.first) & residual_mask(meeting, b.first));
     }
     workgroupBarrier();
-    var joined = 0u;
+    var found = 0u;
     let total = atomicLoad(&queued);
     for (var k = lane; k < total; k += 64u) {
         let rank = group_first + u64(queue[k]);
@@ -389,47 +394,18 @@ fn sweep_pull(
         while records != 0u {
             let r = countTrailingZeros(records);
             records &= records - 1u;
-            if entry(neighbour(residual_move(r))) == params.cur {
+            let n = neighbour(residual_move(r));
+            if push {
+                if claim(n, params.next) {
+                    found += 1u;
+                }
+            } else if entry(n) == params.cur {
                 if claim(rank, params.next) {
-                    joined += 1u;
+                    found += 1u;
                 }
                 break;
             }
         }
     }
-    add_to_count(lane, joined);
-}
-
-// Phase 2, pushed: each frontier entry in a residual range claims its residual neighbours (the
-// entries queued and spread as in `sweep_pull`).
-@compute @workgroup_size(64)
-fn sweep_push(
-    @builtin(global_invocation_id) id: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) group: vec3<u32>,
-) {
-    let group_first = block_rank(params.window, params.first_block + group.x * 64u);
-    let meeting = group_residual(group.x);
-    if id.x < params.blocks && meeting != 0u {
-        let b = load_block(id.x);
-        let seen = word_load(params.window, b.base + 2u);
-        let frontier = matches32(b.lo, b.hi, params.cur) & ~seen & valid_mask(b.first);
-        enqueue(lane * 32u, frontier & residual_mask(meeting, b.first));
-    }
-    workgroupBarrier();
-    var claimed = 0u;
-    let total = atomicLoad(&queued);
-    for (var k = lane; k < total; k += 64u) {
-        let rank = group_first + u64(queue[k]);
-        var records = residual_records(meeting, rank);
-        load_state(rank);
-        while records != 0u {
-            let r = countTrailingZeros(records);
-            records &= records - 1u;
-            if claim(neighbour(residual_move(r)), params.next) {
-                claimed += 1u;
-            }
-        }
-    }
-    add_to_count(lane, claimed);
+    add_to_count(lane, found);
 }

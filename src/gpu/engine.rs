@@ -109,8 +109,16 @@ struct Lists {
 struct Sweeps {
     shifts: wgpu::ComputePipeline,
     windows: Option<wgpu::ComputePipeline>,
-    pull: wgpu::ComputePipeline,
-    push: wgpu::ComputePipeline,
+    residual: wgpu::ComputePipeline,
+}
+
+/// What a pass's parameters say besides its depth.
+#[derive(Clone, Copy, Debug, Default)]
+struct Modes {
+    /// Scans list the entries they set (for the next frontier list).
+    append: bool,
+    /// The residual moves are pushed from the frontier (else pulled into the unreached).
+    push: bool,
 }
 
 impl<'g> GpuEngine<'g> {
@@ -280,8 +288,7 @@ impl<'g> GpuEngine<'g> {
         let sweeps = sweep.is_some().then(|| Sweeps {
             shifts: pipeline("sweep_shifts"),
             windows: has_windows.then(|| pipeline("sweep_windows")),
-            pull: pipeline("sweep_pull"),
-            push: pipeline("sweep_push"),
+            residual: pipeline("sweep_residual"),
         });
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
             return Err(format!(
@@ -332,7 +339,7 @@ impl<'g> GpuEngine<'g> {
             &self.bottom_up,
         ];
         if let Some(s) = &self.sweeps {
-            kernels.extend([&s.shifts, &s.pull, &s.push]);
+            kernels.extend([&s.shifts, &s.residual]);
             kernels.extend(&s.windows);
         }
         let zero = (self.dispatches.len() as u64 * self.stride) as u32;
@@ -353,9 +360,8 @@ impl<'g> GpuEngine<'g> {
         Ok(())
     }
 
-    /// Writes every dispatch's parameters for the pass from level `depth`; scans list the
-    /// entries they set if `append`.
-    fn write_params(&self, depth: u64, append: bool) {
+    /// Writes every dispatch's parameters for the pass from level `depth` in `modes`.
+    fn write_params(&self, depth: u64, modes: Modes) {
         let (cur, next, prev) = (depth % 3, (depth + 1) % 3, (depth + 2) % 3);
         let mut bytes = vec![0u8; (self.stride * self.dispatches.len() as u64) as usize];
         for (slot, d) in self.dispatches.iter().enumerate() {
@@ -374,8 +380,8 @@ impl<'g> GpuEngine<'g> {
                 self.listed.rotation,
                 self.listed.prev.unwrap_or(0),
                 self.listed.cur.unwrap_or(0),
-                append as u32,
-                0,
+                modes.append as u32,
+                modes.push as u32,
             ];
             let at = slot * self.stride as usize;
             bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::cast_slice(&words));
@@ -396,7 +402,7 @@ impl<'g> GpuEngine<'g> {
 
     /// Fills the table (every entry unreached, nothing seen) and puts the `starts` at level 0.
     fn init(&mut self, starts: &[u64]) {
-        self.write_params(0, false);
+        self.write_params(0, Modes::default());
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         self.record(&mut encoder, &self.init);
         self.gpu.queue.submit([encoder.finish()]);
@@ -444,9 +450,9 @@ impl<'g> GpuEngine<'g> {
         &self,
         depth: u64,
         kernels: &[(&str, &wgpu::ComputePipeline)],
-        append: bool,
+        modes: Modes,
     ) -> Result<(u64, u32), String> {
-        self.write_params(depth, append);
+        self.write_params(depth, modes);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.counts, 0, None);
         encoder.clear_buffer(&self.lists, 0, Some(4));
@@ -645,27 +651,34 @@ impl Engine for GpuEngine<'_> {
         // kernels cannot sweep a space, sweeps are bottom-up scans: each sets the same entries.
         let listing = step == Step::Frontier;
         let (count, listed) = match (step, &self.sweeps) {
-            (Step::Frontier, _) if self.listed.prev.is_some() && self.listed.cur.is_some() => {
-                self.run_pass(depth, &[("top_down_list", &self.top_down_list)], false)?
-            }
+            (Step::Frontier, _) if self.listed.prev.is_some() && self.listed.cur.is_some() => self
+                .run_pass(
+                    depth,
+                    &[("top_down_list", &self.top_down_list)],
+                    Modes::default(),
+                )?,
             (Step::Sweep, Some(sweeps)) => {
                 // The residual moves from the frontier states while they are fewer than the
                 // unreached ones, else into the unreached ones.
                 let unreached = self.layout.entries - levels.total();
-                let residual = if levels.last() <= unreached {
-                    ("sweep_push", &sweeps.push)
-                } else {
-                    ("sweep_pull", &sweeps.pull)
-                };
+                let push = levels.last() <= unreached;
                 let mut kernels = vec![("sweep_shifts", &sweeps.shifts)];
                 kernels.extend(sweeps.windows.as_ref().map(|w| ("sweep_windows", w)));
-                kernels.push(residual);
-                self.run_pass(depth, &kernels, false)?
+                kernels.push(("sweep_residual", &sweeps.residual));
+                let modes = Modes {
+                    append: false,
+                    push,
+                };
+                self.run_pass(depth, &kernels, modes)?
             }
             (Step::Frontier | Step::TopDown, _) => {
-                self.run_pass(depth, &[("top_down", &self.top_down)], listing)?
+                let modes = Modes {
+                    append: listing,
+                    push: false,
+                };
+                self.run_pass(depth, &[("top_down", &self.top_down)], modes)?
             }
-            _ => self.run_pass(depth, &[("bottom_up", &self.bottom_up)], false)?,
+            _ => self.run_pass(depth, &[("bottom_up", &self.bottom_up)], Modes::default())?,
         };
         self.listed = if listing {
             // The next pass marks this level's list as seen, where it is whole.

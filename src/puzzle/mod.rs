@@ -109,8 +109,8 @@ pub struct GpuShader {
     pub source: &'static str,
     /// The values of its pipeline-overridable constants (`override` declarations).
     pub constants: Vec<(&'static str, f64)>,
-    /// The words it reads as `puzzle_data` (a read-only storage buffer), e.g. a permutation
-    /// puzzle's moves.
+    /// The words it reads as `puzzle_data` (a uniform buffer of at most 16,384 words), e.g. a
+    /// permutation puzzle's moves.
     pub data: Vec<u32>,
 }
 
