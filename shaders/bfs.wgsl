@@ -252,6 +252,15 @@ fn top_down_list(
     add_to_count(lane, claimed);
 }
 
+// Stores `joined` (unreached entries of the block) as level d + 1 where there are any; returns
+// them.
+fn set_open(b: Block, joined: u32) -> u32 {
+    if joined != 0u {
+        set_own(b, joined);
+    }
+    return joined;
+}
+
 // Top-down: every frontier entry claims all its neighbours for level d + 1 (and lists them, where
 // the host asks).
 @compute @workgroup_size(64)
@@ -305,9 +314,7 @@ fn bottom_up(
                 }
             }
         }
-        if found != 0u {
-            set_own(b, found);
-        }
+        found = set_open(b, found);
     }
     add_to_count(lane, countOneBits(found));
 }

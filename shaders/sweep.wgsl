@@ -251,10 +251,7 @@ fn sweep_shifts(
                     found |= pull_shift(m, b.first);
                 }
             }
-            joined = found & open;
-            if joined != 0u {
-                set_own(b, joined);
-            }
+            joined = set_open(b, found & open);
         }
     }
     add_to_count(lane, countOneBits(joined));
@@ -280,10 +277,7 @@ fn sweep_windows(
             for (var m = moves.z; m < moves.y; m++) {
                 found |= pull_move(m, b.first);
             }
-            joined = found & open;
-            if joined != 0u {
-                set_own(b, joined);
-            }
+            joined = set_open(b, found & open);
         }
     }
     add_to_count(lane, countOneBits(joined));
