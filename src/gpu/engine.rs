@@ -376,7 +376,7 @@ impl<'g> GpuEngine<'g> {
                 self.layout.window_shift,
                 self.layout.entries as u32,
                 (self.layout.entries >> 32) as u32,
-                self.layout.list_capacity() as u32,
+                self.layout.list_capacity as u32,
                 self.listed.rotation,
                 self.listed.prev.unwrap_or(0),
                 self.listed.cur.unwrap_or(0),
@@ -427,11 +427,11 @@ impl<'g> GpuEngine<'g> {
             prev: Some(0),
             cur: None,
         };
-        if ranks.len() as u64 > self.layout.list_capacity() {
+        if ranks.len() as u64 > self.layout.list_capacity {
             return;
         }
         // List 1 (level d), after the length word.
-        let at = 4 * (1 + 2 * self.layout.list_capacity());
+        let at = 4 * (1 + 2 * self.layout.list_capacity);
         let words: Vec<u32> = ranks
             .iter()
             .flat_map(|&r| [r as u32, (r >> 32) as u32])
@@ -685,7 +685,7 @@ impl Engine for GpuEngine<'_> {
             Lists {
                 rotation: (self.listed.rotation + 1) % 3,
                 prev: self.listed.cur,
-                cur: (u64::from(listed) <= self.layout.list_capacity()).then_some(listed),
+                cur: (u64::from(listed) <= self.layout.list_capacity).then_some(listed),
             }
         } else {
             Lists::default()

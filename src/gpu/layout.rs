@@ -32,6 +32,10 @@ pub struct Layout {
     pub window_shift: u32,
     /// Number of windows.
     pub windows: u32,
+    /// Ranks each of the device's three frontier lists holds: the level loop's largest list, at
+    /// most [`MAX_LIST`], and no more than a binding of a window's size holds (a longer level is
+    /// found by a scan instead).
+    pub list_capacity: u64,
 }
 
 /// One dispatch: a run of blocks inside one window.
@@ -63,9 +67,11 @@ impl Layout {
         let window_blocks = most.min(blocks.next_power_of_two());
         let window_shift = window_blocks.trailing_zeros();
         let windows = blocks.div_ceil(window_blocks);
+        let list_limit = crate::search::list_limit(entries, 0, crate::search::Footprint::Full);
         Ok(Layout {
             entries,
             blocks,
+            list_capacity: list_limit.min(MAX_LIST).min((max_window_bytes - 4) / 24),
             window_shift,
             windows: u32::try_from(windows).map_err(|_| {
                 format!("the table would need {windows} GPU windows: use larger windows")
@@ -102,15 +108,9 @@ impl Layout {
         self.blocks * BLOCK_BYTES
     }
 
-    /// Ranks each of the device's three frontier lists holds: the level loop's largest list, at
-    /// most [`MAX_LIST`] (a longer level is found by a scan instead).
-    pub fn list_capacity(&self) -> u64 {
-        crate::search::list_limit(self.entries, 0, crate::search::Footprint::Full).min(MAX_LIST)
-    }
-
     /// Bytes of the frontier lists: three lists of 8-byte ranks and the next one's length.
     pub fn list_bytes(&self) -> u64 {
-        4 + 3 * 8 * self.list_capacity()
+        4 + 3 * 8 * self.list_capacity
     }
 
     /// Bytes on the device: the table and the frontier lists.
@@ -153,7 +153,7 @@ impl Layout {
             "  {:<32} {} (3 x {} ranks)\n",
             "frontier lists",
             bytes(self.list_bytes()),
-            self.list_capacity()
+            self.list_capacity
         );
         out += &format!(
             "  {:<32} {} (2 x {}, host memory)\n",
@@ -217,6 +217,10 @@ mod tests {
     fn windows_are_powers_of_two_that_fit() {
         let layout = Layout::plan(3_628_800, 96 << 10).unwrap();
         assert_eq!(layout.window_shift, 13);
+        // The frontier lists fit a binding of a window's size: (96 KiB - 4) / 24 ranks, not the
+        // 7,087 the level loop lists at most.
+        assert_eq!(layout.list_capacity, 4095);
+        assert!(layout.list_bytes() <= 96 << 10);
         assert_eq!(layout.windows, 14);
         assert!(layout.window_bytes(0) <= 96 << 10);
         let total: u64 = (0..layout.windows).map(|w| layout.window_blocks(w)).sum();
