@@ -38,8 +38,10 @@ fn sweep_u64(i: u32) -> u64 {
     return u64(sweep_data(i)) | (u64(sweep_data(i + 1u)) << 32u);
 }
 
-// The frontier (level d: holding `cur`, not seen) in block `block`, one bit per entry; 0 past
-// the table. Entries holding `prev` may be marked seen while this runs: they never hold `cur`.
+// The entries holding `cur` in block `block`, one bit per entry; 0 past the table. Pulls read
+// the frontier (level d) so, with levels d - 3, d - 6, ... (no `seen` word to read): an
+// unreached entry has no neighbour there (it would have been reached), so pulling from them sets
+// nothing more.
 fn frontier32(block: u64) -> u32 {
     let first = block << 5u;
     if first >= table_entries() {
@@ -49,8 +51,7 @@ fn frontier32(block: u64) -> u32 {
     let base = u32(block & ((1lu << params.window_shift) - 1lu)) * 3u;
     let lo = word_load(window, base);
     let hi = word_load(window, base + 1u);
-    let seen = word_load(window, base + 2u);
-    return matches32(lo, hi, params.cur) & ~seen & valid_mask(first);
+    return matches32(lo, hi, params.cur) & valid_mask(first);
 }
 
 // The last frontier block read, and its frontier bits: short runs read the same block again

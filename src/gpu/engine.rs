@@ -15,6 +15,7 @@ use crate::search::table::{
 };
 use crate::search::{Progress, Step};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// The kernels, shared by every puzzle.
 const BFS_SHADER: &str = include_str!("../../shaders/bfs.wgsl");
@@ -64,7 +65,11 @@ fn shader_source(layout: &Layout, puzzle: &str) -> String {
 pub struct GpuEngine<'g> {
     gpu: &'g Gpu,
     layout: Layout,
+    /// Every dispatch, each with its slot of parameters and counts: those over the whole table
+    /// (`table`), then those of the sweep kernels that run over part of it.
     dispatches: Vec<Dispatch>,
+    /// The dispatches over the whole table.
+    table: Range<usize>,
     /// Bytes between two dispatches' parameters (the uniform offset alignment).
     stride: u64,
     params: wgpu::Buffer,
@@ -108,9 +113,16 @@ struct Lists {
 /// then the residual moves pulled or pushed.
 struct Sweeps {
     shifts: wgpu::ComputePipeline,
-    windows: Option<wgpu::ComputePipeline>,
+    /// With the dispatches over the blocks those moves pull into.
+    windows: Option<(wgpu::ComputePipeline, Range<usize>)>,
     residual: wgpu::ComputePipeline,
+    /// The dispatches over the residual ranges' blocks (lavapipe runs a kernel's code for every
+    /// invocation, work or none: kernels go only where they have work).
+    residual_slots: Range<usize>,
 }
+
+/// A kernel of a pass: its name (for profiles), its pipeline and its dispatches.
+type Kernel<'k> = (&'static str, &'k wgpu::ComputePipeline, Range<usize>);
 
 /// What a pass's parameters say besides its depth.
 #[derive(Clone, Copy, Debug, Default)]
@@ -141,7 +153,21 @@ impl<'g> GpuEngine<'g> {
             ));
         }
         let device = &gpu.device;
-        let dispatches = layout.dispatches(gpu.limits.max_compute_workgroups_per_dimension);
+        let most = gpu.limits.max_compute_workgroups_per_dimension;
+        let mut dispatches = layout.dispatches(most);
+        let table = 0..dispatches.len();
+        let mut over = |blocks: Vec<Range<u64>>| {
+            let start = dispatches.len();
+            dispatches.extend(layout.dispatches_over(&blocks, most));
+            start..dispatches.len()
+        };
+        let (window_slots, residual_slots) = match (&sweep, structure) {
+            (Some(_), Some(s)) => (
+                over(sweep::window_blocks(s)),
+                over(sweep::residual_blocks(s)),
+            ),
+            _ => (0..0, 0..0),
+        };
         let stride = PARAMS_BYTES
             .next_multiple_of(u64::from(gpu.limits.min_uniform_buffer_offset_alignment));
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -287,8 +313,9 @@ impl<'g> GpuEngine<'g> {
         let has_windows = structure.is_some_and(sweep::has_windows);
         let sweeps = sweep.is_some().then(|| Sweeps {
             shifts: pipeline("sweep_shifts"),
-            windows: has_windows.then(|| pipeline("sweep_windows")),
+            windows: has_windows.then(|| (pipeline("sweep_windows"), window_slots)),
             residual: pipeline("sweep_residual"),
+            residual_slots,
         });
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
             return Err(format!(
@@ -305,6 +332,7 @@ impl<'g> GpuEngine<'g> {
             gpu,
             layout: *layout,
             dispatches,
+            table,
             stride,
             params,
             counts,
@@ -340,7 +368,7 @@ impl<'g> GpuEngine<'g> {
         ];
         if let Some(s) = &self.sweeps {
             kernels.extend([&s.shifts, &s.residual]);
-            kernels.extend(&s.windows);
+            kernels.extend(s.windows.as_ref().map(|w| &w.0));
         }
         let zero = (self.dispatches.len() as u64 * self.stride) as u32;
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
@@ -389,11 +417,22 @@ impl<'g> GpuEngine<'g> {
         self.gpu.queue.write_buffer(&self.params, 0, &bytes);
     }
 
-    /// Records `pipeline` over every dispatch as one compute pass.
-    fn record(&self, encoder: &mut wgpu::CommandEncoder, pipeline: &wgpu::ComputePipeline) {
+    /// Records `pipeline` over the dispatches `slots` as one compute pass.
+    fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pipeline: &wgpu::ComputePipeline,
+        slots: Range<usize>,
+    ) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
         pass.set_pipeline(pipeline);
-        for (slot, d) in self.dispatches.iter().enumerate() {
+        for (slot, d) in self
+            .dispatches
+            .iter()
+            .enumerate()
+            .take(slots.end)
+            .skip(slots.start)
+        {
             let offset = (slot as u64 * self.stride) as u32;
             pass.set_bind_group(0, &self.bind_group, &[offset]);
             pass.dispatch_workgroups(u64::from(d.blocks).div_ceil(WORKGROUP) as u32, 1, 1);
@@ -404,7 +443,7 @@ impl<'g> GpuEngine<'g> {
     fn init(&mut self, starts: &[u64]) {
         self.write_params(0, Modes::default());
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-        self.record(&mut encoder, &self.init);
+        self.record(&mut encoder, &self.init, self.table.clone());
         self.gpu.queue.submit([encoder.finish()]);
         // Each word holding starts, with their entries at 0.
         let mut words: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
@@ -442,25 +481,21 @@ impl<'g> GpuEngine<'g> {
         self.listed.cur = Some(ranks.len() as u32);
     }
 
-    /// One pass from level `depth`, running `kernels` one after another over the whole table
-    /// (each a compute pass of its own, so each sees all the writes of the one before); returns
-    /// the size of level `depth + 1`. With `GPUSEARCH_PROFILE` set, each kernel is submitted and
-    /// waited for alone, and its wall time printed on stderr.
-    fn run_pass(
-        &self,
-        depth: u64,
-        kernels: &[(&str, &wgpu::ComputePipeline)],
-        modes: Modes,
-    ) -> Result<(u64, u32), String> {
+    /// One pass from level `depth`, running `kernels` one after another, each over its
+    /// dispatches (each a compute pass of its own, so each sees all the writes of the one
+    /// before); returns the size of level `depth + 1` and the length of the list it appended to.
+    /// With `GPUSEARCH_PROFILE` set, each kernel is submitted and waited for alone, and its wall
+    /// time printed on stderr.
+    fn run_pass(&self, depth: u64, kernels: &[Kernel], modes: Modes) -> Result<(u64, u32), String> {
         self.write_params(depth, modes);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.counts, 0, None);
         encoder.clear_buffer(&self.lists, 0, Some(4));
-        for (name, kernel) in kernels {
+        for (name, kernel, slots) in kernels {
             if std::ptr::eq(*kernel, &self.top_down_list) {
                 self.record_list(&mut encoder);
             } else {
-                self.record(&mut encoder, kernel);
+                self.record(&mut encoder, kernel, slots.clone());
             }
             if self.profile {
                 let started = std::time::Instant::now();
@@ -654,7 +689,7 @@ impl Engine for GpuEngine<'_> {
             (Step::Frontier, _) if self.listed.prev.is_some() && self.listed.cur.is_some() => self
                 .run_pass(
                     depth,
-                    &[("top_down_list", &self.top_down_list)],
+                    &[("top_down_list", &self.top_down_list, 0..0)],
                     Modes::default(),
                 )?,
             (Step::Sweep, Some(sweeps)) => {
@@ -662,9 +697,15 @@ impl Engine for GpuEngine<'_> {
                 // unreached ones, else into the unreached ones.
                 let unreached = self.layout.entries - levels.total();
                 let push = levels.last() <= unreached;
-                let mut kernels = vec![("sweep_shifts", &sweeps.shifts)];
-                kernels.extend(sweeps.windows.as_ref().map(|w| ("sweep_windows", w)));
-                kernels.push(("sweep_residual", &sweeps.residual));
+                let mut kernels = vec![("sweep_shifts", &sweeps.shifts, self.table.clone())];
+                kernels.extend(
+                    (sweeps.windows.as_ref()).map(|w| ("sweep_windows", &w.0, w.1.clone())),
+                );
+                kernels.push((
+                    "sweep_residual",
+                    &sweeps.residual,
+                    sweeps.residual_slots.clone(),
+                ));
                 let modes = Modes {
                     append: false,
                     push,
@@ -676,9 +717,17 @@ impl Engine for GpuEngine<'_> {
                     append: listing,
                     push: false,
                 };
-                self.run_pass(depth, &[("top_down", &self.top_down)], modes)?
+                self.run_pass(
+                    depth,
+                    &[("top_down", &self.top_down, self.table.clone())],
+                    modes,
+                )?
             }
-            _ => self.run_pass(depth, &[("bottom_up", &self.bottom_up)], Modes::default())?,
+            _ => self.run_pass(
+                depth,
+                &[("bottom_up", &self.bottom_up, self.table.clone())],
+                Modes::default(),
+            )?,
         };
         self.listed = if listing {
             // The next pass marks this level's list as seen, where it is whole.

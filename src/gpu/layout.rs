@@ -7,6 +7,7 @@
 //! binding; the shader finds an entry's window with a shift, never a division.
 
 use crate::plan::bytes;
+use std::ops::Range;
 
 /// Entries per block.
 pub const BLOCK_ENTRIES: u64 = 32;
@@ -181,19 +182,28 @@ impl Layout {
     /// The dispatches that cover every block once, in rank order, each at most
     /// `max_workgroups` workgroups.
     pub fn dispatches(&self, max_workgroups: u32) -> Vec<Dispatch> {
+        self.dispatches_over(std::slice::from_ref(&(0..self.blocks)), max_workgroups)
+    }
+
+    /// The dispatches that cover the blocks of `ranges` (ascending, disjoint; global block
+    /// indices) once, each inside one window and at most `max_workgroups` workgroups.
+    pub fn dispatches_over(&self, ranges: &[Range<u64>], max_workgroups: u32) -> Vec<Dispatch> {
         let per_dispatch = u64::from(max_workgroups) * WORKGROUP;
         let mut out = Vec::new();
-        for window in 0..self.windows {
-            let blocks = self.window_blocks(window);
-            let mut first = 0;
-            while first < blocks {
-                let count = per_dispatch.min(blocks - first);
+        for range in ranges {
+            let mut block = range.start;
+            while block < range.end.min(self.blocks) {
+                let window = (block >> self.window_shift) as u32;
+                let first = block & ((1 << self.window_shift) - 1);
+                let count = per_dispatch
+                    .min(self.window_blocks(window) - first)
+                    .min(range.end - block);
                 out.push(Dispatch {
                     window,
                     first_block: first as u32,
                     blocks: count as u32,
                 });
-                first += count;
+                block += count;
             }
         }
         out
@@ -255,6 +265,28 @@ mod tests {
         }
         assert_eq!(next.0, layout.windows - 1);
         assert_eq!(u64::from(next.1), layout.window_blocks(next.0));
+    }
+
+    #[test]
+    fn dispatches_over_ranges_stay_inside_windows() {
+        // Windows of 8,192 blocks; ranges across a window's end, and past the table's.
+        let layout = Layout::plan(3_628_800, 96 << 10).unwrap();
+        let dispatches = layout.dispatches_over(&[100..200, 8000..8300, 113_000..200_000], 1);
+        let covered: Vec<(u32, u32, u32)> = dispatches
+            .iter()
+            .map(|d| (d.window, d.first_block, d.blocks))
+            .collect();
+        assert_eq!(covered[0], (0, 100, 64));
+        assert_eq!(covered[1], (0, 164, 36));
+        assert!(covered.contains(&(0, 8128, 64)));
+        assert!(covered.contains(&(1, 0, 64)));
+        let total: u64 = dispatches.iter().map(|d| u64::from(d.blocks)).sum();
+        assert_eq!(total, 100 + 300 + (layout.blocks - 113_000));
+        assert!(
+            dispatches
+                .iter()
+                .all(|d| u64::from(d.first_block + d.blocks) <= layout.window_blocks(d.window))
+        );
     }
 
     #[test]

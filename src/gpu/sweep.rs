@@ -2,7 +2,9 @@
 //! [`Structure`] packed into words, the records (read alike by every invocation: a uniform
 //! buffer) apart from the block moves' maps (read at each invocation's own place).
 
+use super::layout::BLOCK_ENTRIES;
 use crate::puzzle::{BlockMove, Structure};
+use std::ops::Range;
 
 /// Words before the block-move records.
 const HEADER: usize = 8;
@@ -110,6 +112,39 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
         records: words,
         maps,
     })
+}
+
+/// The blocks (of 32 ranks) of the ranges of ranks `ranks`, as ascending, disjoint ranges of
+/// block indices.
+fn block_ranges(mut ranks: Vec<Range<u64>>) -> Vec<Range<u64>> {
+    ranks.sort_by_key(|r| r.start);
+    let mut blocks: Vec<Range<u64>> = Vec::new();
+    for r in ranks.iter().filter(|r| !r.is_empty()) {
+        let (first, end) = (r.start / BLOCK_ENTRIES, r.end.div_ceil(BLOCK_ENTRIES));
+        match blocks.last_mut() {
+            Some(last) if first <= last.end => last.end = last.end.max(end),
+            _ => blocks.push(first..end),
+        }
+    }
+    blocks
+}
+
+/// The blocks that the block moves other than plain shifts pull into (the dispatches of the
+/// `sweep_windows` kernel).
+pub fn window_blocks(structure: &Structure) -> Vec<Range<u64>> {
+    block_ranges(
+        structure
+            .blocks
+            .iter()
+            .filter(|b| !is_shift(b))
+            .map(|b| b.from..b.from + b.len)
+            .collect(),
+    )
+}
+
+/// The blocks of the residual ranges (the dispatches of the `sweep_residual` kernel).
+pub fn residual_blocks(structure: &Structure) -> Vec<Range<u64>> {
+    block_ranges(structure.residual.iter().map(|(r, _)| r.clone()).collect())
 }
 
 /// Whether a block move is a plain shift: one run a block (its map is `[0]`).
