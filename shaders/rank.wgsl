@@ -4,8 +4,8 @@
 // The shaders never divide with `/` but by constants: GPUs emulate 64-bit division, slowly, and
 // an NVIDIA driver (580.159, H100) compiled one such division in the sweep kernel wrongly
 // (Turnstyle 14 flips, results/hardware.md); lavapipe divides integers lane by lane, and runs
-// every branch of an `if` for all lanes. They use `div64`, `div32` and `div_small`, through
-// floating point: vector operations everywhere, no branch but the last correction.
+// both sides of an `if` whose lanes disagree. They use `div64`, `div32` and `div_small`,
+// through floating point: vector operations everywhere, no branch but the last correction.
 
 // `n / d` for 0 < d < 2^62, n < 2^62 and a quotient below 2^32: a first quotient from f32 (within
 // about 2^-21 of the true one), a second from the remainder (in 64 bits: it may be far beyond
