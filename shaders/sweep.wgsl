@@ -12,8 +12,8 @@
 // then DOMAIN_WORDS words per domain (the ranges the moves pull into, disjoint, ascending):
 //   from, len (u64 each), first move, moves, plain shifts (the first moves), unused. No domains:
 //   every move is tried.
-// Maps (in `sweep_maps`): 2 x values words (for an even and an odd prefix); radices: most
-// significant first.
+// Maps (in `sweep_maps`): 2 x values words (for an even and an odd prefix), then their inverses;
+// radices: most significant first.
 //
 // A block move sends rank `from + i` to `to + b * block + map[x] * run + s`, where
 // i = b * block + x * run + s: target ranks pull their frontier bit from there (the moves are
@@ -114,6 +114,40 @@ fn pull_shift(m: u32, first: u64) -> u32 {
     return frontier_bits(&cache, sweep_u64(at + 2u) + (lo - origin), u32(hi - lo)) << u32(lo - first);
 }
 
+// The prefix parity of block `b` of move record `at` (0 where the map does not depend on it),
+// and the last prefix digit (radix `radix`): stepped block by block, the parity found again only
+// when that digit wraps.
+struct Parity {
+    odd: u32,
+    digit: u64,
+    radix: u64,
+}
+
+fn start_parity(at: u32, b: u64) -> Parity {
+    var p = Parity(0u, 0lu, 1lu);
+    if sweep_data(at + 12u) != 0u {
+        let prefix_at = sweep_data(at + 13u);
+        let count = sweep_data(at + 14u);
+        p.odd = prefix_parity(b, prefix_at, count);
+        p.radix = u64(sweep_data(prefix_at + count - 1u));
+        p.digit = b - div64(b, p.radix) * p.radix;
+    }
+    return p;
+}
+
+// The parity of block `b`, after `p`'s of block b - 1.
+fn step_parity(p: ptr<function, Parity>, at: u32, b: u64) {
+    if sweep_data(at + 12u) != 0u {
+        (*p).digit += 1lu;
+        if (*p).digit < (*p).radix {
+            (*p).odd ^= 1u;
+        } else {
+            (*p).digit = 0lu;
+            (*p).odd = prefix_parity(b, sweep_data(at + 13u), sweep_data(at + 14u));
+        }
+    }
+}
+
 // The frontier bits block move `m` brings to the 32 ranks from `first`, run by run.
 fn pull_move(m: u32, first: u64) -> u32 {
     let at = SWEEP_HEADER + m * MOVE_WORDS;
@@ -130,9 +164,6 @@ fn pull_move(m: u32, first: u64) -> u32 {
     let run = sweep_u64(at + 8u);
     let map_at = sweep_data(at + 10u);
     let values = sweep_data(at + 11u);
-    let dependent = sweep_data(at + 12u) != 0u;
-    let prefix_at = sweep_data(at + 13u);
-    let prefix_count = sweep_data(at + 14u);
     let i = lo - origin;
     // Where rank i sits: block b, run x of the block, s ranks into the run.
     var b = 0lu;
@@ -144,16 +175,7 @@ fn pull_move(m: u32, first: u64) -> u32 {
     let x0 = div64(within, run);
     var x = u32(x0);
     var s = within - x0 * run;
-    // The prefix parity, and the last prefix digit (radix `last_radix`): stepped block by block,
-    // the parity found again only when that digit wraps.
-    var parity = 0u;
-    var last_digit = 0lu;
-    var last_radix = 1lu;
-    if dependent {
-        parity = prefix_parity(b, prefix_at, prefix_count);
-        last_radix = u64(sweep_data(prefix_at + prefix_count - 1u));
-        last_digit = b - div64(b, last_radix) * last_radix;
-    }
+    var parity = start_parity(at, b);
     // The source block's first rank.
     var base = to + b * block;
     var found = 0u;
@@ -166,7 +188,7 @@ fn pull_move(m: u32, first: u64) -> u32 {
     var s32 = u32(s);
     while e < stop {
         let take = min(run32 - s32, stop - e);
-        let mapped = sweep_maps[map_at + parity * values + x];
+        let mapped = sweep_maps[map_at + parity.odd * values + x];
         found |= frontier_bits(&cache, base + u64(mapped) * run + u64(s32), take) << e;
         e += take;
         s32 = 0u;
@@ -175,18 +197,75 @@ fn pull_move(m: u32, first: u64) -> u32 {
             x = 0u;
             b += 1lu;
             base += block;
-            if dependent {
-                last_digit += 1lu;
-                if last_digit < last_radix {
-                    parity ^= 1u;
-                } else {
-                    last_digit = 0lu;
-                    parity = prefix_parity(b, prefix_at, prefix_count);
-                }
-            }
+            step_parity(&parity, at, b);
         }
     }
     return found;
+}
+
+// Pushes the frontier entries `frontier` of the 32 ranks from `first`, as sources of block move
+// `m` (one rank a run), to their targets (through the inverse map), claiming the unreached ones;
+// returns how many it claimed. While the frontier is small, this reads a map entry per frontier
+// entry rather than per target.
+fn push_move(m: u32, first: u64, frontier: u32) -> u32 {
+    let at = SWEEP_HEADER + m * MOVE_WORDS;
+    let to = sweep_u64(at + 2u);
+    let lo = max(first, to);
+    let hi = min(first + 32lu, to + sweep_u64(at + 4u));
+    if lo >= hi {
+        return 0u;
+    }
+    var bits = frontier & ((~0u >> (32u - u32(hi - lo))) << u32(lo - first));
+    if bits == 0u {
+        return 0u;
+    }
+    let origin = sweep_u64(at); // the move's `from`
+    let block = sweep_u64(at + 6u);
+    let values = sweep_data(at + 11u);
+    let inverse = sweep_data(at + 10u) + 2u * values;
+    // The block b of the sources, from its first rank on (as an offset from `to`).
+    var b = div64(lo - to, block);
+    var start = b * block;
+    var parity = start_parity(at, b);
+    var claimed = 0u;
+    while bits != 0u {
+        let i = first + u64(countTrailingZeros(bits)) - to;
+        bits &= bits - 1u;
+        while i >= start + block {
+            b += 1lu;
+            start += block;
+            step_parity(&parity, at, b);
+        }
+        let x = sweep_maps[inverse + parity.odd * values + u32(i - start)];
+        if claim(origin + start + u64(x), params.next) {
+            claimed += 1u;
+        }
+    }
+    return claimed;
+}
+
+// Sets the unreached entries among `bits` of block `b` to level d + 1, with compare-and-swap
+// (pushes may set entries of any block meanwhile); returns those it set.
+fn claim_bits(b: Block, bits: u32) -> u32 {
+    var newly = 0u;
+    for (var half = 0u; half < 2u; half++) {
+        let want = (bits >> (16u * half)) & 0xffffu;
+        var old = word_load(params.window, b.base + half);
+        loop {
+            let unreached = squeeze(matches16(old, UNREACHED)) & want;
+            if unreached == 0u {
+                break;
+            }
+            let value = old & ~(spread(unreached) * (UNREACHED ^ params.next));
+            let swapped = word_cas(params.window, b.base + half, old, value);
+            if swapped.y != 0u {
+                newly |= unreached << (16u * half);
+                break;
+            }
+            old = swapped.x;
+        }
+    }
+    return newly;
 }
 
 // The block moves that land in the ranks of workgroup `group`: the moves are grouped by domain
@@ -258,10 +337,11 @@ fn sweep_shifts(
     add_to_count(lane, countOneBits(joined));
 }
 
-// Phase 1b: each block pulls the frontier through the other block moves that land in it, run by
-// run. A kernel of its own: in one loop with the shifts, the shifts cost as much as these on
-// lavapipe (measured), which runs code for all the lanes of a vector when any takes it, and an
-// early return skips none.
+// Phase 1b: the other block moves that land in each block, run by run: pulled into the block's
+// unreached entries, or, for moves of one rank a run while the frontier is smaller than the
+// unreached (`params.push`), pushed from its frontier entries. A kernel of its own: in one loop
+// with the shifts, the shifts cost as much as these on lavapipe (measured), which runs code for
+// all the lanes of a vector when any takes it, and an early return skips none.
 @compute @workgroup_size(64)
 fn sweep_windows(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -269,20 +349,28 @@ fn sweep_windows(
     @builtin(workgroup_id) group: vec3<u32>,
 ) {
     let moves = group_moves(group.x);
-    var joined = 0u;
+    var count = 0u;
     if id.x < params.blocks {
         let b = load_block(id.x);
         let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
-        if open != 0u {
-            // Plain shifts among these pull again what phase 1a set: no longer open.
-            var found = 0u;
-            for (var m = moves.z; m < moves.y; m++) {
+        var frontier = 0u;
+        if params.push != 0u {
+            let seen = word_load(params.window, b.base + 2u);
+            frontier = matches32(b.lo, b.hi, params.cur) & ~seen & valid_mask(b.first);
+        }
+        // Plain shifts among these pull again what phase 1a set: no longer open.
+        var found = 0u;
+        for (var m = moves.z; m < moves.y; m++) {
+            let run = SWEEP_HEADER + m * MOVE_WORDS + 8u;
+            if params.push != 0u && sweep_data(run) == 1u && sweep_data(run + 1u) == 0u {
+                count += push_move(m, b.first, frontier);
+            } else if open != 0u {
                 found |= pull_move(m, b.first);
             }
-            joined = set_open(b, found & open);
         }
+        count += countOneBits(claim_bits(b, found & open));
     }
-    add_to_count(lane, countOneBits(joined));
+    add_to_count(lane, count);
 }
 
 // The residual records whose ranges meet the ranks `first .. end`, one bit each.

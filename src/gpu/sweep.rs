@@ -102,6 +102,14 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
         words[at + 10] = u32::try_from(maps.len()).ok()?;
         maps.extend(&w.map[0]);
         maps.extend(&w.map[1]);
+        // The inverse maps, for pushing from the sources.
+        for map in &w.map {
+            let mut inverse = vec![0u32; map.len()];
+            for (x, &y) in map.iter().enumerate() {
+                inverse[y as usize] = x as u32;
+            }
+            maps.extend(inverse);
+        }
         words[at + 11] = w.map[0].len() as u32;
         words[at + 12] = w.parity_dependent() as u32;
         words[at + 13] = u32::try_from(prefix_at).ok()?;
