@@ -204,9 +204,9 @@ fn pull_move(m: u32, first: u64) -> u32 {
 }
 
 // Pushes the frontier entries `frontier` of the 32 ranks from `first`, as sources of block move
-// `m` (one rank a run), to their targets (through the inverse map), claiming the unreached ones;
+// `m` (of short runs), to their targets (through the inverse map), claiming the unreached ones;
 // returns how many it claimed. While the frontier is small, this reads a map entry per frontier
-// entry rather than per target.
+// entry rather than one per run of the targets.
 fn push_move(m: u32, first: u64, frontier: u32) -> u32 {
     let at = SWEEP_HEADER + m * MOVE_WORDS;
     let to = sweep_u64(at + 2u);
@@ -221,6 +221,7 @@ fn push_move(m: u32, first: u64, frontier: u32) -> u32 {
     }
     let origin = sweep_u64(at); // the move's `from`
     let block = sweep_u64(at + 6u);
+    let run = sweep_data(at + 8u);
     let values = sweep_data(at + 11u);
     let inverse = sweep_data(at + 10u) + 2u * values;
     // The block b of the sources, from its first rank on (as an offset from `to`).
@@ -236,8 +237,11 @@ fn push_move(m: u32, first: u64, frontier: u32) -> u32 {
             start += block;
             step_parity(&parity, at, b);
         }
-        let x = sweep_maps[inverse + parity.odd * values + u32(i - start)];
-        if claim(origin + start + u64(x), params.next) {
+        // Run y of the source block, s ranks into it.
+        let within = u32(i - start);
+        let y = div32(within, run);
+        let x = sweep_maps[inverse + parity.odd * values + y];
+        if claim(origin + start + u64(x * run + within - y * run), params.next) {
             claimed += 1u;
         }
     }
@@ -337,9 +341,14 @@ fn sweep_shifts(
     add_to_count(lane, countOneBits(joined));
 }
 
+// Runs shorter than this are pushed (while the frontier is smaller than the unreached): a pull
+// reads a map entry for each run of its 32 targets, a push one for each frontier entry (the
+// CPU's sweeps treat runs below 16 apart too; 8 and 32 measured alike on Turnstyle 11).
+const PUSH_RUN: u32 = 16u;
+
 // Phase 1b: the other block moves that land in each block, run by run: pulled into the block's
-// unreached entries, or, for moves of one rank a run while the frontier is smaller than the
-// unreached (`params.push`), pushed from its frontier entries. A kernel of its own: in one loop
+// unreached entries, or, for moves of runs shorter than PUSH_RUN while the frontier is smaller
+// than the unreached (`params.push`), pushed from its frontier entries. A kernel of its own: in one loop
 // with the shifts, the shifts cost as much as these on lavapipe (measured), which runs code for
 // all the lanes of a vector when any takes it, and an early return skips none.
 @compute @workgroup_size(64)
@@ -362,7 +371,7 @@ fn sweep_windows(
         var found = 0u;
         for (var m = moves.z; m < moves.y; m++) {
             let run = SWEEP_HEADER + m * MOVE_WORDS + 8u;
-            if params.push != 0u && sweep_data(run) == 1u && sweep_data(run + 1u) == 0u {
+            if params.push != 0u && sweep_data(run) < PUSH_RUN && sweep_data(run + 1u) == 0u {
                 count += push_move(m, b.first, frontier);
             } else if open != 0u {
                 found |= pull_move(m, b.first);
