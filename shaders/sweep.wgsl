@@ -111,7 +111,8 @@ fn pull_shift(m: u32, first: u64) -> u32 {
         return 0u;
     }
     var cache = Cached(~0lu, 0u);
-    return frontier_bits(&cache, sweep_u64(at + 2u) + (lo - origin), u32(hi - lo)) << u32(lo - first);
+    let source = sweep_u64(at + 2u) + (lo - origin);
+    return frontier_bits(&cache, source, u32(hi - lo)) << u32(lo - first);
 }
 
 // The prefix parity of block `b` of move record `at` (0 where the map does not depend on it),
@@ -272,13 +273,18 @@ fn claim_bits(b: Block, bits: u32) -> u32 {
     return newly;
 }
 
+// The first rank of workgroup `group` of this dispatch (64 blocks a workgroup).
+fn group_rank(group: u32) -> u64 {
+    return block_rank(params.window, params.first_block + group * 64u);
+}
+
 // The block moves that land in the ranks of workgroup `group`: the moves are grouped by domain
 // (plain shifts first), domains by rank, so those are one range of moves `x .. y` (all of them
 // where there are no domains); `z`: the first move of the range that is not a plain shift, where
 // the workgroup meets one domain (else `x`). The same for all the workgroup's invocations: their
 // records are read once for all of them.
 fn group_moves(group: u32) -> vec3<u32> {
-    let group_first = block_rank(params.window, params.first_block + group * 64u);
+    let group_first = group_rank(group);
     let domains = sweep_data(3);
     if domains == 0u {
         return vec3<u32>(0u, sweep_data(0), 0u);
@@ -348,9 +354,9 @@ const PUSH_RUN: u32 = 16u;
 
 // Phase 1b: the other block moves that land in each block, run by run: pulled into the block's
 // unreached entries, or, for moves of runs shorter than PUSH_RUN while the frontier is smaller
-// than the unreached (`params.push`), pushed from its frontier entries. A kernel of its own: in one loop
-// with the shifts, the shifts cost as much as these on lavapipe (measured), which runs code for
-// all the lanes of a vector when any takes it, and an early return skips none.
+// than the unreached (`params.push`), pushed from its frontier entries. A kernel of its own: in
+// one loop with the shifts, the shifts cost as much as these on lavapipe (measured), which runs
+// code for all the lanes of a vector when any takes it, and an early return skips none.
 @compute @workgroup_size(64)
 fn sweep_windows(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -417,7 +423,7 @@ fn residual_move(record: u32) -> u32 {
 // The residual records that meet the ranks of workgroup `group`: the same for all its
 // invocations (their records are read once for all of them).
 fn group_residual(group: u32) -> u32 {
-    let first = block_rank(params.window, params.first_block + group * 64u);
+    let first = group_rank(group);
     return residual_meeting(first, first + 64lu * 32lu);
 }
 
@@ -466,7 +472,7 @@ fn sweep_residual(
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) group: vec3<u32>,
 ) {
-    let group_first = block_rank(params.window, params.first_block + group.x * 64u);
+    let group_first = group_rank(group.x);
     let meeting = group_residual(group.x);
     let push = params.push != 0u;
     if id.x < params.blocks && meeting != 0u {

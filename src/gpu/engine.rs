@@ -310,10 +310,10 @@ impl<'g> GpuEngine<'g> {
             pipeline("top_down_list"),
             pipeline("bottom_up"),
         );
-        let has_windows = structure.is_some_and(sweep::has_windows);
         let sweeps = sweep.is_some().then(|| Sweeps {
             shifts: pipeline("sweep_shifts"),
-            windows: has_windows.then(|| (pipeline("sweep_windows"), window_slots)),
+            // Only where some block move is not a plain shift (it has blocks to pull into).
+            windows: (!window_slots.is_empty()).then(|| (pipeline("sweep_windows"), window_slots)),
             residual: pipeline("sweep_residual"),
             residual_slots,
         });
@@ -456,19 +456,20 @@ impl<'g> GpuEngine<'g> {
                 .queue
                 .write_buffer(&self.windows[window as usize], at, &word.to_le_bytes());
         }
-        self.list(starts);
+        self.list(Some(starts));
     }
 
-    /// Puts `ranks` on the device as level d's list, with nothing in level d - 1's to mark.
-    fn list(&mut self, ranks: &[u64]) {
+    /// Puts `ranks` on the device as level d's list, with nothing in level d - 1's to mark; the
+    /// list is not whole without them, or where they are more than a list holds.
+    fn list(&mut self, ranks: Option<&[u64]>) {
         self.listed = Lists {
             rotation: 0,
             prev: Some(0),
             cur: None,
         };
-        if ranks.len() as u64 > self.layout.list_capacity {
+        let Some(ranks) = ranks.filter(|r| r.len() as u64 <= self.layout.list_capacity) else {
             return;
-        }
+        };
         // List 1 (level d), after the length word.
         let at = 4 * (1 + 2 * self.layout.list_capacity);
         let words: Vec<u32> = ranks
@@ -666,10 +667,7 @@ impl Engine for GpuEngine<'_> {
         self.upload(&*table, (depth % 3) as u8, list.as_deref())?;
         // The upload marks every older level as seen; without the level's list, the next pass
         // scans for it (and lists the level it finds).
-        self.list(list.as_deref().unwrap_or(&[]));
-        if list.is_none() {
-            self.listed.cur = None;
-        }
+        self.list(list.as_deref());
         Ok(())
     }
 

@@ -160,11 +160,6 @@ fn is_shift(b: &BlockMove) -> bool {
     b.window.run == b.window.block
 }
 
-/// Whether `structure` has block moves other than plain shifts.
-pub fn has_windows(structure: &Structure) -> bool {
-    !structure.blocks.iter().all(is_shift)
-}
-
 /// The sweep data of a space without block moves: no moves, no residual ranges.
 pub fn no_sweep() -> SweepData {
     let mut words = vec![0; HEADER];
