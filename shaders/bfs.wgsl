@@ -38,8 +38,9 @@ struct Params {
     list_prev: u32,
     list_cur: u32,
     list_append: u32,
-    // Whether the residual moves are pushed from the frontier (else pulled into the unreached).
-    push: u32,
+    // Remaining passes: the length of the remaining list (the list two places after level
+    // d - 1's).
+    remaining: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -214,12 +215,22 @@ fn list_rank(ahead: u32, i: u32) -> u64 {
 
 // Appends `rank` to the next level's list, if it has room.
 fn append(rank: u64) {
-    let i = atomicAdd(&lists[0], 1u);
+    list_store(atomicAdd(&lists[0], 1u), rank);
+}
+
+// Stores `rank` as rank `i` of the next level's list, if it has room.
+fn list_store(i: u32, rank: u64) {
     if i < params.list_capacity {
         let at = list_word(2u, i);
         atomicStore(&lists[at], u32(rank));
         atomicStore(&lists[at + 1u], u32(rank >> 32u));
     }
+}
+
+// Marks the entry at `at` (where `locate` puts an entry) as seen.
+fn mark_seen(at: vec3<u32>) {
+    // The block's seen word follows its two table words.
+    word_or(at.x, at.y - (at.y % 3u) + 2u, 1u << (at.z / 2u + 16u * (at.y % 3u)));
 }
 
 // Top-down from the lists: invocation i marks rank i of level d - 1 as seen (what a scan's
@@ -234,9 +245,7 @@ fn top_down_list(
     var claimed = 0u;
     for (var i = id.x; i < max(params.list_prev, params.list_cur); i += groups.x * 64u) {
         if i < params.list_prev {
-            let at = locate(list_rank(0u, i));
-            // The block's seen word follows its two table words.
-            word_or(at.x, at.y - (at.y % 3u) + 2u, 1u << (at.z / 2u + 16u * (at.y % 3u)));
+            mark_seen(locate(list_rank(0u, i)));
         }
         if i < params.list_cur {
             load_state(list_rank(1u, i));
@@ -290,9 +299,25 @@ fn top_down(
     add_to_count(lane, claimed);
 }
 
+// Appends the ranks of the entries `bits` of the block from rank `first` to the next list, if
+// it has room.
+fn append_bits(first: u64, bits: u32) {
+    if bits == 0u {
+        return;
+    }
+    var rest = bits;
+    var i = atomicAdd(&lists[0], countOneBits(rest));
+    while rest != 0u && i < params.list_capacity {
+        list_store(i, first + u64(countTrailingZeros(rest)));
+        rest &= rest - 1u;
+        i++;
+    }
+}
+
 // Bottom-up: every unreached entry with a neighbour in level d joins level d + 1. Only the
 // block's owner writes its table words; the entries it changes never hold `cur`, so readers
-// elsewhere are not affected by seeing them before or after.
+// elsewhere are not affected by seeing them before or after. Where the host asks
+// (`list_append`), it lists the frontier and the unreached entries: the remaining list.
 @compute @workgroup_size(64)
 fn bottom_up(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -301,8 +326,11 @@ fn bottom_up(
     var found = 0u;
     if id.x < params.blocks {
         let b = load_block(id.x);
-        _ = settle(b);
+        let frontier = settle(b);
         var open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
+        if params.list_append != 0u {
+            append_bits(b.first, frontier | open);
+        }
         while open != 0u {
             let e = countTrailingZeros(open);
             open &= open - 1u;
@@ -317,4 +345,37 @@ fn bottom_up(
         found = set_open(b, found);
     }
     add_to_count(lane, countOneBits(found));
+}
+
+// Bottom-up over the remaining list (`remaining` ranks, made by a bottom-up scan: the level it
+// expanded and every entry then unreached, so it holds every entry of the levels since). Each
+// listed entry of level d - 1 is marked seen, as a scan's `settle` would (the entries holding
+// `prev` are level d - 1 or older, and the older ones are already seen); each still unreached
+// joins level d + 1 if a neighbour is in level d.
+@compute @workgroup_size(64)
+fn remaining_list(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    var found = 0u;
+    for (var i = id.x; i < params.remaining; i += groups.x * 64u) {
+        let rank = list_rank(2u, i);
+        let at = locate(rank);
+        let value = (word_load(at.x, at.y) >> at.z) & 3u;
+        if value == params.prev {
+            mark_seen(at);
+        } else if value == UNREACHED {
+            load_state(rank);
+            for (var m = 0u; m < MOVES; m++) {
+                if entry(neighbour(m)) == params.cur {
+                    if claim(rank, params.next) {
+                        found += 1u;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    add_to_count(lane, found);
 }

@@ -1,16 +1,16 @@
 // Sweep passes on the device (see src/gpu/sweep.rs for the host side and src/search/sweep.rs for
-// the CPU's): block moves pulled 32 entries at a time (plain shifts, then the others), the
-// residual moves state by state.
+// the CPU's): block moves 32 entries at a time (plain shifts, moves of long runs, moves of
+// short runs), the residual moves state by state.
 //
 // `sweep_data` (bound by the host) holds a header [block moves, residual ranges, offset of the
 // residual records, domains, offset of the domain records, 3 unused], then one record of
-// MOVE_WORDS words per block move, grouped by domain:
+// MOVE_WORDS words per block move, grouped by domain and in each domain by kind:
 //   from, to, len, block, run (u64 each, low word first), map offset (in `sweep_maps`), window
 //   values, whether the map depends on the prefix parity, prefix radices offset, prefix radices
-//   count, runs per block;
+//   count, kind (SHIFT, RUNS or SHORT);
 // then RESIDUAL_WORDS words per residual range: start, end (u64 each), move, unused;
 // then DOMAIN_WORDS words per domain (the ranges the moves pull into, disjoint, ascending):
-//   from, len (u64 each), first move, moves, plain shifts (the first moves), unused. No domains:
+//   from, len (u64 each), first move, moves, plain shifts, moves of long runs. No domains:
 //   every move is tried.
 // Maps (in `sweep_maps`): 2 x values words (for an even and an odd prefix), then their inverses;
 // radices: most significant first.
@@ -18,6 +18,11 @@
 // A block move sends rank `from + i` to `to + b * block + map[x] * run + s`, where
 // i = b * block + x * run + s: target ranks pull their frontier bit from there (the moves are
 // closed under inverses, so pulling through a move is pushing through its inverse).
+//
+// Each kind of move has kernels of its own, dispatched only over the blocks its moves land in:
+// lavapipe runs every branch of a loop's body for all the lanes of a vector, whichever they
+// take (measured: a loop that also passed over the shifts ran the window moves 1.7 times as
+// long).
 
 // The sweep data, four words a vector (a uniform buffer: src/gpu/device.rs).
 @group(0) @binding(3) var<uniform> sweep_words: array<vec4<u32>, 4096>;
@@ -249,28 +254,50 @@ fn push_move(m: u32, first: u64, frontier: u32) -> u32 {
     return claimed;
 }
 
-// Sets the unreached entries among `bits` of block `b` to level d + 1, with compare-and-swap
-// (pushes may set entries of any block meanwhile); returns those it set.
-fn claim_bits(b: Block, bits: u32) -> u32 {
-    var newly = 0u;
-    for (var half = 0u; half < 2u; half++) {
-        let want = (bits >> (16u * half)) & 0xffffu;
-        var old = word_load(params.window, b.base + half);
-        loop {
-            let unreached = squeeze(matches16(old, UNREACHED)) & want;
-            if unreached == 0u {
-                break;
-            }
-            let value = old & ~(spread(unreached) * (UNREACHED ^ params.next));
-            let swapped = word_cas(params.window, b.base + half, old, value);
-            if swapped.y != 0u {
-                newly |= unreached << (16u * half);
-                break;
-            }
-            old = swapped.x;
+// The entries among `want` of the 32 ranks from `first` that block move `m` (of short runs)
+// pulls from the frontier, entry by entry: a map entry and a table word for each wanted entry
+// rather than for each run of the 32 (lavapipe runs a loop as long as its longest lane, so a
+// loop over runs costs 32 turns however few entries are wanted).
+fn pull_entries(m: u32, first: u64, want: u32) -> u32 {
+    let at = SWEEP_HEADER + m * MOVE_WORDS;
+    let origin = sweep_u64(at); // the move's `from`
+    let lo = max(first, origin);
+    let hi = min(first + 32lu, origin + sweep_u64(at + 4u));
+    if lo >= hi {
+        return 0u;
+    }
+    var bits = want & ((~0u >> (32u - u32(hi - lo))) << u32(lo - first));
+    if bits == 0u {
+        return 0u;
+    }
+    let to = sweep_u64(at + 2u);
+    let block = sweep_u64(at + 6u);
+    let run = sweep_data(at + 8u);
+    let values = sweep_data(at + 11u);
+    let map_at = sweep_data(at + 10u);
+    // The block b of the targets, from its first rank on (as an offset from `from`).
+    var b = div64(lo - origin, block);
+    var start = b * block;
+    var parity = start_parity(at, b);
+    var found = 0u;
+    while bits != 0u {
+        let e = countTrailingZeros(bits);
+        bits &= bits - 1u;
+        let i = first + u64(e) - origin;
+        while i >= start + block {
+            b += 1lu;
+            start += block;
+            step_parity(&parity, at, b);
+        }
+        // Run x of the target block, s ranks into it.
+        let within = u32(i - start);
+        let x = div32(within, run);
+        let y = sweep_maps[map_at + parity.odd * values + x];
+        if entry(to + start + u64(y * run + within - x * run)) == params.cur {
+            found |= 1u << e;
         }
     }
-    return newly;
+    return found;
 }
 
 // The first rank of workgroup `group` of this dispatch (64 blocks a workgroup).
@@ -278,16 +305,26 @@ fn group_rank(group: u32) -> u64 {
     return block_rank(params.window, params.first_block + group * 64u);
 }
 
-// The block moves that land in the ranks of workgroup `group`: the moves are grouped by domain
-// (plain shifts first), domains by rank, so those are one range of moves `x .. y` (all of them
-// where there are no domains); `z`: the first move of the range that is not a plain shift, where
-// the workgroup meets one domain (else `x`). The same for all the workgroup's invocations: their
-// records are read once for all of them.
-fn group_moves(group: u32) -> vec3<u32> {
+// Kinds of block moves: plain shifts (one run a block, map [0]), moves of long runs (pulled
+// run by run), moves of short runs (pushed or pulled entry by entry).
+const SHIFT: u32 = 0u;
+const RUNS: u32 = 1u;
+const SHORT: u32 = 2u;
+
+fn move_kind(m: u32) -> u32 {
+    return sweep_data(SWEEP_HEADER + m * MOVE_WORDS + 15u);
+}
+
+// The block moves of kind `kind` that land in the ranks of workgroup `group`: the moves are
+// grouped by domain, domains by rank, each domain's moves by kind, so those are one range of
+// moves `x .. y`. Where the workgroup meets several domains (or there are none), the range holds
+// them all: the kernels check each move's kind. The same for all the workgroup's invocations:
+// their records are read once for all of them.
+fn group_moves(group: u32, kind: u32) -> vec2<u32> {
     let group_first = group_rank(group);
     let domains = sweep_data(3);
     if domains == 0u {
-        return vec3<u32>(0u, sweep_data(0), 0u);
+        return vec2<u32>(0u, sweep_data(0));
     }
     // The last domain that starts at or before the workgroup, and those after it that start
     // inside it.
@@ -310,25 +347,29 @@ fn group_moves(group: u32) -> vec3<u32> {
     }
     let opening = at + first * DOMAIN_WORDS;
     let closing = at + last * DOMAIN_WORDS;
-    let moves = vec3<u32>(
-        sweep_data(opening + 4u),
-        sweep_data(closing + 4u) + sweep_data(closing + 5u),
-        sweep_data(opening + 4u),
-    );
-    if first == last {
-        return vec3<u32>(moves.x, moves.y, moves.x + sweep_data(opening + 6u));
+    let start = sweep_data(opening + 4u);
+    if first != last {
+        return vec2<u32>(start, sweep_data(closing + 4u) + sweep_data(closing + 5u));
     }
-    return moves;
+    // Where each kind's moves begin, and the end.
+    let bounds = vec4<u32>(
+        start,
+        start + sweep_data(opening + 6u),
+        start + sweep_data(opening + 6u) + sweep_data(opening + 7u),
+        start + sweep_data(opening + 5u),
+    );
+    return vec2<u32>(bounds[kind], bounds[kind + 1u]);
 }
 
-// Phase 1a: each block pulls the frontier through the plain shifts that land in it.
+// Phase 1a: each block pulls the frontier through the plain shifts that land in it (over every
+// block: its `settle` marks the level before the frontier as seen).
 @compute @workgroup_size(64)
 fn sweep_shifts(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) group: vec3<u32>,
 ) {
-    let moves = group_moves(group.x);
+    let moves = group_moves(group.x, SHIFT);
     var joined = 0u;
     if id.x < params.blocks {
         let b = load_block(id.x);
@@ -337,7 +378,7 @@ fn sweep_shifts(
         if open != 0u {
             var found = 0u;
             for (var m = moves.x; m < moves.y; m++) {
-                if sweep_data(SWEEP_HEADER + m * MOVE_WORDS + 15u) == 1u {
+                if move_kind(m) == SHIFT {
                     found |= pull_shift(m, b.first);
                 }
             }
@@ -347,45 +388,81 @@ fn sweep_shifts(
     add_to_count(lane, countOneBits(joined));
 }
 
-// Runs shorter than this are pushed (while the frontier is smaller than the unreached): a pull
-// reads a map entry for each run of its 32 targets, a push one for each frontier entry (the
-// CPU's sweeps treat runs below 16 apart too; 8 and 32 measured alike on Turnstyle 11).
-const PUSH_RUN: u32 = 16u;
-
-// Phase 1b: the other block moves that land in each block, run by run: pulled into the block's
-// unreached entries, or, for moves of runs shorter than PUSH_RUN while the frontier is smaller
-// than the unreached (`params.push`), pushed from its frontier entries. A kernel of its own: in
-// one loop with the shifts, the shifts cost as much as these on lavapipe (measured), which runs
-// code for all the lanes of a vector when any takes it, and an early return skips none.
+// Phase 1b: each block pulls the frontier through the moves of long runs that land in it, run by
+// run, into its unreached entries (nothing else writes the table meanwhile).
 @compute @workgroup_size(64)
-fn sweep_windows(
+fn sweep_runs(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) group: vec3<u32>,
 ) {
-    let moves = group_moves(group.x);
-    var count = 0u;
+    let moves = group_moves(group.x, RUNS);
+    var joined = 0u;
     if id.x < params.blocks {
         let b = load_block(id.x);
         let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
-        var frontier = 0u;
-        if params.push != 0u {
-            let seen = word_load(params.window, b.base + 2u);
-            frontier = matches32(b.lo, b.hi, params.cur) & ~seen & valid_mask(b.first);
-        }
-        // Plain shifts among these pull again what phase 1a set: no longer open.
-        var found = 0u;
-        for (var m = moves.z; m < moves.y; m++) {
-            let run = SWEEP_HEADER + m * MOVE_WORDS + 8u;
-            if params.push != 0u && sweep_data(run) < PUSH_RUN && sweep_data(run + 1u) == 0u {
-                count += push_move(m, b.first, frontier);
-            } else if open != 0u {
-                found |= pull_move(m, b.first);
+        if open != 0u {
+            var found = 0u;
+            for (var m = moves.x; m < moves.y; m++) {
+                if move_kind(m) == RUNS {
+                    found |= pull_move(m, b.first);
+                }
             }
+            joined = set_open(b, found & open);
         }
-        count += countOneBits(claim_bits(b, found & open));
+    }
+    add_to_count(lane, countOneBits(joined));
+}
+
+// Phase 1c: the moves of short runs (a pull would read a map entry for each run of its 32
+// targets), entry by entry: pushed from each block's frontier entries to their unreached targets
+// while the frontier is smaller than the unreached (`push`), else pulled into each block's
+// unreached entries. A kernel per mode: with `push` a constant, the compiler drops the other
+// mode's code (measured: in one kernel, each mode ran 20% slower).
+fn short_runs(id: u32, lane: u32, group: u32, push: bool) {
+    let moves = group_moves(group, SHORT);
+    var count = 0u;
+    if id < params.blocks {
+        let b = load_block(id);
+        let valid = valid_mask(b.first);
+        if push {
+            let seen = word_load(params.window, b.base + 2u);
+            let frontier = matches32(b.lo, b.hi, params.cur) & ~seen & valid;
+            for (var m = moves.x; m < moves.y; m++) {
+                if move_kind(m) == SHORT {
+                    count += push_move(m, b.first, frontier);
+                }
+            }
+        } else {
+            let open = matches32(b.lo, b.hi, UNREACHED) & valid;
+            var found = 0u;
+            for (var m = moves.x; m < moves.y; m++) {
+                if move_kind(m) == SHORT {
+                    found |= pull_entries(m, b.first, open & ~found);
+                }
+            }
+            count = countOneBits(set_open(b, found & open));
+        }
     }
     add_to_count(lane, count);
+}
+
+@compute @workgroup_size(64)
+fn sweep_short_push(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+) {
+    short_runs(id.x, lane, group.x, true);
+}
+
+@compute @workgroup_size(64)
+fn sweep_short_pull(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+) {
+    short_runs(id.x, lane, group.x, false);
 }
 
 // The residual records whose ranges meet the ranks `first .. end`, one bit each.
@@ -461,22 +538,17 @@ fn enqueue(offset: u32, bits: u32) {
     }
 }
 
-// Phase 2: the residual moves, state by state. Pushed (`params.push`, while the frontier is
-// smaller than the unreached entries): each frontier entry in a residual range claims its
-// residual neighbours. Pulled: each unreached entry in a residual range joins level d + 1 if a
-// residual move leads into the frontier (an unreached entry's neighbours holding `cur` are at
-// level d), set with `claim` (the invocation that takes an entry need not own its block).
-@compute @workgroup_size(64)
-fn sweep_residual(
-    @builtin(global_invocation_id) id: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) group: vec3<u32>,
-) {
-    let group_first = group_rank(group.x);
-    let meeting = group_residual(group.x);
-    let push = params.push != 0u;
-    if id.x < params.blocks && meeting != 0u {
-        let b = load_block(id.x);
+// Phase 2: the residual moves, state by state. Pushed (`push`, while the frontier is smaller
+// than the unreached entries): each frontier entry in a residual range claims its residual
+// neighbours. Pulled: each unreached entry in a residual range joins level d + 1 if a residual
+// move leads into the frontier (an unreached entry's neighbours holding `cur` are at level d),
+// set with `claim` (the invocation that takes an entry need not own its block). A kernel per
+// mode, as for the window moves.
+fn residual(id: u32, lane: u32, group: u32, push: bool) {
+    let group_first = group_rank(group);
+    let meeting = group_residual(group);
+    if id < params.blocks && meeting != 0u {
+        let b = load_block(id);
         var states = matches32(b.lo, b.hi, UNREACHED);
         if push {
             states = matches32(b.lo, b.hi, params.cur) & ~word_load(params.window, b.base + 2u);
@@ -507,4 +579,22 @@ fn sweep_residual(
         }
     }
     add_to_count(lane, found);
+}
+
+@compute @workgroup_size(64)
+fn sweep_residual_push(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+) {
+    residual(id.x, lane, group.x, true);
+}
+
+@compute @workgroup_size(64)
+fn sweep_residual_pull(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+) {
+    residual(id.x, lane, group.x, false);
 }

@@ -81,10 +81,14 @@ pub struct GpuEngine<'g> {
     lists: wgpu::Buffer,
     /// Where the frontier lists stand.
     listed: Lists,
+    /// The length of the remaining list (the frontier and the unreached, listed by a bottom-up
+    /// scan), once the remaining passes have one.
+    remaining: Option<u32>,
     init: wgpu::ComputePipeline,
     top_down: wgpu::ComputePipeline,
     top_down_list: wgpu::ComputePipeline,
     bottom_up: wgpu::ComputePipeline,
+    remaining_list: wgpu::ComputePipeline,
     /// The sweep kernels, where the space's structure fits them.
     sweeps: Option<Sweeps>,
     /// Whether to time each kernel (`GPUSEARCH_PROFILE` set).
@@ -109,28 +113,41 @@ struct Lists {
     cur: Option<u32>,
 }
 
-/// The pipelines of a sweep pass: plain shifts, the other block moves (where there are any),
-/// then the residual moves pulled or pushed.
+/// The pipelines of a sweep pass: plain shifts, block moves of long runs and of short runs
+/// (each where there are any), then the residual moves pulled or pushed.
 struct Sweeps {
     shifts: wgpu::ComputePipeline,
-    /// With the dispatches over the blocks those moves pull into.
-    windows: Option<(wgpu::ComputePipeline, Range<usize>)>,
-    residual: wgpu::ComputePipeline,
+    /// The moves of long runs (`sweep_runs`), with the dispatches over the blocks they pull into.
+    runs: Option<(wgpu::ComputePipeline, Range<usize>)>,
+    /// The moves of short runs.
+    short: Option<Short>,
+    /// The residual moves pushed (`sweep_residual_push`) and pulled (`sweep_residual_pull`).
+    residual: [wgpu::ComputePipeline; 2],
     /// The dispatches over the residual ranges' blocks (lavapipe runs a kernel's code for every
     /// invocation, work or none: kernels go only where they have work).
     residual_slots: Range<usize>,
 }
 
-/// A kernel of a pass: its name (for profiles), its pipeline and its dispatches.
+/// The kernels of the block moves of short runs (`sweep_short_push`, `sweep_short_pull`) and
+/// their dispatches.
+struct Short {
+    push: wgpu::ComputePipeline,
+    pull: wgpu::ComputePipeline,
+    slots: Range<usize>,
+}
+
+/// A kernel of a pass: its name (for profiles), its pipeline and its dispatches (none: a list
+/// kernel, dispatched over its lists).
 type Kernel<'k> = (&'static str, &'k wgpu::ComputePipeline, Range<usize>);
 
 /// What a pass's parameters say besides its depth.
 #[derive(Clone, Copy, Debug, Default)]
 struct Modes {
-    /// Scans list the entries they set (for the next frontier list).
+    /// Scans list the entries they set (for the next frontier list), or bottom-up scans the
+    /// remaining list.
     append: bool,
-    /// The residual moves are pushed from the frontier (else pulled into the unreached).
-    push: bool,
+    /// The length of the remaining list, in a remaining pass.
+    remaining: u32,
 }
 
 impl<'g> GpuEngine<'g> {
@@ -161,12 +178,13 @@ impl<'g> GpuEngine<'g> {
             dispatches.extend(layout.dispatches_over(&blocks, most));
             start..dispatches.len()
         };
-        let (window_slots, residual_slots) = match (&sweep, structure) {
+        let (run_slots, short_slots, residual_slots) = match (&sweep, structure) {
             (Some(_), Some(s)) => (
-                over(sweep::window_blocks(s)),
+                over(sweep::run_blocks(s)),
+                over(sweep::short_blocks(s)),
                 over(sweep::residual_blocks(s)),
             ),
-            _ => (0..0, 0..0),
+            _ => (0..0, 0..0, 0..0),
         };
         let stride = PARAMS_BYTES
             .next_multiple_of(u64::from(gpu.limits.min_uniform_buffer_offset_alignment));
@@ -304,17 +322,26 @@ impl<'g> GpuEngine<'g> {
         let pipeline = |entry: &str| {
             compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants)
         };
-        let (init, top_down, top_down_list, bottom_up) = (
+        let (init, top_down, top_down_list, bottom_up, remaining_list) = (
             pipeline("init"),
             pipeline("top_down"),
             pipeline("top_down_list"),
             pipeline("bottom_up"),
+            pipeline("remaining_list"),
         );
         let sweeps = sweep.is_some().then(|| Sweeps {
             shifts: pipeline("sweep_shifts"),
-            // Only where some block move is not a plain shift (it has blocks to pull into).
-            windows: (!window_slots.is_empty()).then(|| (pipeline("sweep_windows"), window_slots)),
-            residual: pipeline("sweep_residual"),
+            // Only where there are such moves (they have blocks to pull into).
+            runs: (!run_slots.is_empty()).then(|| (pipeline("sweep_runs"), run_slots)),
+            short: (!short_slots.is_empty()).then(|| Short {
+                push: pipeline("sweep_short_push"),
+                pull: pipeline("sweep_short_pull"),
+                slots: short_slots,
+            }),
+            residual: [
+                pipeline("sweep_residual_push"),
+                pipeline("sweep_residual_pull"),
+            ],
             residual_slots,
         });
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
@@ -341,10 +368,12 @@ impl<'g> GpuEngine<'g> {
             bind_group,
             lists,
             listed: Lists::default(),
+            remaining: None,
             init,
             top_down,
             top_down_list,
             bottom_up,
+            remaining_list,
             sweeps,
             profile,
             read: None,
@@ -365,10 +394,12 @@ impl<'g> GpuEngine<'g> {
             &self.top_down,
             &self.top_down_list,
             &self.bottom_up,
+            &self.remaining_list,
         ];
         if let Some(s) = &self.sweeps {
-            kernels.extend([&s.shifts, &s.residual]);
-            kernels.extend(s.windows.as_ref().map(|w| &w.0));
+            kernels.extend([&s.shifts, &s.residual[0], &s.residual[1]]);
+            kernels.extend(s.runs.iter().map(|r| &r.0));
+            kernels.extend(s.short.iter().flat_map(|w| [&w.push, &w.pull]));
         }
         let zero = (self.dispatches.len() as u64 * self.stride) as u32;
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
@@ -409,7 +440,7 @@ impl<'g> GpuEngine<'g> {
                 self.listed.prev.unwrap_or(0),
                 self.listed.cur.unwrap_or(0),
                 modes.append as u32,
-                modes.push as u32,
+                modes.remaining,
             ];
             let at = slot * self.stride as usize;
             bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::cast_slice(&words));
@@ -462,6 +493,7 @@ impl<'g> GpuEngine<'g> {
     /// Puts `ranks` on the device as level d's list, with nothing in level d - 1's to mark; the
     /// list is not whole without them, or where they are more than a list holds.
     fn list(&mut self, ranks: Option<&[u64]>) {
+        self.remaining = None;
         self.listed = Lists {
             rotation: 0,
             prev: Some(0),
@@ -493,8 +525,8 @@ impl<'g> GpuEngine<'g> {
         encoder.clear_buffer(&self.counts, 0, None);
         encoder.clear_buffer(&self.lists, 0, Some(4));
         for (name, kernel, slots) in kernels {
-            if std::ptr::eq(*kernel, &self.top_down_list) {
-                self.record_list(&mut encoder);
+            if slots.is_empty() {
+                self.record_list(&mut encoder, kernel, modes);
             } else {
                 self.record(&mut encoder, kernel, slots.clone());
             }
@@ -523,15 +555,53 @@ impl<'g> GpuEngine<'g> {
         Ok((counts.iter().map(|&c| u64::from(c)).sum(), listed))
     }
 
-    /// Records a list pass: enough workgroups for the longer of the two lists, at most
+    /// Records a list kernel: enough workgroups for the longest of its lists, at most
     /// [`LIST_GROUPS`].
-    fn record_list(&self, encoder: &mut wgpu::CommandEncoder) {
+    fn record_list(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pipeline: &wgpu::ComputePipeline,
+        modes: Modes,
+    ) {
         let longest = self.listed.prev.max(self.listed.cur).unwrap_or(0);
+        let longest = longest.max(modes.remaining);
         let groups = u64::from(longest).div_ceil(WORKGROUP).clamp(1, LIST_GROUPS);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-        pass.set_pipeline(&self.top_down_list);
+        pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &self.bind_group, &[0]);
         pass.dispatch_workgroups(groups as u32, 1, 1);
+    }
+
+    /// A remaining pass from level `depth`: over the remaining list where there is one, else
+    /// a bottom-up scan that makes it, where the frontier and the unreached fit in a list.
+    fn remaining_pass(&mut self, depth: u64, levels: &Levels) -> Result<(u64, u32), String> {
+        if let Some(remaining) = self.remaining {
+            let kernels = [("remaining_list", &self.remaining_list, 0..0)];
+            return self.run_pass(
+                depth,
+                &kernels,
+                Modes {
+                    append: false,
+                    remaining,
+                },
+            );
+        }
+        let unreached = self.layout.entries - levels.total();
+        let append = levels.last() + unreached <= self.layout.list_capacity;
+        // The scan lists into the list two places after rotation 0's, where the remaining
+        // passes read it.
+        self.listed = Lists::default();
+        let kernels = [("bottom_up", &self.bottom_up, self.table.clone())];
+        let (count, listed) = self.run_pass(
+            depth,
+            &kernels,
+            Modes {
+                append,
+                remaining: 0,
+            },
+        )?;
+        self.remaining = append.then_some(listed);
+        Ok((count, listed))
     }
 
     /// Submits a copy of `count` blocks of window `w` from block `first` into `to`.
@@ -680,8 +750,9 @@ impl Engine for GpuEngine<'_> {
         self.read = None;
         let depth = levels.len() - 1;
         // Frontier lists run from the device's lists where both are whole, else as top-down
-        // scans that list what they find; the last few unreached are bottom-up scans; where the
-        // kernels cannot sweep a space, sweeps are bottom-up scans: each sets the same entries.
+        // scans that list what they find; the last few unreached are checked from the remaining
+        // list (made by a bottom-up scan); where the kernels cannot sweep a space, sweeps are
+        // bottom-up scans: each sets the same entries.
         let listing = step == Step::Frontier;
         let (count, listed) = match (step, &self.sweeps) {
             (Step::Frontier, _) if self.listed.prev.is_some() && self.listed.cur.is_some() => self
@@ -696,24 +767,28 @@ impl Engine for GpuEngine<'_> {
                 let unreached = self.layout.entries - levels.total();
                 let push = levels.last() <= unreached;
                 let mut kernels = vec![("sweep_shifts", &sweeps.shifts, self.table.clone())];
+                let residual = sweeps.residual_slots.clone();
                 kernels.extend(
-                    (sweeps.windows.as_ref()).map(|w| ("sweep_windows", &w.0, w.1.clone())),
+                    sweeps
+                        .runs
+                        .as_ref()
+                        .map(|r| ("sweep_runs", &r.0, r.1.clone())),
                 );
-                kernels.push((
-                    "sweep_residual",
-                    &sweeps.residual,
-                    sweeps.residual_slots.clone(),
-                ));
-                let modes = Modes {
-                    append: false,
-                    push,
-                };
-                self.run_pass(depth, &kernels, modes)?
+                kernels.extend(sweeps.short.as_ref().map(|w| match push {
+                    true => ("sweep_short_push", &w.push, w.slots.clone()),
+                    false => ("sweep_short_pull", &w.pull, w.slots.clone()),
+                }));
+                kernels.push(match push {
+                    true => ("sweep_residual_push", &sweeps.residual[0], residual),
+                    false => ("sweep_residual_pull", &sweeps.residual[1], residual),
+                });
+                self.run_pass(depth, &kernels, Modes::default())?
             }
+            (Step::Remaining, _) => self.remaining_pass(depth, levels)?,
             (Step::Frontier | Step::TopDown, _) => {
                 let modes = Modes {
                     append: listing,
-                    push: false,
+                    remaining: 0,
                 };
                 self.run_pass(
                     depth,

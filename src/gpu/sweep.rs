@@ -16,6 +16,33 @@ const RESIDUAL_WORDS: usize = 8;
 const DOMAIN_WORDS: usize = 8;
 /// The most residual ranges a sweep kernel handles (one bit each in a word).
 const MAX_RESIDUAL: usize = 32;
+/// Runs shorter than this are pushed or pulled entry by entry (a pull run by run reads a map
+/// entry for each run of its 32 targets; the CPU's sweeps treat runs below 16 apart too; 8 and
+/// 32 measured alike on Turnstyle 11).
+const SHORT_RUN: u64 = 16;
+
+/// The kinds of block moves, each with kernels of its own (`shaders/sweep.wgsl`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Kind {
+    /// One run a block (the map is `[0]`): pulled as strings of bits.
+    Shift = 0,
+    /// Runs of [`SHORT_RUN`] ranks or more: pulled run by run.
+    Runs = 1,
+    /// Shorter runs: pushed or pulled entry by entry.
+    Short = 2,
+}
+
+impl Kind {
+    fn of(b: &BlockMove) -> Kind {
+        if b.window.run == b.window.block {
+            Kind::Shift
+        } else if b.window.run >= SHORT_RUN {
+            Kind::Runs
+        } else {
+            Kind::Short
+        }
+    }
+}
 
 /// The sweep data of `structure` as `shaders/sweep.wgsl` reads it.
 pub struct SweepData {
@@ -42,19 +69,25 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
     {
         return None;
     }
-    // The block moves grouped by the range they pull into (their domain), domains by rank.
+    // The block moves grouped by the range they pull into (their domain), domains by rank,
+    // and by kind in each domain: each kind's kernel reads a range of moves.
     let mut blocks: Vec<&BlockMove> = structure.blocks.iter().collect();
-    // Plain shifts first in each domain: their kernel runs them, the other kernel the rest.
-    blocks.sort_by_key(|b| (b.from, b.len, !is_shift(b)));
-    let mut domains: Vec<(u64, u64, usize, usize, usize)> = Vec::new();
+    blocks.sort_by_key(|b| (b.from, b.len, Kind::of(b)));
+    // (from, len, first move, moves, plain shifts, moves of long runs)
+    let mut domains: Vec<(u64, u64, usize, usize, usize, usize)> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
-        let shift = is_shift(b) as usize;
+        let kind = Kind::of(b);
+        let (shift, runs) = (
+            (kind == Kind::Shift) as usize,
+            (kind == Kind::Runs) as usize,
+        );
         match domains.last_mut() {
             Some(d) if (d.0, d.1) == (b.from, b.len) => {
                 d.3 += 1;
                 d.4 += shift;
+                d.5 += runs;
             }
-            _ => domains.push((b.from, b.len, i, 1, shift)),
+            _ => domains.push((b.from, b.len, i, 1, shift, runs)),
         }
     }
     // Overlapping domains: the kernel tries every move instead (no domains).
@@ -81,13 +114,14 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
         put(&mut words, at + 2, ranks.end);
         words[at + 4] = *mv as u32;
     }
-    for (i, &(from, len, first, count, shifts)) in domains.iter().enumerate() {
+    for (i, &(from, len, first, count, shifts, runs)) in domains.iter().enumerate() {
         let at = domain_at + i * DOMAIN_WORDS;
         put(&mut words, at, from);
         put(&mut words, at + 2, len);
         words[at + 4] = first as u32;
         words[at + 5] = count as u32;
         words[at + 6] = shifts as u32;
+        words[at + 7] = runs as u32;
     }
     for (i, b) in blocks.iter().enumerate() {
         let at = HEADER + i * MOVE_WORDS;
@@ -114,7 +148,7 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
         words[at + 12] = w.parity_dependent() as u32;
         words[at + 13] = u32::try_from(prefix_at).ok()?;
         words[at + 14] = w.prefix.len() as u32;
-        words[at + 15] = u32::try_from(w.block / w.run).ok()?;
+        words[at + 15] = Kind::of(b) as u32;
     }
     Some(SweepData {
         records: words,
@@ -137,27 +171,34 @@ fn block_ranges(mut ranks: Vec<Range<u64>>) -> Vec<Range<u64>> {
     blocks
 }
 
-/// The blocks that the block moves other than plain shifts pull into (the dispatches of the
-/// `sweep_windows` kernel).
-pub fn window_blocks(structure: &Structure) -> Vec<Range<u64>> {
+/// The blocks that the block moves of long runs pull into (the dispatches of the `sweep_runs`
+/// kernel).
+pub fn run_blocks(structure: &Structure) -> Vec<Range<u64>> {
+    blocks_of(structure, Kind::Runs)
+}
+
+/// The blocks that the block moves of short runs pull into (the dispatches of the
+/// `sweep_short_push` and `sweep_short_pull` kernels).
+pub fn short_blocks(structure: &Structure) -> Vec<Range<u64>> {
+    blocks_of(structure, Kind::Short)
+}
+
+/// The blocks that the block moves of kind `kind` pull into.
+fn blocks_of(structure: &Structure, kind: Kind) -> Vec<Range<u64>> {
     block_ranges(
         structure
             .blocks
             .iter()
-            .filter(|b| !is_shift(b))
+            .filter(|b| Kind::of(b) == kind)
             .map(|b| b.from..b.from + b.len)
             .collect(),
     )
 }
 
-/// The blocks of the residual ranges (the dispatches of the `sweep_residual` kernel).
+/// The blocks of the residual ranges (the dispatches of the `sweep_residual_push` and
+/// `sweep_residual_pull` kernels).
 pub fn residual_blocks(structure: &Structure) -> Vec<Range<u64>> {
     block_ranges(structure.residual.iter().map(|(r, _)| r.clone()).collect())
-}
-
-/// Whether a block move is a plain shift: one run a block (its map is `[0]`).
-fn is_shift(b: &BlockMove) -> bool {
-    b.window.run == b.window.block
 }
 
 /// The sweep data of a space without block moves: no moves, no residual ranges.
