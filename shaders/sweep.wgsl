@@ -120,6 +120,16 @@ fn pull_shift(m: u32, first: u64) -> u32 {
     return frontier_bits(&cache, source, u32(hi - lo)) << u32(lo - first);
 }
 
+// `pull_shift` where the shift's `from`, `to` and `len` are multiples of 32: one whole block.
+fn pull_aligned_shift(m: u32, first: u64) -> u32 {
+    let at = SWEEP_HEADER + m * MOVE_WORDS;
+    let origin = sweep_u64(at); // the move's `from`
+    if first < origin || first >= origin + sweep_u64(at + 4u) {
+        return 0u;
+    }
+    return frontier32((sweep_u64(at + 2u) + (first - origin)) >> 5u);
+}
+
 // The prefix parity of block `b` of move record `at` (0 where the map does not depend on it),
 // and the last prefix digit (radix `radix`): stepped block by block, the parity found again only
 // when that digit wraps.
@@ -362,30 +372,48 @@ fn group_moves(group: u32, kind: u32) -> vec2<u32> {
 }
 
 // Phase 1a: each block pulls the frontier through the plain shifts that land in it (over every
-// block: its `settle` marks the level before the frontier as seen).
-@compute @workgroup_size(64)
-fn sweep_shifts(
-    @builtin(global_invocation_id) id: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) group: vec3<u32>,
-) {
-    let moves = group_moves(group.x, SHIFT);
+// block: its `settle` marks the level before the frontier as seen). With `aligned` (every shift's
+// `from`, `to` and `len` multiples of 32, as in the ring puzzles), a shift pulls one block.
+fn shifts(id: u32, lane: u32, group: u32, aligned: bool) {
+    let moves = group_moves(group, SHIFT);
     var joined = 0u;
-    if id.x < params.blocks {
-        let b = load_block(id.x);
+    if id < params.blocks {
+        let b = load_block(id);
         _ = settle(b);
         let open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
         if open != 0u {
             var found = 0u;
             for (var m = moves.x; m < moves.y; m++) {
                 if move_kind(m) == SHIFT {
-                    found |= pull_shift(m, b.first);
+                    if aligned {
+                        found |= pull_aligned_shift(m, b.first);
+                    } else {
+                        found |= pull_shift(m, b.first);
+                    }
                 }
             }
             joined = set_open(b, found & open);
         }
     }
     add_to_count(lane, countOneBits(joined));
+}
+
+@compute @workgroup_size(64)
+fn sweep_shifts(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+) {
+    shifts(id.x, lane, group.x, false);
+}
+
+@compute @workgroup_size(64)
+fn sweep_aligned_shifts(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+) {
+    shifts(id.x, lane, group.x, true);
 }
 
 // Phase 1b: each block pulls the frontier through the moves of long runs that land in it, run by

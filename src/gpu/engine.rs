@@ -116,7 +116,8 @@ struct Lists {
 /// The pipelines of a sweep pass: plain shifts, block moves of long runs and of short runs
 /// (each where there are any), then the residual moves pulled or pushed.
 struct Sweeps {
-    shifts: wgpu::ComputePipeline,
+    /// `sweep_aligned_shifts` where every shift moves whole blocks, else `sweep_shifts`.
+    shifts: (&'static str, wgpu::ComputePipeline),
     /// The moves of long runs (`sweep_runs`), with the dispatches over the blocks they pull into.
     runs: Option<(wgpu::ComputePipeline, Range<usize>)>,
     /// The moves of short runs.
@@ -330,7 +331,10 @@ impl<'g> GpuEngine<'g> {
             pipeline("remaining_list"),
         );
         let sweeps = sweep.is_some().then(|| Sweeps {
-            shifts: pipeline("sweep_shifts"),
+            shifts: match structure.is_some_and(sweep::aligned_shifts) {
+                true => ("sweep_aligned_shifts", pipeline("sweep_aligned_shifts")),
+                false => ("sweep_shifts", pipeline("sweep_shifts")),
+            },
             // Only where there are such moves (they have blocks to pull into).
             runs: (!run_slots.is_empty()).then(|| (pipeline("sweep_runs"), run_slots)),
             short: (!short_slots.is_empty()).then(|| Short {
@@ -397,7 +401,7 @@ impl<'g> GpuEngine<'g> {
             &self.remaining_list,
         ];
         if let Some(s) = &self.sweeps {
-            kernels.extend([&s.shifts, &s.residual[0], &s.residual[1]]);
+            kernels.extend([&s.shifts.1, &s.residual[0], &s.residual[1]]);
             kernels.extend(s.runs.iter().map(|r| &r.0));
             kernels.extend(s.short.iter().flat_map(|w| [&w.push, &w.pull]));
         }
@@ -766,7 +770,7 @@ impl Engine for GpuEngine<'_> {
                 // unreached ones, else into the unreached ones.
                 let unreached = self.layout.entries - levels.total();
                 let push = levels.last() <= unreached;
-                let mut kernels = vec![("sweep_shifts", &sweeps.shifts, self.table.clone())];
+                let mut kernels = vec![(sweeps.shifts.0, &sweeps.shifts.1, self.table.clone())];
                 let residual = sweeps.residual_slots.clone();
                 kernels.extend(
                     sweeps

@@ -195,6 +195,15 @@ fn blocks_of(structure: &Structure, kind: Kind) -> Vec<Range<u64>> {
     )
 }
 
+/// Whether every plain shift of `structure` moves whole blocks of 32 ranks (its `from`, `to` and
+/// `len` multiples of 32): the `sweep_aligned_shifts` kernel then runs them.
+pub fn aligned_shifts(structure: &Structure) -> bool {
+    let whole = BLOCK_ENTRIES - 1;
+    (structure.blocks.iter())
+        .filter(|b| Kind::of(b) == Kind::Shift)
+        .all(|b| (b.from | b.to | b.len) & whole == 0)
+}
+
 /// The blocks of the residual ranges (the dispatches of the `sweep_residual_push` and
 /// `sweep_residual_pull` kernels).
 pub fn residual_blocks(structure: &Structure) -> Vec<Range<u64>> {
