@@ -455,24 +455,16 @@ fn turnstyle_written_as_generators_is_the_builtin_turnstyle() {
 
 #[test]
 fn definitions_run_like_generators() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/puzzles/turnstyle-8.tws"
-    ))
-    .unwrap();
-    let def = parse::definition(&text, "turnstyle-8.tws").unwrap();
-    assert_eq!(def.moves.len(), 2);
-    let space = Perm::new(
-        Identity {
-            family: "perm".into(),
-            params: Default::default(),
-            metric: "gens".into(),
-            slug: "t".into(),
-        },
-        def,
-        true,
-    )
-    .unwrap();
+    let args = gpusearch::puzzle::spec::PuzzleArgs {
+        puzzle: "perm".into(),
+        def: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles/turnstyle-8.tws").into()),
+        metric: Some("qtm".into()),
+        ..Default::default()
+    };
+    let Ok(gpusearch::puzzle::Space::Perm(space)) = args.space() else {
+        panic!("one set of distinct pieces without orientations is a permutation puzzle");
+    };
+    // F is its own inverse; in htm, L's powers would count too.
     assert_eq!(space.move_names(), ["F", "L", "L'"]);
     let builtin = Ring::turnstyle(8, Metric::Lrf).unwrap();
     assert_eq!(
@@ -608,5 +600,148 @@ fn window_moves_of_permutation_puzzles_give_every_neighbour_once() {
     check_structure("gens A_7", &perm_from_gens("(1,2)(3,4); (1,2,3,4,5,6,7)"));
     for k in [2, 3, 4, 5] {
         check_structure("topspin", &Ring::topspin(7, k, Metric::Lrf).unwrap());
+    }
+}
+
+// Twisty puzzles from definitions: several sets, orientations, identical pieces, both metrics.
+
+/// A test puzzle's set: name, pieces, orientations, solved labels (from 1).
+type TestSet = (&'static str, usize, u32, Vec<u32>);
+/// A test move's part of a set: the set's index, ksolve's permutation line (position i takes
+/// from position p_i, from 1) and twist line (indexed by the position a piece comes from).
+type TestPart = (usize, Vec<u32>, Vec<u32>);
+
+/// The puzzle as a definition file's text.
+fn tws_text(sets: &[TestSet], moves: &[(&str, Vec<TestPart>)]) -> String {
+    let line = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+    let mut t = String::from("Name Test\n");
+    for (name, count, o, _) in sets {
+        t += &format!("Set {name} {count} {o}\n");
+    }
+    t += "Solved\n";
+    for (name, count, _, labels) in sets {
+        t += &format!("{name}\n{}\n{}\n", line(labels), line(&vec![0; *count]));
+    }
+    t += "End\n";
+    for (name, parts) in moves {
+        t += &format!("Move {name}\n");
+        for (s, perm, twists) in parts {
+            t += &format!("{}\n{}\n{}\n", sets[*s].0, line(perm), line(twists));
+        }
+        t += "End\n";
+    }
+    t
+}
+
+/// A flattened state (per set: labels, then orientations) after `mv`, by ksolve's rule: position
+/// i takes the piece of position p_i, twisted by the twist of p_i; or before it (`inverse`).
+fn naive_twisty_move(sets: &[TestSet], state: &[u32], mv: &[TestPart], inverse: bool) -> Vec<u32> {
+    let mut out = state.to_vec();
+    let mut at = 0;
+    for (s, (_, count, o, _)) in sets.iter().enumerate() {
+        if let Some((_, perm, twists)) = mv.iter().find(|p| p.0 == s) {
+            for i in 0..*count {
+                let j = perm[i] as usize - 1;
+                if inverse {
+                    out[at + j] = state[at + i];
+                    out[at + count + j] = (state[at + count + i] + o - twists[j]) % o;
+                } else {
+                    out[at + i] = state[at + j];
+                    out[at + count + i] = (state[at + count + j] + twists[j]) % o;
+                }
+            }
+        }
+        at += 2 * count;
+    }
+    out
+}
+
+fn twisty_space(text: &str, metric: &str) -> gpusearch::puzzle::Twisty {
+    use gpusearch::puzzle::twisty::{Naming, Twisty, format};
+    let def = format::read(text, "test.tws").unwrap();
+    let naming = Naming {
+        family: "perm".into(),
+        params: Default::default(),
+        slug: "test".into(),
+    };
+    Twisty::new(&def, metric, naming).unwrap()
+}
+
+#[test]
+fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
+    // A: distinct pieces, 3 orientations, their sum kept; B: identical pieces (1 1 2 2), 2
+    // orientations, their sum changed by X; C: distinct, no orientations, its parity tied to A's.
+    let sets: Vec<TestSet> = vec![
+        ("A", 4, 3, vec![1, 2, 3, 4]),
+        ("B", 4, 2, vec![1, 1, 2, 2]),
+        ("C", 2, 1, vec![1, 2]),
+    ];
+    let moves = vec![
+        (
+            "X",
+            vec![
+                (0, vec![2, 3, 1, 4], vec![1, 1, 1, 0]),
+                (1, vec![2, 1, 3, 4], vec![1, 0, 0, 0]),
+            ],
+        ),
+        (
+            "Y",
+            vec![
+                (0, vec![1, 2, 4, 3], vec![0, 0, 1, 2]),
+                (2, vec![2, 1], vec![0, 0]),
+            ],
+        ),
+        ("Z", vec![(1, vec![1, 3, 4, 2], vec![0, 1, 1, 0])]),
+    ];
+    let text = tws_text(&sets, &moves);
+    let solved: Vec<u32> = sets
+        .iter()
+        .flat_map(|(_, count, _, labels)| labels.iter().copied().chain(vec![0; *count]))
+        .collect();
+    for metric in ["htm", "qtm"] {
+        let space = twisty_space(&text, metric);
+        let naive = naive_bfs(vec![solved.clone()], |s: &Vec<u32>| {
+            let mut out = Vec::new();
+            for (_, mv) in &moves {
+                if metric == "qtm" {
+                    out.push(naive_twisty_move(&sets, s, mv, false));
+                    out.push(naive_twisty_move(&sets, s, mv, true));
+                } else {
+                    // Every power: the move again and again until the state comes back.
+                    let mut t = naive_twisty_move(&sets, s, mv, false);
+                    while t != *s {
+                        out.push(t.clone());
+                        t = naive_twisty_move(&sets, &t, mv, false);
+                    }
+                }
+            }
+            out
+        });
+        check(&format!("twisty {metric}"), &space, &naive, |s| s);
+        // The table has no more entries than the constraints allow: A 4!/2 x 3^3, B 4!/(2!2!)
+        // x 2^4, C 2!/2 (1), and the parities: X even on A, Y odd on A and C: 2 vectors.
+        assert_eq!(space.size(), 12 * 27 * 6 * 16 * 2, "{metric}");
+    }
+}
+
+#[test]
+fn the_2x2x2_cube_has_its_published_level_counts() {
+    // 3,674,160 positions with one corner fixed; God's number 11 (htm) and 14 (qtm).
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/puzzles/cube-2x2x2.tws"
+    ))
+    .unwrap();
+    let htm = [
+        1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072, 1887748, 623800, 2644,
+    ];
+    let qtm = [
+        1, 6, 27, 120, 534, 2256, 8969, 33058, 114149, 360508, 930588, 1350852, 782536, 90280, 276,
+    ];
+    for (metric, want) in [("htm", &htm[..]), ("qtm", &qtm[..])] {
+        let space = twisty_space(&text, metric);
+        assert_eq!(space.size(), 3_674_160);
+        let outcome = run(&space, Strategy::Auto, Footprint::Full);
+        assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), want, "{metric}");
     }
 }

@@ -9,6 +9,7 @@ pub mod perm;
 pub mod ring;
 pub mod rings;
 pub mod spec;
+pub mod twisty;
 
 use crate::rank::window::WindowMove;
 use crate::search::table::DistanceTable;
@@ -17,11 +18,13 @@ pub use perm::Perm;
 pub use ring::{Metric, Ring};
 pub use rings::Rings;
 use serde::{Deserialize, Serialize};
+pub use twisty::Twisty;
 
 /// What a state space is, as written into reports and distance-file headers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PuzzleInfo {
-    /// The puzzle family (`turnstyle`, `topspin`, `perm`, `rotation`, `rings`, `key`).
+    /// The puzzle family (`turnstyle`, `topspin`, `perm`, `rotation`, `rings`, `key`; twisty
+    /// puzzles from definitions are `perm`).
     pub puzzle: String,
     /// The family's size parameters, e.g. `{"n": 12}`.
     pub params: serde_json::Map<String, serde_json::Value>,
@@ -193,6 +196,8 @@ pub enum Space {
     Rings(Rings),
     /// Free the Key.
     Key(Key),
+    /// Twisty puzzles from definitions: several sets, orientations, identical pieces.
+    Twisty(Twisty),
 }
 
 /// Evaluates `$body` with `$s` bound to the space inside `$space` (a `&Space`), whatever its
@@ -205,6 +210,7 @@ macro_rules! with_space {
             $crate::puzzle::Space::Perm($s) => $body,
             $crate::puzzle::Space::Rings($s) => $body,
             $crate::puzzle::Space::Key($s) => $body,
+            $crate::puzzle::Space::Twisty($s) => $body,
         }
     };
 }

@@ -2,6 +2,7 @@
 //! state space.
 
 use super::perm::{self, Identity, parse};
+use super::twisty::{self, Naming, Twisty};
 use super::{Key, Metric, Perm, PuzzleInfo, Ring, Rings, Space};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
@@ -15,7 +16,7 @@ pub struct PuzzleArgs {
     pub n: Option<usize>,
     /// TopSpin's turntable size.
     pub k: Option<usize>,
-    /// Which moves count (Turnstyle, TopSpin).
+    /// Which moves count (Turnstyle, TopSpin: lrf, flips; perm: htm, qtm).
     pub metric: Option<String>,
     /// Generators in cycle notation (perm).
     pub gens: Option<String>,
@@ -33,7 +34,7 @@ pub struct PuzzleArgs {
 const FAMILIES: [(&str, &[&str]); 6] = [
     ("turnstyle", &["--n", "--metric"]),
     ("topspin", &["--n", "--k", "--metric"]),
-    ("perm", &["--gens", "--def"]),
+    ("perm", &["--gens", "--def", "--metric"]),
     ("rotation", &["--rows", "--cols", "--block"]),
     ("rings", &["--n"]),
     ("key", &["--def"]),
@@ -84,6 +85,11 @@ impl PuzzleArgs {
                 .as_deref()
                 .map_or(Ok(Metric::Lrf), Metric::parse)
         };
+        if let (Some(path), "perm") = (&self.def, family) {
+            let (text, file) = read(path)?;
+            let metric = self.metric.as_deref().unwrap_or("htm");
+            return definition_space(&text, &file, metric);
+        }
         Ok(match family {
             "turnstyle" => Space::Ring(Ring::turnstyle(need(self.n, "--n")?, metric()?)?),
             "topspin" => Space::Ring(Ring::topspin(
@@ -105,64 +111,100 @@ impl PuzzleArgs {
                 let (text, file) = read(path)?;
                 Space::Key(Key::parse(&text, &file, &stem(path))?)
             }
-            _ => Space::Perm(self.perm()?),
+            _ => Space::Perm(self.generators()?),
         })
     }
 
-    /// A permutation puzzle from `--gens` or `--def`.
-    fn perm(&self) -> Result<Perm, String> {
-        let mut params = serde_json::Map::new();
-        let (def, slug) = match (&self.gens, &self.def) {
-            (Some(gens), None) => {
-                let def = parse::generators(gens)?;
-                params.insert("points".into(), def.solved.len().into());
-                params.insert("generators".into(), gens.trim().into());
-                // Short and stable: the generators' own text decides the folder.
-                let digest = Sha256::digest(gens.split_whitespace().collect::<String>());
-                let slug = format!("perm-n{}-{}", def.solved.len(), hex6(&digest));
-                (def, slug)
-            }
-            (None, Some(path)) => {
-                let (text, file) = read(path)?;
-                let def = parse::definition(&text, &file)?;
-                params.insert("definition".into(), file.into());
-                if !def.name.is_empty() {
-                    params.insert("name".into(), def.name.clone().into());
-                }
-                params.insert("points".into(), def.solved.len().into());
-                // The definition itself, so that a distances file describes its puzzle alone.
-                params.insert("solved".into(), def.solved.clone().into());
-                let moves: Vec<serde_json::Value> = def
-                    .moves
-                    .iter()
-                    .map(|(name, from)| {
-                        let line: Vec<u32> = from.iter().map(|&f| f as u32 + 1).collect();
-                        serde_json::json!([name, line])
-                    })
-                    .collect();
-                params.insert("moves".into(), moves.into());
-                (def, format!("perm-{}", stem(path)))
-            }
+    /// A permutation puzzle from `--gens`: each generator and its inverse (`--metric` gens,
+    /// the default), or every power (htm) or a move and its inverse (qtm).
+    fn generators(&self) -> Result<Perm, String> {
+        let gens = match (&self.gens, &self.def) {
             (Some(_), Some(_)) => {
                 return Err("--puzzle perm takes --gens or --def, not both".into());
             }
-            (None, None) => {
+            (Some(gens), None) => gens,
+            (None, _) => {
                 return Err(
                     "--puzzle perm needs --gens \"(1,2)(3,4); (1,2,3,4,5)\" or --def FILE.tws"
                         .into(),
                 );
             }
         };
+        let mut def = parse::generators(gens)?;
+        let mut params = serde_json::Map::new();
+        params.insert("points".into(), def.solved.len().into());
+        params.insert("generators".into(), gens.trim().into());
+        // Short and stable: the generators' own text decides the folder.
+        let digest = Sha256::digest(gens.split_whitespace().collect::<String>());
+        let mut slug = format!("perm-n{}-{}", def.solved.len(), hex6(&digest));
+        let metric = self.metric.clone().unwrap_or_else(|| "gens".into());
+        if metric != "gens" {
+            def.moves =
+                twisty::metric_moves(&twisty::TwistyDefinition::of_permutations(&def), &metric)?
+                    .into_iter()
+                    .map(|(name, mut parts)| (name, parts.remove(0).pieces))
+                    .collect();
+            slug = format!("{slug}-{metric}");
+        }
         Perm::new(
             Identity {
                 family: "perm".into(),
                 params,
-                metric: "gens".into(),
+                metric: metric.clone(),
                 slug,
             },
             def,
-            true,
+            metric == "gens",
         )
+    }
+}
+
+/// The puzzle of a twsearch definition (`text`, the file `file`) in `metric` (htm, qtm): a
+/// permutation puzzle where it has one set of distinct pieces without orientations (sweeps and a
+/// GPU shader), else a twisty puzzle.
+fn definition_space(text: &str, file: &str, metric: &str) -> Result<Space, String> {
+    let def = twisty::format::read(text, file)?;
+    let stem = stem(std::path::Path::new(file));
+    let mut params = serde_json::Map::new();
+    params.insert("definition".into(), file.into());
+    if !def.name.is_empty() {
+        params.insert("name".into(), def.name.clone().into());
+    }
+    // The definition itself, so that a distances file describes its puzzle alone.
+    params.insert("text".into(), text.into());
+    let slug = format!("perm-{stem}-{metric}");
+    match def.as_permutations() {
+        Some(solved) => {
+            let moves = twisty::metric_moves(&def, metric)?
+                .into_iter()
+                .map(|(name, mut parts)| (name, parts.remove(0).pieces))
+                .collect();
+            params.insert("points".into(), solved.len().into());
+            let perm = Perm::new(
+                Identity {
+                    family: "perm".into(),
+                    params,
+                    metric: metric.into(),
+                    slug,
+                },
+                parse::Definition {
+                    name: def.name.clone(),
+                    solved,
+                    moves,
+                },
+                false,
+            )?;
+            Ok(Space::Perm(perm))
+        }
+        None => Ok(Space::Twisty(Twisty::new(
+            &def,
+            metric,
+            Naming {
+                family: "perm".into(),
+                params,
+                slug,
+            },
+        )?)),
     }
 }
 
@@ -192,38 +234,13 @@ pub fn space_of(info: &PuzzleInfo) -> Result<Space, String> {
     let number = |key: &str| p.get(key).and_then(|v| v.as_u64()).map(|v| v as usize);
     let bad = || format!("the file's params do not describe a {} puzzle", info.puzzle);
     let space = match info.puzzle.as_str() {
-        "perm" if p.contains_key("moves") => {
-            let solved: Vec<u32> =
-                serde_json::from_value(p["solved"].clone()).map_err(|_| bad())?;
-            let moves: Vec<(String, Vec<u32>)> =
-                serde_json::from_value(p["moves"].clone()).map_err(|_| bad())?;
-            let def = parse::Definition {
-                name: p
-                    .get("name")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .into(),
-                solved,
-                moves: moves
-                    .into_iter()
-                    .map(|(name, line)| (name, line.iter().map(|&x| (x - 1) as u8).collect()))
-                    .collect(),
-            };
+        "perm" if p.contains_key("text") => {
+            let text = p["text"].as_str().ok_or_else(bad)?;
             let file = p
                 .get("definition")
                 .and_then(|v| v.as_str())
                 .unwrap_or("definition");
-            let stem = stem(std::path::Path::new(file));
-            Space::Perm(Perm::new(
-                Identity {
-                    family: "perm".into(),
-                    params: p.clone(),
-                    metric: info.metric.clone(),
-                    slug: format!("perm-{stem}"),
-                },
-                def,
-                true,
-            )?)
+            definition_space(text, file, &info.metric)?
         }
         "key" => {
             let list = |key: &str| -> Result<Vec<u8>, String> {
@@ -256,7 +273,11 @@ pub fn space_of(info: &PuzzleInfo) -> Result<Space, String> {
             puzzle: family.into(),
             n: number("n"),
             k: number("k"),
-            metric: matches!(family, "turnstyle" | "topspin").then(|| info.metric.clone()),
+            metric: match family {
+                "turnstyle" | "topspin" => Some(info.metric.clone()),
+                "perm" if info.metric != "gens" => Some(info.metric.clone()),
+                _ => None,
+            },
             gens: p
                 .get("generators")
                 .and_then(|v| v.as_str())

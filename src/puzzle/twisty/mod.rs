@@ -1,0 +1,744 @@
+//! Twisty puzzles from twsearch definitions: several sets of pieces, orientations, identical
+//! pieces.
+//!
+//! A position is, for each set, the piece at each position and its orientation. Its rank is a
+//! mixed-radix number of per-set coordinates, most significant first:
+//!
+//! - for each set, the rank of its pieces: the lexicographic rank halved where the pieces are
+//!   distinct (its parity is kept apart, below), the rank among the arrangements of the multiset
+//!   where some are identical; then its orientations in base `o`, position by position, the last
+//!   left out where no move changes their sum (it follows from the others);
+//! - last, the index of the sets' permutation parities among those the moves can reach (the
+//!   solved parities plus the span, over GF(2), of the moves' parities).
+//!
+//! The table has no more entries than these constraints allow; where other constraints bind
+//! (pieces of two sets that always move together), some entries are unreachable, and the report
+//! gives both counts. Each coordinate moves on its own, so a move is a table lookup per
+//! coordinate where the coordinate is small, and unrank-move-rank where it is not.
+
+pub mod format;
+
+use super::{Cursor, PuzzleInfo, StateSpace};
+use crate::rank;
+pub use format::{Move, PieceSet, SetPart, TwistyDefinition};
+
+/// Coordinates with at most this many values get a move table.
+const TABLE_LIMIT: u64 = 1 << 20;
+/// The most entries a table may have (ranks are 64-bit; the plan checks the memory).
+const MAX_ENTRIES: u128 = 1 << 48;
+/// The most pieces a set may have (lexicographic ranks of 20 pieces fit 64 bits).
+const MAX_PIECES: usize = 20;
+/// The most sets of distinct pieces whose parities are tracked (a table of 2^16 entries).
+const MAX_PARITY_SETS: usize = 16;
+
+/// How a metric counts moves: `htm` every power of a move that is not the identity (`F`, `F2`,
+/// `F'`), `qtm` a move and its inverse.
+pub fn metric_moves(def: &TwistyDefinition, metric: &str) -> Result<Vec<Move>, String> {
+    let quarter = match metric {
+        "htm" => false,
+        "qtm" => true,
+        other => {
+            return Err(format!(
+                "--metric {other}: a definition file's metrics are htm (every power of a move) and qtm (a move and its inverse)"
+            ));
+        }
+    };
+    let mut out: Vec<Move> = Vec::new();
+    for (name, parts) in &def.moves {
+        let mut powers = vec![parts.clone()];
+        loop {
+            let next = compose(&def.sets, powers.last().expect("one power"), parts);
+            if is_identity(&next) {
+                break;
+            }
+            powers.push(next);
+        }
+        // powers[p - 1] is the move to the power p; the order is k.
+        let k = powers.len() + 1;
+        let mut named: Vec<(String, usize)> = (1..=k / 2)
+            .map(|p| (power_name(name, p, ""), p))
+            .chain((1..=(k - 1) / 2).map(|q| (power_name(name, q, "'"), k - q)))
+            .collect();
+        if quarter {
+            named.retain(|(_, p)| *p == 1 || *p == k - 1);
+        }
+        for (power, p) in named {
+            if out.iter().any(|(m, _)| *m == power) {
+                return Err(format!(
+                    "the move {power} ({name} to the power {p}) has the name of another move: rename one in the definition"
+                ));
+            }
+            out.push((power, powers[p - 1].clone()));
+        }
+    }
+    Ok(out)
+}
+
+/// `F`, `F2`, `F'`, `F2'`: base move `name` turned `p` times in the direction `suffix` names.
+fn power_name(name: &str, p: usize, suffix: &str) -> String {
+    match p {
+        1 => format!("{name}{suffix}"),
+        _ => format!("{name}{p}{suffix}"),
+    }
+}
+
+/// Move `a`, then move `b`.
+fn compose(sets: &[PieceSet], a: &[SetPart], b: &[SetPart]) -> Vec<SetPart> {
+    sets.iter()
+        .zip(a.iter().zip(b))
+        .map(|(set, (a, b))| SetPart {
+            pieces: b.pieces.iter().map(|&f| a.pieces[f as usize]).collect(),
+            twists: (b.pieces.iter().zip(&b.twists))
+                .map(|(&f, &t)| (a.twists[f as usize] + t) % set.orientations)
+                .collect(),
+        })
+        .collect()
+}
+
+fn is_identity(parts: &[SetPart]) -> bool {
+    parts
+        .iter()
+        .all(|p| crate::group::is_identity(&p.pieces) && p.twists.iter().all(|&t| t == 0))
+}
+
+/// One set's coordinates.
+#[derive(Clone, Debug)]
+struct Coords {
+    count: usize,
+    orientations: u8,
+    /// The solved labels' multiplicities (all 1: distinct pieces).
+    multiplicity: Vec<u8>,
+    distinct: bool,
+    /// The values of the pieces' coordinate (lexicographic or multiset rank).
+    perm_size: u64,
+    /// Its bit in the parity vector, where the parity is tracked (the rank digit is then the
+    /// lexicographic rank halved).
+    parity_bit: Option<u32>,
+    /// Orientation digits in the rank: `count - 1` where the sum is fixed, else `count`; 0
+    /// without orientations.
+    ori_digits: usize,
+    /// The orientations' sum (mod `orientations`) where it is fixed.
+    ori_sum: u8,
+    /// `orientations ^ ori_digits`.
+    ori_size: u64,
+    /// `[coordinate * moves + move]`: the coordinate after the move, where small enough.
+    perm_table: Option<Vec<u32>>,
+    ori_table: Option<Vec<u32>>,
+}
+
+impl Coords {
+    fn perm_digits(&self) -> u64 {
+        match self.parity_bit {
+            Some(_) => self.perm_size / 2,
+            None => self.perm_size,
+        }
+    }
+
+    fn rank_pieces(&self, labels: &[u8]) -> u64 {
+        if self.distinct {
+            rank::lex_rank(labels)
+        } else {
+            multiset_rank(labels, &self.multiplicity)
+        }
+    }
+
+    fn unrank_pieces(&self, r: u64, labels: &mut [u8]) {
+        if self.distinct {
+            rank::lex_unrank(r, labels)
+        } else {
+            multiset_unrank(r, &self.multiplicity, labels)
+        }
+    }
+
+    fn rank_twists(&self, twists: &[u8]) -> u64 {
+        let o = u64::from(self.orientations);
+        twists[..self.ori_digits]
+            .iter()
+            .fold(0, |r, &t| r * o + u64::from(t))
+    }
+
+    fn unrank_twists(&self, mut r: u64, twists: &mut [u8]) {
+        let o = u64::from(self.orientations);
+        for t in twists[..self.ori_digits].iter_mut().rev() {
+            *t = (r % o) as u8;
+            r /= o;
+        }
+        if self.ori_digits < self.count {
+            let sum: u32 = twists[..self.ori_digits]
+                .iter()
+                .map(|&t| u32::from(t))
+                .sum();
+            let o = u32::from(self.orientations);
+            twists[self.count - 1] = ((u32::from(self.ori_sum) + o * 256 - sum) % o) as u8;
+        }
+    }
+
+    /// The pieces' coordinate after move `mv` (`part`, its `m`-th).
+    fn move_pieces(
+        &self,
+        p: u64,
+        m: usize,
+        moves: usize,
+        part: &SetPart,
+        scratch: &mut [u8; 2 * MAX_PIECES],
+    ) -> u64 {
+        if let Some(t) = &self.perm_table {
+            return u64::from(t[p as usize * moves + m]);
+        }
+        let n = self.count;
+        let (old, new) = scratch.split_at_mut(MAX_PIECES);
+        self.unrank_pieces(p, &mut old[..n]);
+        for (slot, &f) in new[..n].iter_mut().zip(&part.pieces) {
+            *slot = old[f as usize];
+        }
+        self.rank_pieces(&new[..n])
+    }
+
+    /// The orientations' coordinate after move `part` (the `m`-th).
+    fn move_twists(
+        &self,
+        q: u64,
+        m: usize,
+        moves: usize,
+        part: &SetPart,
+        scratch: &mut [u8; 2 * MAX_PIECES],
+    ) -> u64 {
+        if let Some(t) = &self.ori_table {
+            return u64::from(t[q as usize * moves + m]);
+        }
+        let n = self.count;
+        let (old, new) = scratch.split_at_mut(MAX_PIECES);
+        self.unrank_twists(q, &mut old[..n]);
+        for ((slot, &f), &t) in new[..n].iter_mut().zip(&part.pieces).zip(&part.twists) {
+            *slot = (old[f as usize] + t) % self.orientations;
+        }
+        self.rank_twists(&new[..n])
+    }
+}
+
+/// A twisty puzzle: its coordinates, the metric's moves and the rank's layout.
+#[derive(Clone, Debug)]
+pub struct Twisty {
+    info: PuzzleInfo,
+    slug: String,
+    sets: Vec<PieceSet>,
+    coords: Vec<Coords>,
+    moves: Vec<Move>,
+    /// Each move's parity vector (bit per tracked set: the move is odd there).
+    move_parity: Vec<u32>,
+    /// The reachable parity vectors, ascending (the rank's last digit is the index here).
+    parities: Vec<u32>,
+    /// Per set, the weights of its pieces' digit and of its orientations' digit.
+    weights: Vec<(u64, u64)>,
+    size: u64,
+    solved: Vec<SetPart>,
+}
+
+/// How a definition is named in reports.
+pub struct Naming {
+    /// The family (`perm`).
+    pub family: String,
+    /// The size parameters for reports.
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// The default output folder's name.
+    pub slug: String,
+}
+
+impl Twisty {
+    /// The puzzle of `def` in `metric` (`htm` or `qtm`).
+    pub fn new(def: &TwistyDefinition, metric: &str, naming: Naming) -> Result<Twisty, String> {
+        if let Some(s) = def.sets.iter().find(|s| s.count > MAX_PIECES) {
+            return Err(format!(
+                "the set {} has {} pieces: gpusearch ranks sets of up to {MAX_PIECES}",
+                s.name, s.count
+            ));
+        }
+        let moves = metric_moves(def, metric)?;
+        let mut coords = Vec::new();
+        let mut tracked = 0;
+        for (set, solved) in def.sets.iter().zip(&def.solved) {
+            let n = set.count;
+            let mut multiplicity = vec![0u8; n];
+            for &l in &solved.pieces {
+                multiplicity[l as usize] += 1;
+            }
+            multiplicity.retain(|&c| c > 0);
+            let distinct = multiplicity.len() == n;
+            let perm_size = multinomial(n, &multiplicity);
+            let parity_bit = (distinct && n >= 2 && tracked < MAX_PARITY_SETS).then(|| {
+                tracked += 1;
+                tracked as u32 - 1
+            });
+            let s = coords.len();
+            let fixed_sum = moves.iter().all(|(_, parts)| {
+                parts[s].twists.iter().map(|&t| u32::from(t)).sum::<u32>()
+                    % u32::from(set.orientations)
+                    == 0
+            });
+            let ori_digits = match (set.orientations, fixed_sum) {
+                (1, _) => 0,
+                (_, true) => n - 1,
+                (_, false) => n,
+            };
+            let ori_sum = (solved.twists.iter().map(|&t| u32::from(t)).sum::<u32>()
+                % u32::from(set.orientations)) as u8;
+            coords.push(Coords {
+                count: n,
+                orientations: set.orientations,
+                multiplicity,
+                distinct,
+                perm_size,
+                parity_bit,
+                ori_digits,
+                ori_sum,
+                ori_size: u64::from(set.orientations).pow(ori_digits as u32),
+                perm_table: None,
+                ori_table: None,
+            });
+        }
+        let vector = |parts: &[SetPart]| -> u32 {
+            coords
+                .iter()
+                .zip(parts)
+                .filter_map(|(c, p)| c.parity_bit.map(|b| (rank::is_odd(&p.pieces) as u32) << b))
+                .sum()
+        };
+        let move_parity: Vec<u32> = moves.iter().map(|(_, parts)| vector(parts)).collect();
+        // The solved parities plus the moves' span.
+        let mut parities = vec![vector(&def.solved)];
+        let mut i = 0;
+        while i < parities.len() {
+            for &v in &move_parity {
+                let w = parities[i] ^ v;
+                if !parities.contains(&w) {
+                    parities.push(w);
+                }
+            }
+            i += 1;
+        }
+        parities.sort_unstable();
+        // Weights, least significant last: the parity index, then the sets from the last.
+        let mut weights = vec![(0, 0); coords.len()];
+        let mut weight = parities.len() as u128;
+        for (c, w) in coords.iter().zip(weights.iter_mut()).rev() {
+            w.1 = weight as u64;
+            weight *= u128::from(c.ori_size);
+            w.0 = weight as u64;
+            weight *= u128::from(c.perm_digits());
+            if weight > MAX_ENTRIES {
+                break;
+            }
+        }
+        if weight > MAX_ENTRIES {
+            return Err(format!(
+                "the puzzle's table would have {weight} entries or more: gpusearch searches up to {MAX_ENTRIES}"
+            ));
+        }
+        let m = moves.len();
+        for (s, c) in coords.iter_mut().enumerate() {
+            let mut scratch = [0u8; 2 * MAX_PIECES];
+            if c.perm_size <= TABLE_LIMIT {
+                let table = (0..c.perm_size)
+                    .flat_map(|p| (0..m).map(move |mv| (p, mv)))
+                    .map(|(p, mv)| c.move_pieces(p, mv, m, &moves[mv].1[s], &mut scratch) as u32)
+                    .collect();
+                c.perm_table = Some(table);
+            }
+            if c.ori_size <= TABLE_LIMIT {
+                let table = (0..c.ori_size)
+                    .flat_map(|q| (0..m).map(move |mv| (q, mv)))
+                    .map(|(q, mv)| c.move_twists(q, mv, m, &moves[mv].1[s], &mut scratch) as u32)
+                    .collect();
+                c.ori_table = Some(table);
+            }
+        }
+        let mut info_params = naming.params;
+        info_params.insert(
+            "sets".into(),
+            def.sets
+                .iter()
+                .map(|s| serde_json::json!([s.name, s.count, s.orientations]))
+                .collect::<Vec<_>>()
+                .into(),
+        );
+        let info = PuzzleInfo {
+            puzzle: naming.family,
+            params: info_params,
+            metric: metric.into(),
+            moves: moves.iter().map(|(n, _)| n.clone()).collect(),
+            rank_order: RANK_ORDER.into(),
+            group_order: None,
+        };
+        Ok(Twisty {
+            info,
+            slug: naming.slug,
+            sets: def.sets.clone(),
+            coords,
+            moves,
+            move_parity,
+            parities,
+            weights,
+            size: weight as u64,
+            solved: def.solved.clone(),
+        })
+    }
+
+    /// The rank of a position given per set, or why it has none.
+    fn rank_parts(&self, parts: &[SetPart]) -> Result<u64, String> {
+        let mut rank = 0;
+        let mut vector = 0;
+        for (((c, part), solved), (set, &(wp, wo))) in self
+            .coords
+            .iter()
+            .zip(parts)
+            .zip(&self.solved)
+            .zip(self.sets.iter().zip(&self.weights))
+        {
+            let mut have = part.pieces.clone();
+            let mut want = solved.pieces.clone();
+            have.sort_unstable();
+            want.sort_unstable();
+            if have != want {
+                return Err(format!(
+                    "the pieces of {} are not those of the solved position",
+                    set.name
+                ));
+            }
+            if part.twists.iter().any(|&t| t >= set.orientations) {
+                return Err(format!(
+                    "an orientation of {} is not below {}",
+                    set.name, set.orientations
+                ));
+            }
+            let sum = part.twists.iter().map(|&t| u32::from(t)).sum::<u32>()
+                % u32::from(set.orientations);
+            if c.ori_digits < c.count && sum != u32::from(c.ori_sum) {
+                return Err(format!(
+                    "the orientations of {} add up to {sum} (mod {}), but every move keeps their sum at {}",
+                    set.name, set.orientations, c.ori_sum
+                ));
+            }
+            let p = c.rank_pieces(&part.pieces);
+            let digit = match c.parity_bit {
+                Some(b) => {
+                    vector |= (rank::is_odd(&part.pieces) as u32) << b;
+                    p / 2
+                }
+                None => p,
+            };
+            rank += digit * wp + c.rank_twists(&part.twists) * wo;
+        }
+        let index = self.parities.binary_search(&vector).map_err(|_| {
+            "the pieces' permutation parities are not those the moves can reach".to_string()
+        })?;
+        Ok(rank + index as u64)
+    }
+
+    /// The position of rank `rank`, per set.
+    fn unrank_parts(&self, rank: u64) -> Vec<SetPart> {
+        let vector = self.parities[(rank % self.parities.len() as u64) as usize];
+        self.coords
+            .iter()
+            .zip(&self.weights)
+            .map(|(c, &(wp, wo))| {
+                let mut part = SetPart::identity(c.count);
+                let (p, q) = self.digits(c, rank, wp, wo);
+                match c.parity_bit {
+                    Some(b) => {
+                        c.unrank_pieces(2 * p, &mut part.pieces);
+                        if rank::is_odd(&part.pieces) != ((vector >> b) & 1 == 1) {
+                            part.pieces.swap(c.count - 2, c.count - 1);
+                        }
+                    }
+                    None => c.unrank_pieces(p, &mut part.pieces),
+                }
+                c.unrank_twists(q, &mut part.twists);
+                part
+            })
+            .collect()
+    }
+
+    /// A set's pieces digit and orientations digit in `rank`.
+    fn digits(&self, c: &Coords, rank: u64, wp: u64, wo: u64) -> (u64, u64) {
+        ((rank / wp) % c.perm_digits(), (rank / wo) % c.ori_size)
+    }
+}
+
+const RANK_ORDER: &str = "rank = mixed radix, most significant first: for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum); last, the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd)";
+
+/// The number of arrangements of a multiset of `n` items with these multiplicities.
+fn multinomial(n: usize, multiplicity: &[u8]) -> u64 {
+    // n <= 20: n! fits 64 bits.
+    multiplicity
+        .iter()
+        .fold(rank::factorial(n), |r, &c| r / rank::factorial(c as usize))
+}
+
+/// The rank of `labels` among the arrangements of its multiset (multiplicities `multiplicity`,
+/// labels `0..multiplicity.len()`), in lexicographic order.
+fn multiset_rank(labels: &[u8], multiplicity: &[u8]) -> u64 {
+    let mut left = multiplicity.to_vec();
+    let mut r = 0;
+    for (i, &x) in labels.iter().enumerate() {
+        let rest = labels.len() - i - 1;
+        for y in 0..x as usize {
+            if left[y] > 0 {
+                left[y] -= 1;
+                r += multinomial(rest, &left);
+                left[y] += 1;
+            }
+        }
+        left[x as usize] -= 1;
+    }
+    r
+}
+
+/// The arrangement of rank `r` (see [`multiset_rank`]).
+fn multiset_unrank(mut r: u64, multiplicity: &[u8], labels: &mut [u8]) {
+    let mut left = multiplicity.to_vec();
+    let n = labels.len();
+    for (i, label) in labels.iter_mut().enumerate() {
+        for y in 0..left.len() {
+            if left[y] == 0 {
+                continue;
+            }
+            left[y] -= 1;
+            let m = multinomial(n - i - 1, &left);
+            if r < m {
+                *label = y as u8;
+                break;
+            }
+            r -= m;
+            left[y] += 1;
+        }
+    }
+}
+
+impl StateSpace for Twisty {
+    type Cursor<'a> = TwistyCursor<'a>;
+
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn move_names(&self) -> Vec<String> {
+        self.info.moves.clone()
+    }
+
+    fn move_count(&self) -> usize {
+        self.moves.len()
+    }
+
+    fn solved(&self) -> u64 {
+        self.rank_parts(&self.solved)
+            .expect("the solved position has a rank")
+    }
+
+    fn cursor(&self) -> TwistyCursor<'_> {
+        TwistyCursor {
+            space: self,
+            pieces: vec![0; self.coords.len()],
+            twists: vec![0; self.coords.len()],
+            vector: 0,
+            scratch: [0; 2 * MAX_PIECES],
+        }
+    }
+
+    /// For each set, its pieces' labels (from 1), then their orientations.
+    fn state(&self, rank: u64) -> Vec<u32> {
+        self.unrank_parts(rank)
+            .iter()
+            .flat_map(|p| {
+                (p.pieces.iter().map(|&l| u32::from(l) + 1))
+                    .chain(p.twists.iter().map(|&t| u32::from(t)))
+            })
+            .collect()
+    }
+
+    fn rank(&self, state: &[u32]) -> Result<u64, String> {
+        let want: usize = self.sets.iter().map(|s| 2 * s.count).sum();
+        if state.len() != want {
+            return Err(format!(
+                "the state has {} numbers but this puzzle takes {want}: for each set, its pieces' labels (from 1), then their orientations",
+                state.len()
+            ));
+        }
+        let mut parts = Vec::new();
+        let mut at = 0;
+        for set in &self.sets {
+            let n = set.count;
+            let byte = |v: u32| u8::try_from(v).unwrap_or(u8::MAX);
+            let pieces = state[at..at + n]
+                .iter()
+                .map(|&v| byte(v.wrapping_sub(1)))
+                .collect();
+            let twists = state[at + n..at + 2 * n].iter().map(|&v| byte(v)).collect();
+            parts.push(SetPart { pieces, twists });
+            at += 2 * n;
+        }
+        self.rank_parts(&parts)
+    }
+
+    fn format_state(&self, state: &[u32]) -> String {
+        let mut at = 0;
+        let mut out = Vec::new();
+        for set in &self.sets {
+            let n = set.count;
+            let text = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+            out.push(format!(
+                "{} {} / {}",
+                set.name,
+                text(&state[at..at + n]),
+                text(&state[at + n..at + 2 * n])
+            ));
+            at += 2 * n;
+        }
+        out.join("; ")
+    }
+
+    fn parse_state(&self, text: &str) -> Result<Vec<u32>, String> {
+        // The format_state form: set names and separators are skipped.
+        let mut numbers = Vec::new();
+        for word in text.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '/') {
+            if word.is_empty() || self.sets.iter().any(|s| s.name == word) {
+                continue;
+            }
+            numbers.push(word.parse().map_err(|_| {
+                format!("'{word}' in the state is not a number or a set's name: for each set, its name, its pieces' labels, then their orientations")
+            })?);
+        }
+        Ok(numbers)
+    }
+
+    fn info(&self) -> PuzzleInfo {
+        self.info.clone()
+    }
+
+    fn slug(&self) -> String {
+        self.slug.clone()
+    }
+}
+
+/// Walks the ranks of a twisty puzzle: the coordinates of the rank, moved one by one.
+pub struct TwistyCursor<'a> {
+    space: &'a Twisty,
+    /// Per set, the pieces' full coordinate (not halved) and the orientations' coordinate.
+    pieces: Vec<u64>,
+    twists: Vec<u64>,
+    vector: u32,
+    scratch: [u8; 2 * MAX_PIECES],
+}
+
+impl Cursor for TwistyCursor<'_> {
+    fn seek(&mut self, rank: u64) {
+        let space = self.space;
+        self.vector = space.parities[(rank % space.parities.len() as u64) as usize];
+        for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
+            let (p, q) = space.digits(c, rank, wp, wo);
+            self.pieces[s] = match c.parity_bit {
+                Some(b) => {
+                    // The lexicographic ranks 2p and 2p + 1 have opposite parities.
+                    let mut labels = [0u8; MAX_PIECES];
+                    rank::lex_unrank(2 * p, &mut labels[..c.count]);
+                    let odd = rank::is_odd(&labels[..c.count]);
+                    2 * p + u64::from(odd != ((self.vector >> b) & 1 == 1))
+                }
+                None => p,
+            };
+            self.twists[s] = q;
+        }
+    }
+
+    fn neighbour(&mut self, mv: usize) -> u64 {
+        let space = self.space;
+        let m = space.moves.len();
+        let parts = &space.moves[mv].1;
+        let mut rank = 0;
+        for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
+            let p = c.move_pieces(self.pieces[s], mv, m, &parts[s], &mut self.scratch);
+            let q = c.move_twists(self.twists[s], mv, m, &parts[s], &mut self.scratch);
+            let digit = if c.parity_bit.is_some() { p / 2 } else { p };
+            rank += digit * wp + q * wo;
+        }
+        let vector = self.vector ^ space.move_parity[mv];
+        let index = space
+            .parities
+            .binary_search(&vector)
+            .expect("a move keeps the parities reachable");
+        rank + index as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naming() -> Naming {
+        Naming {
+            family: "perm".into(),
+            params: Default::default(),
+            slug: "t".into(),
+        }
+    }
+
+    #[test]
+    fn move_powers_are_named_as_twsearch_names_them() {
+        // A 5-cycle (order 5) and a 4-cycle with a twist (order 4 x 2 = 8).
+        let text =
+            "Set A 5 1\nSet B 4 2\nMove P\nA\n2 3 4 5 1\nEnd\nMove Q\nB\n2 3 4 1\n1 0 0 0\nEnd\n";
+        let def = format::read(text, "t").unwrap();
+        let names = |metric| -> Vec<String> {
+            metric_moves(&def, metric)
+                .unwrap()
+                .into_iter()
+                .map(|m| m.0)
+                .collect()
+        };
+        assert_eq!(
+            names("htm"),
+            [
+                "P", "P2", "P'", "P2'", "Q", "Q2", "Q3", "Q4", "Q'", "Q2'", "Q3'"
+            ]
+        );
+        assert_eq!(names("qtm"), ["P", "P'", "Q", "Q'"]);
+    }
+
+    #[test]
+    fn multiset_ranks_are_dense_and_invertible() {
+        let multiplicity = [2u8, 1, 2];
+        let count = multinomial(5, &multiplicity);
+        assert_eq!(count, 30);
+        let mut seen = vec![false; count as usize];
+        let mut labels = [0u8; 5];
+        for r in 0..count {
+            multiset_unrank(r, &multiplicity, &mut labels);
+            assert_eq!(multiset_rank(&labels, &multiplicity), r);
+            seen[r as usize] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn ranks_and_states_round_trip() {
+        let text = "Set A 4 3\nSet B 3 1\nSet C 4 2\nSolved\nC\n1 1 2 2\nEnd\nMove X\nA\n2 3 1 4\n1 2 0 0\nB\n2 1 3\nEnd\nMove Y\nA\n1 2 4 3\nC\n2 3 4 1\n1 0 0 0\nEnd\n";
+        let def = format::read(text, "t").unwrap();
+        let t = Twisty::new(&def, "htm", naming()).unwrap();
+        // A: 4!/2 x 3^3 (the twists keep their sum); B: 3!/2; parities: A and B both odd under
+        // X, A odd under Y: the vectors 00, 11, 01, 10: 4; C: 6 arrangements x 2^4.
+        assert_eq!(t.size(), 12 * 27 * 3 * 6 * 16 * 4);
+        let mut cursor = t.cursor();
+        for rank in (0..t.size()).step_by(97) {
+            let state = t.state(rank);
+            assert_eq!(t.rank(&state), Ok(rank));
+            let parsed = t.parse_state(&t.format_state(&state)).unwrap();
+            assert_eq!(parsed, state);
+            cursor.seek(rank);
+            for mv in 0..t.move_count() {
+                // The neighbour by coordinates equals the neighbour by moving the pieces.
+                let parts = t.unrank_parts(rank);
+                let moved: Vec<SetPart> = compose(&t.sets, &parts, &t.moves[mv].1);
+                assert_eq!(cursor.neighbour(mv), t.rank_parts(&moved).unwrap());
+            }
+        }
+    }
+}
