@@ -4,12 +4,12 @@
 //! A position is, for each set, the piece at each position and its orientation. Its rank is a
 //! mixed-radix number of per-set coordinates, most significant first:
 //!
+//! - the index of the sets' permutation parities among those the moves can reach (the solved
+//!   parities plus the span, over GF(2), of the moves' parities);
 //! - for each set, the rank of its pieces: the lexicographic rank halved where the pieces are
-//!   distinct (its parity is kept apart, below), the rank among the arrangements of the multiset
-//!   where some are identical; then its orientations in base `o`, position by position, the last
-//!   left out where no move changes their sum (it follows from the others);
-//! - last, the index of the sets' permutation parities among those the moves can reach (the
-//!   solved parities plus the span, over GF(2), of the moves' parities).
+//!   distinct (its parity is the first digit's), the rank among the arrangements of the
+//!   multiset where some are identical; then its orientations in base `o`, position by
+//!   position, the last left out where no move changes their sum (it follows from the others).
 //!
 //! The table has no more entries than these constraints allow; where other constraints bind
 //! (pieces of two sets that always move together), some entries are unreachable, and the report
@@ -123,6 +123,8 @@ struct Coords {
     ori_size: u64,
     /// `[coordinate * moves + move]`: the coordinate after the move, where small enough.
     perm_table: Option<Vec<u32>>,
+    /// Bit `r`: the lexicographic rank `r` is an odd permutation (tracked sets with a table).
+    odd: Option<Vec<u64>>,
     ori_table: Option<Vec<u32>>,
 }
 
@@ -228,8 +230,12 @@ pub struct Twisty {
     move_parity: Vec<u32>,
     /// The reachable parity vectors, ascending (the rank's last digit is the index here).
     parities: Vec<u32>,
+    /// Each parity vector's index in `parities` (`u32::MAX`: unreachable).
+    parity_index: Vec<u32>,
     /// Per set, the weights of its pieces' digit and of its orientations' digit.
     weights: Vec<(u64, u64)>,
+    /// The weight of the parity index (the most significant digit).
+    parity_weight: u64,
     size: u64,
     solved: Vec<SetPart>,
 }
@@ -293,6 +299,7 @@ impl Twisty {
                 ori_sum,
                 ori_size: u64::from(set.orientations).pow(ori_digits as u32),
                 perm_table: None,
+                odd: None,
                 ori_table: None,
             });
         }
@@ -317,9 +324,10 @@ impl Twisty {
             i += 1;
         }
         parities.sort_unstable();
-        // Weights, least significant last: the parity index, then the sets from the last.
+        // Weights, from the least significant digit: the last set's orientations, its pieces,
+        // the set before's, ..., the parity index.
         let mut weights = vec![(0, 0); coords.len()];
-        let mut weight = parities.len() as u128;
+        let mut weight = 1u128;
         for (c, w) in coords.iter().zip(weights.iter_mut()).rev() {
             w.1 = weight as u64;
             weight *= u128::from(c.ori_size);
@@ -329,6 +337,8 @@ impl Twisty {
                 break;
             }
         }
+        let parity_weight = weight as u64;
+        weight *= parities.len() as u128;
         if weight > MAX_ENTRIES {
             return Err(format!(
                 "the puzzle's table would have {weight} entries or more: gpusearch searches up to {MAX_ENTRIES}"
@@ -337,6 +347,16 @@ impl Twisty {
         let m = moves.len();
         for (s, c) in coords.iter_mut().enumerate() {
             let mut scratch = [0u8; 2 * MAX_PIECES];
+            if c.perm_size <= TABLE_LIMIT && c.parity_bit.is_some() {
+                let mut odd = vec![0u64; c.perm_size.div_ceil(64) as usize];
+                let mut labels = [0u8; MAX_PIECES];
+                for r in 0..c.perm_size {
+                    rank::lex_unrank(r, &mut labels[..c.count]);
+                    odd[(r / 64) as usize] |=
+                        u64::from(rank::is_odd(&labels[..c.count])) << (r % 64);
+                }
+                c.odd = Some(odd);
+            }
             if c.perm_size <= TABLE_LIMIT {
                 let table = (0..c.perm_size)
                     .flat_map(|p| (0..m).map(move |mv| (p, mv)))
@@ -369,6 +389,10 @@ impl Twisty {
             rank_order: RANK_ORDER.into(),
             group_order: None,
         };
+        let mut parity_index = vec![u32::MAX; 1 << tracked];
+        for (i, &v) in parities.iter().enumerate() {
+            parity_index[v as usize] = i as u32;
+        }
         Ok(Twisty {
             info,
             slug: naming.slug,
@@ -377,7 +401,9 @@ impl Twisty {
             moves,
             move_parity,
             parities,
+            parity_index,
             weights,
+            parity_weight,
             size: weight as u64,
             solved: def.solved.clone(),
         })
@@ -428,15 +454,17 @@ impl Twisty {
             };
             rank += digit * wp + c.rank_twists(&part.twists) * wo;
         }
-        let index = self.parities.binary_search(&vector).map_err(|_| {
-            "the pieces' permutation parities are not those the moves can reach".to_string()
-        })?;
-        Ok(rank + index as u64)
+        match self.parity_index[vector as usize] {
+            u32::MAX => {
+                Err("the pieces' permutation parities are not those the moves can reach".into())
+            }
+            index => Ok(rank + u64::from(index) * self.parity_weight),
+        }
     }
 
     /// The position of rank `rank`, per set.
     fn unrank_parts(&self, rank: u64) -> Vec<SetPart> {
-        let vector = self.parities[(rank % self.parities.len() as u64) as usize];
+        let vector = self.parities[(rank / self.parity_weight) as usize];
         self.coords
             .iter()
             .zip(&self.weights)
@@ -464,7 +492,7 @@ impl Twisty {
     }
 }
 
-const RANK_ORDER: &str = "rank = mixed radix, most significant first: for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum); last, the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd)";
+const RANK_ORDER: &str = "rank = mixed radix, most significant first: for each set in the definition's order, the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum)";
 
 /// The number of arrangements of a multiset of `n` items with these multiplicities.
 fn multinomial(n: usize, multiplicity: &[u8]) -> u64 {
@@ -540,6 +568,8 @@ impl StateSpace for Twisty {
             pieces: vec![0; self.coords.len()],
             twists: vec![0; self.coords.len()],
             vector: 0,
+            high: None,
+            base: vec![0; self.moves.len()],
             scratch: [0; 2 * MAX_PIECES],
         }
     }
@@ -620,52 +650,87 @@ impl StateSpace for Twisty {
 }
 
 /// Walks the ranks of a twisty puzzle: the coordinates of the rank, moved one by one.
+///
+/// Ranks in a row differ in the last digit alone (the last set's orientations), so the cursor
+/// keeps, for each move, what every other digit of the neighbour adds up to, and a step to the
+/// next rank only looks up that digit's move.
 pub struct TwistyCursor<'a> {
     space: &'a Twisty,
     /// Per set, the pieces' full coordinate (not halved) and the orientations' coordinate.
     pieces: Vec<u64>,
     twists: Vec<u64>,
     vector: u32,
+    /// The rank without its last digit, where `base` holds its moves.
+    high: Option<u64>,
+    /// Per move, the neighbour's rank but for the last digit.
+    base: Vec<u64>,
     scratch: [u8; 2 * MAX_PIECES],
 }
 
-impl Cursor for TwistyCursor<'_> {
-    fn seek(&mut self, rank: u64) {
+impl TwistyCursor<'_> {
+    /// The coordinates of `rank`, and each move's `base`.
+    fn load(&mut self, rank: u64) {
         let space = self.space;
-        self.vector = space.parities[(rank % space.parities.len() as u64) as usize];
+        self.vector = space.parities[(rank / space.parity_weight) as usize];
         for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
             let (p, q) = space.digits(c, rank, wp, wo);
             self.pieces[s] = match c.parity_bit {
                 Some(b) => {
                     // The lexicographic ranks 2p and 2p + 1 have opposite parities.
-                    let mut labels = [0u8; MAX_PIECES];
-                    rank::lex_unrank(2 * p, &mut labels[..c.count]);
-                    let odd = rank::is_odd(&labels[..c.count]);
+                    let odd = match &c.odd {
+                        Some(odd) => (odd[(p / 32) as usize] >> (2 * p % 64)) & 1 == 1,
+                        None => {
+                            let mut labels = [0u8; MAX_PIECES];
+                            rank::lex_unrank(2 * p, &mut labels[..c.count]);
+                            rank::is_odd(&labels[..c.count])
+                        }
+                    };
                     2 * p + u64::from(odd != ((self.vector >> b) & 1 == 1))
                 }
                 None => p,
             };
             self.twists[s] = q;
         }
+        let m = space.moves.len();
+        let last = space.coords.len() - 1;
+        for mv in 0..m {
+            let parts = &space.moves[mv].1;
+            let vector = self.vector ^ space.move_parity[mv];
+            // A move keeps the parities reachable.
+            let mut r = u64::from(space.parity_index[vector as usize]) * space.parity_weight;
+            for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
+                let p = c.move_pieces(self.pieces[s], mv, m, &parts[s], &mut self.scratch);
+                r += if c.parity_bit.is_some() { p / 2 } else { p } * wp;
+                if s != last {
+                    let q = c.move_twists(self.twists[s], mv, m, &parts[s], &mut self.scratch);
+                    r += q * wo;
+                }
+            }
+            self.base[mv] = r;
+        }
+    }
+}
+
+impl Cursor for TwistyCursor<'_> {
+    fn seek(&mut self, rank: u64) {
+        let space = self.space;
+        let last = space.coords.len() - 1;
+        let low = space.coords[last].ori_size;
+        let high = rank / low;
+        if self.high != Some(high) {
+            self.high = Some(high);
+            self.load(rank);
+        }
+        self.twists[last] = rank % low;
     }
 
     fn neighbour(&mut self, mv: usize) -> u64 {
         let space = self.space;
+        let last = space.coords.len() - 1;
+        let c = &space.coords[last];
+        let part = &space.moves[mv].1[last];
         let m = space.moves.len();
-        let parts = &space.moves[mv].1;
-        let mut rank = 0;
-        for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
-            let p = c.move_pieces(self.pieces[s], mv, m, &parts[s], &mut self.scratch);
-            let q = c.move_twists(self.twists[s], mv, m, &parts[s], &mut self.scratch);
-            let digit = if c.parity_bit.is_some() { p / 2 } else { p };
-            rank += digit * wp + q * wo;
-        }
-        let vector = self.vector ^ space.move_parity[mv];
-        let index = space
-            .parities
-            .binary_search(&vector)
-            .expect("a move keeps the parities reachable");
-        rank + index as u64
+        self.base[mv] + c.move_twists(self.twists[last], mv, m, part, &mut self.scratch)
     }
 }
 
