@@ -36,9 +36,13 @@ enum Command {
         run: RunOpts,
         /// The position: the pieces by position (numbers; Turnstyle and TopSpin also take the
         /// seeds' 0, A, B for 10, 11, 12), a Chinese rings state number or ring list, a key
-        /// position and rotation.
+        /// position and rotation; a twisty puzzle's sets, each its labels then orientations.
+        #[arg(long, required_unless_present = "moves", conflicts_with = "moves")]
+        state: Option<String>,
+        /// The position as the moves that make it from solved, e.g. "R U R' U'" (the
+        /// puzzle's move names, as the report lists them).
         #[arg(long)]
-        state: String,
+        moves: Option<String>,
         /// Print only the moves, on one line (for scripts).
         #[arg(long)]
         moves_only: bool,
@@ -234,11 +238,16 @@ fn main() -> ExitCode {
             puzzle,
             run,
             state,
+            moves,
             moves_only,
         }) => with_threads(run.threads, || {
+            let position = match (state, moves) {
+                (Some(state), _) => solve::Position::State(state),
+                (None, moves) => solve::Position::Moves(moves.unwrap_or_default()),
+            };
             let solution = solve::run(&solve::Solve {
                 job: job_of(*puzzle, run),
-                state,
+                position,
                 moves_only,
             })?;
             print!("{}", solution.text);

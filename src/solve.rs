@@ -13,10 +13,18 @@ use std::fmt::Write;
 pub struct Solve {
     /// The puzzle, and where its distances file is (`--out`) and how to search it if missing.
     pub job: Job,
-    /// The position, as the puzzle writes states.
-    pub state: String,
+    /// The position.
+    pub position: Position,
     /// Print only the moves, on one line.
     pub moves_only: bool,
+}
+
+/// A position to solve, as given on the command line.
+pub enum Position {
+    /// As the puzzle writes states (`--state`).
+    State(String),
+    /// As the moves that make it from solved, by name, separated by spaces (`--moves`).
+    Moves(String),
 }
 
 /// An optimal solution.
@@ -36,10 +44,15 @@ pub fn run(solve: &Solve) -> Result<Solution, Error> {
 }
 
 fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> {
-    let state = space.parse_state(&solve.state).map_err(Error::Input)?;
-    let rank = space
-        .rank(&state)
-        .map_err(|e| Error::Input(format!("--state: {e}")))?;
+    let rank = match &solve.position {
+        Position::State(text) => {
+            let state = space.parse_state(text).map_err(Error::Input)?;
+            space
+                .rank(&state)
+                .map_err(|e| Error::Input(format!("--state: {e}")))?
+        }
+        Position::Moves(text) => made_by(space, text).map_err(Error::Input)?,
+    };
     let file = job::output_folder(space, &solve.job).join("distances.gsd");
     let mut searched = false;
     if !file.exists() {
@@ -84,6 +97,24 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
         text,
         searched,
     })
+}
+
+/// The rank of the position that the moves `text` (names separated by spaces) make from solved.
+fn made_by<S: StateSpace>(space: &S, text: &str) -> Result<u64, String> {
+    let names = space.move_names();
+    let mut cursor = space.cursor();
+    let mut rank = space.solved();
+    for word in text.split_whitespace() {
+        let Some(mv) = names.iter().position(|n| n == word) else {
+            return Err(format!(
+                "--moves: this puzzle has no move '{word}': its moves are {}",
+                names.join(" ")
+            ));
+        };
+        cursor.seek(rank);
+        rank = cursor.neighbour(mv);
+    }
+    Ok(rank)
 }
 
 /// The moves from `rank` to solved, or why there are none.

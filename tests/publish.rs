@@ -514,3 +514,39 @@ fn a_killed_gpu_run_resumes_to_the_same_file() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn solve_takes_the_position_as_moves() {
+    let dir = scratch("solve-moves");
+    let out = dir.join("cube");
+    let def = concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles/cube-2x2x2.tws");
+    let solve = |moves: &str| {
+        gpusearch(&[
+            "solve",
+            "--puzzle",
+            "perm",
+            "--def",
+            def,
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--moves-only",
+            "--moves",
+            moves,
+        ])
+    };
+    let first = solve("R U");
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert_eq!(text(&first.stdout).trim(), "U' R'");
+    // In htm, R2 is one move.
+    assert_eq!(text(&solve("R R").stdout).trim(), "R2");
+    assert_eq!(text(&solve("").stdout).trim(), "");
+    let bad = solve("R X");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("no move 'X'"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -492,7 +492,7 @@ impl Twisty {
     }
 }
 
-const RANK_ORDER: &str = "rank = mixed radix, most significant first: for each set in the definition's order, the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum)";
+const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum)";
 
 /// The number of arrangements of a multiset of `n` items with these multiplicities.
 fn multinomial(n: usize, multiplicity: &[u8]) -> u64 {
