@@ -443,7 +443,7 @@ fn bad_puzzle_options_are_refused_with_one_line_and_exit_2() {
         ),
         (
             vec!["--puzzle", "perm", "--def", bad_tws.to_str().unwrap()],
-            format!("{}:4:5:", bad_tws.display()),
+            format!("{}:4:5: 2 appears twice", bad_tws.display()),
         ),
         (
             vec!["--puzzle", "key", "--def", bad_key.to_str().unwrap()],

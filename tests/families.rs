@@ -741,6 +741,8 @@ fn the_2x2x2_cube_has_its_published_level_counts() {
     for (metric, want) in [("htm", &htm[..]), ("qtm", &qtm[..])] {
         let space = twisty_space(&text, metric);
         assert_eq!(space.size(), 3_674_160);
+        // Schreier–Sims on (corner, orientation) points agrees.
+        assert_eq!(space.info().group_order, Some(3_674_160));
         let outcome = run(&space, Strategy::Auto, Footprint::Full);
         assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), want, "{metric}");
     }

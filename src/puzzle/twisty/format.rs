@@ -335,15 +335,13 @@ impl<'t> Reader<'t> {
             let pieces = self.values(set, pl, &pw, base, set.count - 1 + base, "pieces")?;
             if position {
                 check_labels(&pieces).map_err(|what| self.err(pl, pw[0].0, &what))?;
-            } else if !crate::rank::is_permutation(&pieces) {
-                return Err(self.err(
-                    pl,
-                    pw[0].0,
-                    &format!(
-                        "not a permutation: list each of {base}..{} once",
-                        set.count - 1 + base
-                    ),
-                ));
+            } else if let Some(at) = repeated(&pieces) {
+                let what = format!(
+                    "{} appears twice: a move's line is a permutation, each of {base}..{} once",
+                    pw[at].1,
+                    set.count - 1 + base
+                );
+                return Err(self.err(pl, pw[at].0, &what));
             }
             // An orientation line, where the next line is neither a set's name nor End.
             let mut twists = vec![0u8; set.count];
@@ -407,6 +405,14 @@ impl<'t> Reader<'t> {
             .map(|&w| self.number(line, w, lo, hi).map(|v| (v - lo) as u8))
             .collect()
     }
+}
+
+/// The index of the first value that appeared before, if any.
+fn repeated(values: &[u8]) -> Option<usize> {
+    let mut seen = [false; 256];
+    values
+        .iter()
+        .position(|&v| std::mem::replace(&mut seen[v as usize], true))
 }
 
 /// Checks a position's labels: every label from the least (0) to the greatest is used.
@@ -511,8 +517,8 @@ mod tests {
             ),
             (
                 TWO_SETS.replace("2 3 1\n1 0 0", "2 2 1\n1 0 0"),
-                "t:14:1:",
-                "not a permutation",
+                "t:14:3:",
+                "2 appears twice",
             ),
             (
                 TWO_SETS.replace("1 0 0\n", "1 0 2\n"),

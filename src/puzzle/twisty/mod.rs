@@ -387,7 +387,7 @@ impl Twisty {
             metric: metric.into(),
             moves: moves.iter().map(|(n, _)| n.clone()).collect(),
             rank_order: RANK_ORDER.into(),
-            group_order: None,
+            group_order: group_order(&def.sets, &coords, &moves),
         };
         let mut parity_index = vec![u32::MAX; 1 << tracked];
         for (i, &v) in parities.iter().enumerate() {
@@ -490,6 +490,36 @@ impl Twisty {
     fn digits(&self, c: &Coords, rank: u64, wp: u64, wo: u64) -> (u64, u64) {
         ((rank / wp) % c.perm_digits(), (rank / wo) % c.ori_size)
     }
+}
+
+/// The order of the group the moves generate, acting on (position, orientation) points
+/// (Schreier–Sims), where every set's pieces are distinct (then it is the number of reachable
+/// positions) and there are at most 255 points.
+fn group_order(sets: &[PieceSet], coords: &[Coords], moves: &[Move]) -> Option<u64> {
+    let points: usize = sets.iter().map(|s| s.count * s.orientations as usize).sum();
+    if points > 255 || !coords.iter().all(|c| c.distinct) {
+        return None;
+    }
+    let generators: Vec<crate::group::Perm> = moves
+        .iter()
+        .map(|(_, parts)| {
+            let mut image = vec![0u8; points];
+            let mut base = 0;
+            for (set, part) in sets.iter().zip(parts) {
+                let o = set.orientations as usize;
+                for (i, (&f, &t)) in part.pieces.iter().zip(&part.twists).enumerate() {
+                    for k in 0..o {
+                        // The piece at position f, oriented k, lands at i, oriented k + t.
+                        image[base + f as usize * o + k] =
+                            (base + i * o + (k + t as usize) % o) as u8;
+                    }
+                }
+                base += set.count * o;
+            }
+            image
+        })
+        .collect();
+    u64::try_from(crate::group::Chain::new(points, &generators).order()).ok()
 }
 
 const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum)";
