@@ -305,16 +305,8 @@ where
 fn search(job: Job) -> Result<(), Error> {
     let done = job::run(&job)?;
     let r = &done.report;
-    // Sizes and names only: definitions (heights, moves) stay in the report.
-    let params: Vec<String> = r
-        .puzzle
-        .params
-        .iter()
-        .filter(|(_, v)| !v.is_array())
-        .map(|(k, v)| match v.as_str() {
-            Some(text) => format!("{k}={text}"),
-            None => format!("{k}={v}"),
-        })
+    let params: Vec<String> = (r.puzzle.shown_params().iter())
+        .map(|(k, v)| format!("{k}={v}"))
         .collect();
     if let Some(picture) = &done.picture {
         print!("{picture}");

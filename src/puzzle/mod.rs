@@ -40,6 +40,17 @@ pub struct PuzzleInfo {
     pub group_order: Option<u64>,
 }
 
+impl PuzzleInfo {
+    /// The size parameters to show in summaries and titles, as `(name, value)`: definitions
+    /// (lists: moves, sets, a definition's lines) stay in the report.
+    pub fn shown_params(&self) -> Vec<(String, String)> {
+        (self.params.iter())
+            .filter(|(_, v)| !v.is_array())
+            .map(|(k, v)| (k.clone(), v.as_str().map_or(v.to_string(), str::to_string)))
+            .collect()
+    }
+}
+
 /// A puzzle's positions, densely ranked `0..size()`, with moves between them.
 ///
 /// The move graph must be undirected (every move's inverse is a move), which the bottom-up level

@@ -170,8 +170,8 @@ fn definition_space(text: &str, file: &str, metric: &str) -> Result<Space, Strin
     if !def.name.is_empty() {
         params.insert("name".into(), def.name.clone().into());
     }
-    // The definition itself, so that a distances file describes its puzzle alone.
-    params.insert("text".into(), text.into());
+    // The definition itself, line by line, so that a distances file describes its puzzle alone.
+    params.insert("text".into(), text.lines().collect::<Vec<_>>().into());
     let slug = format!("perm-{stem}-{metric}");
     match def.as_permutations() {
         Some(solved) => {
@@ -235,12 +235,14 @@ pub fn space_of(info: &PuzzleInfo) -> Result<Space, String> {
     let bad = || format!("the file's params do not describe a {} puzzle", info.puzzle);
     let space = match info.puzzle.as_str() {
         "perm" if p.contains_key("text") => {
-            let text = p["text"].as_str().ok_or_else(bad)?;
+            let lines: Vec<String> =
+                serde_json::from_value(p["text"].clone()).map_err(|_| bad())?;
+            let text = lines.join("\n");
             let file = p
                 .get("definition")
                 .and_then(|v| v.as_str())
                 .unwrap_or("definition");
-            definition_space(text, file, &info.metric)?
+            definition_space(&text, file, &info.metric)?
         }
         "key" => {
             let list = |key: &str| -> Result<Vec<u8>, String> {

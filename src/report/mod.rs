@@ -76,7 +76,9 @@ impl Report {
     /// `report.md`: the same facts as tables to paste into a page.
     pub fn to_markdown(&self) -> String {
         let p = &self.puzzle;
-        let params: Vec<String> = p.params.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        let params: Vec<String> = (p.shown_params().iter())
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
         let mut md = String::new();
         let _ = writeln!(
             md,
@@ -179,11 +181,8 @@ impl Report {
             top + plot_h * (1.0 - (count.max(1.0).log10() + FLOOR) / (decades + FLOOR))
         };
         let p = &self.puzzle;
-        let params: Vec<String> = p
-            .params
-            .iter()
-            .filter(|(_, v)| !v.is_array())
-            .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
+        let params: Vec<String> = (p.shown_params().iter())
+            .map(|(k, v)| format!("{k} = {v}"))
             .collect();
         let mut svg = format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{width}\" height=\"{height}\" fill=\"white\"/>\n<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">{} ({}), metric {}: {} positions, diameter {}</text>\n",

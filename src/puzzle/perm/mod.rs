@@ -76,7 +76,8 @@ impl Perm {
         let n = def.solved.len();
         if n > MAX_POINTS {
             return Err(format!(
-                "the puzzle has {n} positions: gpusearch ranks permutations of up to {MAX_POINTS}"
+                "the puzzle has {n} positions ({n}! = {:.2e} arrangements): gpusearch ranks permutations of up to {MAX_POINTS}",
+                (1..=n).map(|k| k as f64).product::<f64>()
             ));
         }
         let mut moves = Vec::new();

@@ -253,6 +253,13 @@ pub struct Naming {
 impl Twisty {
     /// The puzzle of `def` in `metric` (`htm` or `qtm`).
     pub fn new(def: &TwistyDefinition, metric: &str, naming: Naming) -> Result<Twisty, String> {
+        // Far too large a table is refused with its size before anything is built.
+        let (least, size) = table_bound(def);
+        if least > MAX_ENTRIES as f64 {
+            return Err(format!(
+                "the puzzle's table would have at least {least:.2e} entries ({size} at 2 bits an entry): gpusearch searches tables of up to 2^48 entries"
+            ));
+        }
         if let Some(s) = def.sets.iter().find(|s| s.count > MAX_PIECES) {
             return Err(format!(
                 "the set {} has {} pieces: gpusearch ranks sets of up to {MAX_PIECES}",
@@ -341,7 +348,7 @@ impl Twisty {
         weight *= parities.len() as u128;
         if weight > MAX_ENTRIES {
             return Err(format!(
-                "the puzzle's table would have {weight} entries or more: gpusearch searches up to {MAX_ENTRIES}"
+                "the puzzle's table would have {weight} entries or more: gpusearch searches tables of up to 2^48 entries"
             ));
         }
         let m = moves.len();
@@ -523,6 +530,38 @@ fn group_order(sets: &[PieceSet], coords: &[Coords], moves: &[Move]) -> Option<u
 }
 
 const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum)";
+
+/// A lower bound on the table's entries (each set's arrangements times its orientations, less
+/// the most the parity and sum constraints can take off: a factor 2 and `o` a set), and its
+/// bytes at 2 bits an entry, in words.
+fn table_bound(def: &TwistyDefinition) -> (f64, String) {
+    let mut log = 0.0f64;
+    for (set, solved) in def.sets.iter().zip(&def.solved) {
+        let mut multiplicity = vec![0usize; set.count];
+        for &l in &solved.pieces {
+            multiplicity[l as usize] += 1;
+        }
+        let ln_factorial = |n: usize| (1..=n).map(|k| (k as f64).ln()).sum::<f64>();
+        log += ln_factorial(set.count) - multiplicity.iter().map(|&c| ln_factorial(c)).sum::<f64>();
+        log += (set.count - 1) as f64 * f64::from(set.orientations).ln() - 2f64.ln();
+    }
+    let entries = log.exp();
+    let bytes = entries / 4.0;
+    let units = [
+        ("B", 1.0),
+        ("KB", 1e3),
+        ("MB", 1e6),
+        ("GB", 1e9),
+        ("TB", 1e12),
+        ("PB", 1e15),
+        ("EB", 1e18),
+    ];
+    let size = match units.iter().rev().find(|(_, u)| bytes >= *u) {
+        Some((name, u)) if bytes < 1e21 => format!("{:.1} {name}", bytes / u),
+        _ => format!("{bytes:.1e} bytes"),
+    };
+    (entries, size)
+}
 
 /// The number of arrangements of a multiset of `n` items with these multiplicities.
 fn multinomial(n: usize, multiplicity: &[u8]) -> u64 {
