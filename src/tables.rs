@@ -43,6 +43,19 @@ pub const RUNS: &[(&str, &[(&str, usize)])] = &[
     ("rings", &[("n", 16)]),
     ("rings", &[("n", 18)]),
     ("rings", &[("n", 20)]),
+    ("perm", &[("definition", 0)]),
+    ("perm", &[("definition", 1)]),
+    ("perm", &[("definition", 2)]),
+    ("perm", &[("definition", 3)]),
+];
+
+/// The definitions that runs `("perm", &[("definition", i)])` read: file (from the repository's
+/// root, where `gpusearch tables` runs) and metric.
+const DEFINITIONS: &[(&str, &str)] = &[
+    ("puzzles/cube-2x2x2.tws", "htm"),
+    ("puzzles/cube-2x2x2.tws", "qtm"),
+    ("puzzles/skewb.tws", "htm"),
+    ("puzzles/dino.tws", "htm"),
 ];
 
 /// The large runs, `gpusearch tables --large`: tens of minutes each on a workstation, and a
@@ -150,6 +163,11 @@ fn puzzle_args(family: &str, options: &[(&str, usize)]) -> PuzzleArgs {
     };
     for &(name, value) in options {
         match name {
+            "definition" => {
+                let (file, metric) = DEFINITIONS[value];
+                args.def = Some(file.into());
+                args.metric = Some(metric.into());
+            }
             "n" => args.n = Some(value),
             "rows" => args.rows = Some(value),
             "cols" => args.cols = Some(value),
