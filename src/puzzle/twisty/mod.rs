@@ -254,10 +254,10 @@ impl Twisty {
     /// The puzzle of `def` in `metric` (`htm` or `qtm`).
     pub fn new(def: &TwistyDefinition, metric: &str, naming: Naming) -> Result<Twisty, String> {
         // Far too large a table is refused with its size before anything is built.
-        let (least, size) = table_bound(def);
-        if least > MAX_ENTRIES as f64 {
+        let (least, words) = table_bound(def);
+        if least > (MAX_ENTRIES as f64).log10() {
             return Err(format!(
-                "the puzzle's table would have at least {least:.2e} entries ({size} at 2 bits an entry): gpusearch searches tables of up to 2^48 entries"
+                "the puzzle's table would have at least {words}: gpusearch searches tables of up to 2^48 entries"
             ));
         }
         if let Some(s) = def.sets.iter().find(|s| s.count > MAX_PIECES) {
@@ -532,8 +532,8 @@ fn group_order(sets: &[PieceSet], coords: &[Coords], moves: &[Move]) -> Option<u
 const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum)";
 
 /// A lower bound on the table's entries (each set's arrangements times its orientations, less
-/// the most the parity and sum constraints can take off: a factor 2 and `o` a set), and its
-/// bytes at 2 bits an entry, in words.
+/// the most the parity and sum constraints can take off: a factor 2 and `o` a set), as its
+/// log10 and in words with its bytes at 2 bits an entry (the bound may pass f64's range).
 fn table_bound(def: &TwistyDefinition) -> (f64, String) {
     let mut log = 0.0f64;
     for (set, solved) in def.sets.iter().zip(&def.solved) {
@@ -541,26 +541,25 @@ fn table_bound(def: &TwistyDefinition) -> (f64, String) {
         for &l in &solved.pieces {
             multiplicity[l as usize] += 1;
         }
-        let ln_factorial = |n: usize| (1..=n).map(|k| (k as f64).ln()).sum::<f64>();
-        log += ln_factorial(set.count) - multiplicity.iter().map(|&c| ln_factorial(c)).sum::<f64>();
-        log += (set.count - 1) as f64 * f64::from(set.orientations).ln() - 2f64.ln();
+        let log_factorial = |n: usize| (1..=n).map(|k| (k as f64).log10()).sum::<f64>();
+        log +=
+            log_factorial(set.count) - multiplicity.iter().map(|&c| log_factorial(c)).sum::<f64>();
+        log += (set.count - 1) as f64 * f64::from(set.orientations).log10() - 2f64.log10();
     }
-    let entries = log.exp();
-    let bytes = entries / 4.0;
-    let units = [
-        ("B", 1.0),
-        ("KB", 1e3),
-        ("MB", 1e6),
-        ("GB", 1e9),
-        ("TB", 1e12),
-        ("PB", 1e15),
-        ("EB", 1e18),
-    ];
-    let size = match units.iter().rev().find(|(_, u)| bytes >= *u) {
-        Some((name, u)) if bytes < 1e21 => format!("{:.1} {name}", bytes / u),
-        _ => format!("{bytes:.1e} bytes"),
+    let scientific = |log: f64| {
+        let exponent = log.floor();
+        format!("{:.2}e{exponent}", 10f64.powf(log - exponent))
     };
-    (entries, size)
+    let bytes = log - 4f64.log10();
+    let units = ["B", "KB", "MB", "GB", "TB", "PB", "EB"];
+    let size = match (bytes.max(0.0) / 3.0).floor() as usize {
+        u if u < units.len() => format!("{:.1} {}", 10f64.powf(bytes - 3.0 * u as f64), units[u]),
+        _ => format!("{} bytes", scientific(bytes)),
+    };
+    (
+        log,
+        format!("{} entries ({size} at 2 bits an entry)", scientific(log)),
+    )
 }
 
 /// The number of arrangements of a multiset of `n` items with these multiplicities.
@@ -835,6 +834,34 @@ mod tests {
             ]
         );
         assert_eq!(names("qtm"), ["P", "P'", "Q", "Q'"]);
+    }
+
+    #[test]
+    fn far_too_large_tables_are_refused_with_their_size() {
+        let refused = |text: &str| {
+            let def = format::read(text, "t").unwrap();
+            Twisty::new(&def, "htm", naming()).unwrap_err()
+        };
+        // 12 edges (2 orientations) and 8 corners (3): at least 12! 2^11 / 2 x 8! 3^7 / 2 entries
+        // (the 3x3x3 cube has twice as many).
+        let cube = refused("Set E 12 2\nSet C 8 3\nMove M\nE\n2 1 3 4 5 6 7 8 9 10 11 12\nEnd\n");
+        assert!(
+            cube.contains("at least 2.16e19 entries (5.4 EB at 2 bits an entry)"),
+            "{cube}"
+        );
+        // Beyond what a float holds: still a number.
+        let text = format!(
+            "Set P 200 120\nMove M\nP\n2 1 {}\nEnd\n",
+            (3..=200)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let huge = refused(&text);
+        assert!(
+            huge.contains("at least 2.25e788 entries (5.63e787 bytes") && !huge.contains("inf"),
+            "{huge}"
+        );
     }
 
     #[test]
