@@ -669,19 +669,23 @@ fn twisty_space(text: &str, metric: &str) -> gpusearch::puzzle::Twisty {
 
 #[test]
 fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
-    // A: distinct pieces, 3 orientations, their sum kept; B: identical pieces (1 1 2 2), 2
-    // orientations, their sum changed by X; C: distinct, no orientations, its parity tied to A's.
+    // A: distinct pieces, 3 orientations, their sum kept; B: identical pieces (1 1 2), 2
+    // orientations, their sum changed by X; C: distinct, no orientations, its parity tied to A's;
+    // D: identical pieces that every move permutes as it permutes A's (their own twists, W
+    // twisting D alone), so they follow from A's.
     let sets: Vec<TestSet> = vec![
         ("A", 4, 3, vec![1, 2, 3, 4]),
-        ("B", 4, 2, vec![1, 1, 2, 2]),
+        ("B", 3, 2, vec![1, 1, 2]),
         ("C", 2, 1, vec![1, 2]),
+        ("D", 4, 2, vec![1, 2, 2, 1]),
     ];
     let moves = vec![
         (
             "X",
             vec![
                 (0, vec![2, 3, 1, 4], vec![1, 1, 1, 0]),
-                (1, vec![2, 1, 3, 4], vec![1, 0, 0, 0]),
+                (1, vec![2, 1, 3], vec![1, 0, 0]),
+                (3, vec![2, 3, 1, 4], vec![1, 1, 0, 0]),
             ],
         ),
         (
@@ -689,9 +693,11 @@ fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
             vec![
                 (0, vec![1, 2, 4, 3], vec![0, 0, 1, 2]),
                 (2, vec![2, 1], vec![0, 0]),
+                (3, vec![1, 2, 4, 3], vec![0, 0, 0, 0]),
             ],
         ),
-        ("Z", vec![(1, vec![1, 3, 4, 2], vec![0, 1, 1, 0])]),
+        ("Z", vec![(1, vec![1, 3, 2], vec![0, 1, 1])]),
+        ("W", vec![(3, vec![1, 2, 3, 4], vec![1, 0, 0, 1])]),
     ];
     let text = tws_text(&sets, &moves);
     let solved: Vec<u32> = sets
@@ -718,9 +724,10 @@ fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
             out
         });
         check(&format!("twisty {metric}"), &space, &naive, |s| s);
-        // The table has no more entries than the constraints allow: A 4!/2 x 3^3, B 4!/(2!2!)
-        // x 2^4, C 2!/2 (1), and the parities: X even on A, Y odd on A and C: 2 vectors.
-        assert_eq!(space.size(), 12 * 27 * 6 * 16 * 2, "{metric}");
+        // The table has no more entries than the constraints allow: A 4!/2 x 3^3, B 3!/2! x
+        // 2^3, C 2!/2 (1), D no pieces digit x 2^3 (the sum kept), and the parities: X even on
+        // A, Y odd on A and C: 2 vectors.
+        assert_eq!(space.size(), 12 * 27 * 3 * 8 * 8 * 2, "{metric}");
     }
 }
 

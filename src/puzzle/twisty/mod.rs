@@ -8,8 +8,10 @@
 //!   parities plus the span, over GF(2), of the moves' parities);
 //! - for each set, the rank of its pieces: the lexicographic rank halved where the pieces are
 //!   distinct (its parity is the first digit's), the rank among the arrangements of the
-//!   multiset where some are identical; then its orientations in base `o`, position by
-//!   position, the last left out where no move changes their sum (it follows from the others).
+//!   multiset where some are identical; none where every move permutes the set's pieces as it
+//!   permutes an earlier set's (the pyraminx's tips and axial pieces): they follow from those;
+//!   then its orientations in base `o`, position by position, the last left out where no move
+//!   changes their sum (it follows from the others).
 //!
 //! The table has no more entries than these constraints allow; where other constraints bind
 //! (pieces of two sets that always move together), some entries are unreachable, and the report
@@ -123,6 +125,9 @@ struct Coords {
     ori_size: u64,
     /// `[coordinate * moves + move]`: the coordinate after the move, where small enough.
     perm_table: Option<Vec<u32>>,
+    /// The earlier set of distinct pieces whose pieces this set's always move with (every move
+    /// permutes both alike): this set's pieces follow from that set's, and have no digit.
+    follows: Option<usize>,
     /// Bit `r`: the lexicographic rank `r` is an odd permutation (tracked sets with a table).
     odd: Option<Vec<u64>>,
     ori_table: Option<Vec<u32>>,
@@ -137,7 +142,9 @@ impl Coords {
     }
 
     fn rank_pieces(&self, labels: &[u8]) -> u64 {
-        if self.distinct {
+        if self.follows.is_some() {
+            0
+        } else if self.distinct {
             rank::lex_rank(labels)
         } else {
             multiset_rank(labels, &self.multiplicity)
@@ -145,7 +152,9 @@ impl Coords {
     }
 
     fn unrank_pieces(&self, r: u64, labels: &mut [u8]) {
-        if self.distinct {
+        if self.follows.is_some() {
+            // Set from the followed set's pieces (Twisty::unrank_parts).
+        } else if self.distinct {
             rank::lex_unrank(r, labels)
         } else {
             multiset_unrank(r, &self.multiplicity, labels)
@@ -186,6 +195,9 @@ impl Coords {
     ) -> u64 {
         if let Some(t) = &self.perm_table {
             return u64::from(t[p as usize * moves + m]);
+        }
+        if self.follows.is_some() {
+            return 0;
         }
         let n = self.count;
         let (old, new) = scratch.split_at_mut(MAX_PIECES);
@@ -276,13 +288,26 @@ impl Twisty {
                 multiplicity[l as usize] += 1;
             }
             multiplicity.retain(|&c| c > 0);
-            let distinct = multiplicity.len() == n;
-            let perm_size = multinomial(n, &multiplicity);
+            let s = coords.len();
+            let follows = (0..s).find(|&t| {
+                let leader: &Coords = &coords[t];
+                leader.distinct
+                    && leader.follows.is_none()
+                    && leader.count == n
+                    && def
+                        .moves
+                        .iter()
+                        .all(|(_, parts)| parts[t].pieces == parts[s].pieces)
+            });
+            let distinct = multiplicity.len() == n && follows.is_none();
+            let perm_size = match follows {
+                Some(_) => 1,
+                None => multinomial(n, &multiplicity),
+            };
             let parity_bit = (distinct && n >= 2 && tracked < MAX_PARITY_SETS).then(|| {
                 tracked += 1;
                 tracked as u32 - 1
             });
-            let s = coords.len();
             let fixed_sum = moves.iter().all(|(_, parts)| {
                 parts[s].twists.iter().map(|&t| u32::from(t)).sum::<u32>()
                     % u32::from(set.orientations)
@@ -306,6 +331,7 @@ impl Twisty {
                 ori_sum,
                 ori_size: u64::from(set.orientations).pow(ori_digits as u32),
                 perm_table: None,
+                follows,
                 odd: None,
                 ori_table: None,
             });
@@ -420,12 +446,11 @@ impl Twisty {
     fn rank_parts(&self, parts: &[SetPart]) -> Result<u64, String> {
         let mut rank = 0;
         let mut vector = 0;
-        for (((c, part), solved), (set, &(wp, wo))) in self
-            .coords
-            .iter()
+        for (s, (((c, part), solved), (set, &(wp, wo)))) in (self.coords.iter())
             .zip(parts)
             .zip(&self.solved)
             .zip(self.sets.iter().zip(&self.weights))
+            .enumerate()
         {
             let mut have = part.pieces.clone();
             let mut want = solved.pieces.clone();
@@ -435,6 +460,14 @@ impl Twisty {
                 return Err(format!(
                     "the pieces of {} are not those of the solved position",
                     set.name
+                ));
+            }
+            if let Some(t) = c.follows
+                && part.pieces != self.following(t, s, &parts[t].pieces)
+            {
+                return Err(format!(
+                    "the pieces of {} always move with those of {}: given those, not these",
+                    set.name, self.sets[t].name
                 ));
             }
             if part.twists.iter().any(|&t| t >= set.orientations) {
@@ -472,23 +505,37 @@ impl Twisty {
     /// The position of rank `rank`, per set.
     fn unrank_parts(&self, rank: u64) -> Vec<SetPart> {
         let vector = self.parities[(rank / self.parity_weight) as usize];
-        self.coords
-            .iter()
-            .zip(&self.weights)
-            .map(|(c, &(wp, wo))| {
-                let mut part = SetPart::identity(c.count);
-                let (p, q) = self.digits(c, rank, wp, wo);
-                match c.parity_bit {
-                    Some(b) => {
-                        c.unrank_pieces(2 * p, &mut part.pieces);
-                        if rank::is_odd(&part.pieces) != ((vector >> b) & 1 == 1) {
-                            part.pieces.swap(c.count - 2, c.count - 1);
-                        }
+        let mut parts: Vec<SetPart> = Vec::new();
+        for (s, (c, &(wp, wo))) in self.coords.iter().zip(&self.weights).enumerate() {
+            let mut part = SetPart::identity(c.count);
+            let (p, q) = self.digits(c, rank, wp, wo);
+            match (c.follows, c.parity_bit) {
+                (Some(t), _) => part.pieces = self.following(t, s, &parts[t].pieces),
+                (None, Some(b)) => {
+                    c.unrank_pieces(2 * p, &mut part.pieces);
+                    if rank::is_odd(&part.pieces) != ((vector >> b) & 1 == 1) {
+                        part.pieces.swap(c.count - 2, c.count - 1);
                     }
-                    None => c.unrank_pieces(p, &mut part.pieces),
                 }
-                c.unrank_twists(q, &mut part.twists);
-                part
+                (None, None) => c.unrank_pieces(p, &mut part.pieces),
+            }
+            c.unrank_twists(q, &mut part.twists);
+            parts.push(part);
+        }
+        parts
+    }
+
+    /// The pieces of set `s`, which follows set `t`, where `t`'s pieces are `leader`: every move
+    /// took both sets' pieces from the same positions.
+    fn following(&self, t: usize, s: usize, leader: &[u8]) -> Vec<u8> {
+        let solved = &self.solved[t].pieces;
+        (leader.iter())
+            .map(|&l| {
+                let from = solved
+                    .iter()
+                    .position(|&x| x == l)
+                    .expect("distinct pieces");
+                self.solved[s].pieces[from]
             })
             .collect()
     }
@@ -504,7 +551,7 @@ impl Twisty {
 /// positions) and there are at most 255 points.
 fn group_order(sets: &[PieceSet], coords: &[Coords], moves: &[Move]) -> Option<u64> {
     let points: usize = sets.iter().map(|s| s.count * s.orientations as usize).sum();
-    if points > 255 || !coords.iter().all(|c| c.distinct) {
+    if points > 255 || !coords.iter().all(|c| c.multiplicity.len() == c.count) {
         return None;
     }
     let generators: Vec<crate::group::Perm> = moves
@@ -529,7 +576,7 @@ fn group_order(sets: &[PieceSet], coords: &[Coords], moves: &[Move]) -> Option<u
     u64::try_from(crate::group::Chain::new(points, &generators).order()).ok()
 }
 
-const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical), then its orientations in base o by position (the last left out where the moves keep their sum)";
+const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical; none where every move permutes the set as it permutes an earlier set of distinct pieces, whose pieces then give this set's), then its orientations in base o by position (the last left out where the moves keep their sum)";
 
 /// A lower bound on the table's entries (each set's arrangements times its orientations, less
 /// the most the parity and sum constraints can take off: a factor 2 and `o` a set), as its
