@@ -47,6 +47,7 @@ pub const RUNS: &[(&str, &[(&str, usize)])] = &[
     ("perm", &[("definition", 1)]),
     ("perm", &[("definition", 2)]),
     ("perm", &[("definition", 3)]),
+    ("perm", &[("definition", 4)]),
 ];
 
 /// The definitions that runs `("perm", &[("definition", i)])` read: file (from the repository's
@@ -56,6 +57,7 @@ const DEFINITIONS: &[(&str, &str)] = &[
     ("puzzles/cube-2x2x2.tws", "qtm"),
     ("puzzles/skewb.tws", "htm"),
     ("puzzles/dino.tws", "htm"),
+    ("puzzles/pyraminx.tws", "htm"),
 ];
 
 /// The large runs, `gpusearch tables --large`: tens of minutes each on a workstation, and a
