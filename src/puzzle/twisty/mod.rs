@@ -390,20 +390,13 @@ impl Twisty {
                 }
                 c.odd = Some(odd);
             }
-            if c.perm_size <= TABLE_LIMIT {
-                let table = (0..c.perm_size)
-                    .flat_map(|p| (0..m).map(move |mv| (p, mv)))
-                    .map(|(p, mv)| c.move_pieces(p, mv, m, &moves[mv].1[s], &mut scratch) as u32)
-                    .collect();
-                c.perm_table = Some(table);
-            }
-            if c.ori_size <= TABLE_LIMIT {
-                let table = (0..c.ori_size)
-                    .flat_map(|q| (0..m).map(move |mv| (q, mv)))
-                    .map(|(q, mv)| c.move_twists(q, mv, m, &moves[mv].1[s], &mut scratch) as u32)
-                    .collect();
-                c.ori_table = Some(table);
-            }
+            let pieces = move_table(c.perm_size, m, |p, mv| {
+                c.move_pieces(p, mv, m, &moves[mv].1[s], &mut scratch)
+            });
+            let twists = move_table(c.ori_size, m, |q, mv| {
+                c.move_twists(q, mv, m, &moves[mv].1[s], &mut scratch)
+            });
+            (c.perm_table, c.ori_table) = (pieces, twists);
         }
         let mut info_params = naming.params;
         info_params.insert(
@@ -544,6 +537,21 @@ impl Twisty {
     fn digits(&self, c: &Coords, rank: u64, wp: u64, wo: u64) -> (u64, u64) {
         ((rank / wp) % c.perm_digits(), (rank / wo) % c.ori_size)
     }
+}
+
+/// The move table `[value * moves + move]` of a coordinate of `size` values (`moved` gives a
+/// value's image under a move), where it has at most [`TABLE_LIMIT`] values.
+fn move_table(
+    size: u64,
+    moves: usize,
+    mut moved: impl FnMut(u64, usize) -> u64,
+) -> Option<Vec<u32>> {
+    (size <= TABLE_LIMIT).then(|| {
+        (0..size)
+            .flat_map(|v| (0..moves).map(move |mv| (v, mv)))
+            .map(|(v, mv)| moved(v, mv) as u32)
+            .collect()
+    })
 }
 
 /// The order of the group the moves generate, acting on (position, orientation) points
