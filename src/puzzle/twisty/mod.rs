@@ -691,8 +691,10 @@ impl StateSpace for Twisty {
             pieces: vec![0; self.coords.len()],
             twists: vec![0; self.coords.len()],
             vector: 0,
-            high: None,
+            run: 0..0,
             base: vec![0; self.moves.len()],
+            low: self.coords[self.coords.len() - 1].ori_size,
+            low_table: self.coords[self.coords.len() - 1].ori_table.as_deref(),
             scratch: [0; 2 * MAX_PIECES],
         }
     }
@@ -783,10 +785,14 @@ pub struct TwistyCursor<'a> {
     pieces: Vec<u64>,
     twists: Vec<u64>,
     vector: u32,
-    /// The rank without its last digit, where `base` holds its moves.
-    high: Option<u64>,
+    /// The ranks whose moves `base` holds: those that differ from the loaded one in the last
+    /// digit alone.
+    run: std::ops::Range<u64>,
     /// Per move, the neighbour's rank but for the last digit.
     base: Vec<u64>,
+    /// The last digit (the last set's orientations) and its move table, where it has one.
+    low: u64,
+    low_table: Option<&'a [u32]>,
     scratch: [u8; 2 * MAX_PIECES],
 }
 
@@ -836,24 +842,27 @@ impl TwistyCursor<'_> {
 
 impl Cursor for TwistyCursor<'_> {
     fn seek(&mut self, rank: u64) {
-        let space = self.space;
-        let last = space.coords.len() - 1;
-        let low = space.coords[last].ori_size;
-        let high = rank / low;
-        if self.high != Some(high) {
-            self.high = Some(high);
+        if !self.run.contains(&rank) {
+            let start = rank - rank % self.low;
+            self.run = start..start + self.low;
             self.load(rank);
         }
-        self.twists[last] = rank % low;
+        let last = self.twists.len() - 1;
+        self.twists[last] = rank - self.run.start;
     }
 
     fn neighbour(&mut self, mv: usize) -> u64 {
         let space = self.space;
         let last = space.coords.len() - 1;
-        let c = &space.coords[last];
-        let part = &space.moves[mv].1[last];
         let m = space.moves.len();
-        self.base[mv] + c.move_twists(self.twists[last], mv, m, part, &mut self.scratch)
+        let q = self.twists[last];
+        match self.low_table {
+            Some(t) => self.base[mv] + u64::from(t[q as usize * m + mv]),
+            None => {
+                let part = &space.moves[mv].1[last];
+                self.base[mv] + space.coords[last].move_twists(q, mv, m, part, &mut self.scratch)
+            }
+        }
     }
 }
 
