@@ -120,21 +120,28 @@ struct Sweeps {
     shifts: (&'static str, wgpu::ComputePipeline),
     /// The moves of long runs (`sweep_runs`), with the dispatches over the blocks they pull into.
     runs: Option<(wgpu::ComputePipeline, Range<usize>)>,
-    /// The moves of short runs.
-    short: Option<Short>,
-    /// The residual moves pushed (`sweep_residual_push`) and pulled (`sweep_residual_pull`).
-    residual: [wgpu::ComputePipeline; 2],
-    /// The dispatches over the residual ranges' blocks (lavapipe runs a kernel's code for every
-    /// invocation, work or none: kernels go only where they have work).
-    residual_slots: Range<usize>,
+    /// The moves of short runs (`sweep_short_push`, `sweep_short_pull`), where there are any.
+    short: Option<PushPull>,
+    /// The residual moves (`sweep_residual_push`, `sweep_residual_pull`), over the residual
+    /// ranges' blocks (lavapipe runs a kernel's code for every invocation, work or none: kernels
+    /// go only where they have work).
+    residual: PushPull,
 }
 
-/// The kernels of the block moves of short runs (`sweep_short_push`, `sweep_short_pull`) and
-/// their dispatches.
-struct Short {
-    push: wgpu::ComputePipeline,
-    pull: wgpu::ComputePipeline,
+/// A sweep kernel in its two modes, each a pipeline of its own (name, pipeline), and its
+/// dispatches.
+struct PushPull {
+    push: (&'static str, wgpu::ComputePipeline),
+    pull: (&'static str, wgpu::ComputePipeline),
     slots: Range<usize>,
+}
+
+impl PushPull {
+    /// The kernel that pushes from the frontier (`push`) or pulls into the unreached.
+    fn kernel(&self, push: bool) -> Kernel<'_> {
+        let (name, pipeline) = if push { &self.push } else { &self.pull };
+        (name, pipeline, self.slots.clone())
+    }
 }
 
 /// A kernel of a pass: its name (for profiles), its pipeline and its dispatches (none: a list
@@ -330,6 +337,11 @@ impl<'g> GpuEngine<'g> {
             pipeline("bottom_up"),
             pipeline("remaining_list"),
         );
+        let push_pull = |push, pull, slots| PushPull {
+            push: (push, pipeline(push)),
+            pull: (pull, pipeline(pull)),
+            slots,
+        };
         let sweeps = sweep.is_some().then(|| Sweeps {
             shifts: match structure.is_some_and(sweep::aligned_shifts) {
                 true => ("sweep_aligned_shifts", pipeline("sweep_aligned_shifts")),
@@ -337,16 +349,9 @@ impl<'g> GpuEngine<'g> {
             },
             // Only where there are such moves (they have blocks to pull into).
             runs: (!run_slots.is_empty()).then(|| (pipeline("sweep_runs"), run_slots)),
-            short: (!short_slots.is_empty()).then(|| Short {
-                push: pipeline("sweep_short_push"),
-                pull: pipeline("sweep_short_pull"),
-                slots: short_slots,
-            }),
-            residual: [
-                pipeline("sweep_residual_push"),
-                pipeline("sweep_residual_pull"),
-            ],
-            residual_slots,
+            short: (!short_slots.is_empty())
+                .then(|| push_pull("sweep_short_push", "sweep_short_pull", short_slots)),
+            residual: push_pull("sweep_residual_push", "sweep_residual_pull", residual_slots),
         });
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
             return Err(format!(
@@ -401,9 +406,11 @@ impl<'g> GpuEngine<'g> {
             &self.remaining_list,
         ];
         if let Some(s) = &self.sweeps {
-            kernels.extend([&s.shifts.1, &s.residual[0], &s.residual[1]]);
+            kernels.push(&s.shifts.1);
             kernels.extend(s.runs.iter().map(|r| &r.0));
-            kernels.extend(s.short.iter().flat_map(|w| [&w.push, &w.pull]));
+            for modes in s.short.iter().chain([&s.residual]) {
+                kernels.extend([&modes.push.1, &modes.pull.1]);
+            }
         }
         let zero = (self.dispatches.len() as u64 * self.stride) as u32;
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
@@ -771,21 +778,14 @@ impl Engine for GpuEngine<'_> {
                 let unreached = self.layout.entries - levels.total();
                 let push = levels.last() <= unreached;
                 let mut kernels = vec![(sweeps.shifts.0, &sweeps.shifts.1, self.table.clone())];
-                let residual = sweeps.residual_slots.clone();
                 kernels.extend(
                     sweeps
                         .runs
                         .as_ref()
                         .map(|r| ("sweep_runs", &r.0, r.1.clone())),
                 );
-                kernels.extend(sweeps.short.as_ref().map(|w| match push {
-                    true => ("sweep_short_push", &w.push, w.slots.clone()),
-                    false => ("sweep_short_pull", &w.pull, w.slots.clone()),
-                }));
-                kernels.push(match push {
-                    true => ("sweep_residual_push", &sweeps.residual[0], residual),
-                    false => ("sweep_residual_pull", &sweeps.residual[1], residual),
-                });
+                kernels.extend(sweeps.short.as_ref().map(|s| s.kernel(push)));
+                kernels.push(sweeps.residual.kernel(push));
                 self.run_pass(depth, &kernels, Modes::default())?
             }
             (Step::Remaining, _) => self.remaining_pass(depth, levels)?,

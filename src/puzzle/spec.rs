@@ -139,11 +139,8 @@ impl PuzzleArgs {
         let mut slug = format!("perm-n{}-{}", def.solved.len(), hex6(&digest));
         let metric = self.metric.clone().unwrap_or_else(|| "gens".into());
         if metric != "gens" {
-            def.moves =
-                twisty::metric_moves(&twisty::TwistyDefinition::of_permutations(&def), &metric)?
-                    .into_iter()
-                    .map(|(name, mut parts)| (name, parts.remove(0).pieces))
-                    .collect();
+            let one_set = twisty::TwistyDefinition::of_permutations(&def);
+            def.moves = twisty::permutation_moves(&one_set, &metric)?;
             slug = format!("{slug}-{metric}");
         }
         Perm::new(
@@ -175,10 +172,7 @@ fn definition_space(text: &str, file: &str, metric: &str) -> Result<Space, Strin
     let slug = format!("perm-{stem}-{metric}");
     match def.as_permutations() {
         Some(solved) => {
-            let moves = twisty::metric_moves(&def, metric)?
-                .into_iter()
-                .map(|(name, mut parts)| (name, parts.remove(0).pieces))
-                .collect();
+            let moves = twisty::permutation_moves(&def, metric)?;
             params.insert("points".into(), solved.len().into());
             let perm = Perm::new(
                 Identity {

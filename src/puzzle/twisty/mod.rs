@@ -14,7 +14,7 @@
 //!   changes their sum (it follows from the others).
 //!
 //! The table has no more entries than these constraints allow; where other constraints bind
-//! (pieces of two sets that always move together), some entries are unreachable, and the report
+//! (twists tied to permutations, as on the skewb), some entries are unreachable, and the report
 //! gives both counts. Each coordinate moves on its own, so a move is a table lookup per
 //! coordinate where the coordinate is small, and unrank-move-rank where it is not.
 
@@ -76,6 +76,17 @@ pub fn metric_moves(def: &TwistyDefinition, metric: &str) -> Result<Vec<Move>, S
     Ok(out)
 }
 
+/// [`metric_moves`] of a definition of one set without orientations: each move's from array.
+pub fn permutation_moves(
+    def: &TwistyDefinition,
+    metric: &str,
+) -> Result<Vec<(String, crate::group::Perm)>, String> {
+    Ok(metric_moves(def, metric)?
+        .into_iter()
+        .map(|(name, mut parts)| (name, parts.swap_remove(0).pieces))
+        .collect())
+}
+
 /// `F`, `F2`, `F'`, `F2'`: base move `name` turned `p` times in the direction `suffix` names.
 fn power_name(name: &str, p: usize, suffix: &str) -> String {
     match p {
@@ -110,7 +121,6 @@ struct Coords {
     orientations: u8,
     /// The solved labels' multiplicities (all 1: distinct pieces).
     multiplicity: Vec<u8>,
-    distinct: bool,
     /// The values of the pieces' coordinate (lexicographic or multiset rank).
     perm_size: u64,
     /// Its bit in the parity vector, where the parity is tracked (the rank digit is then the
@@ -134,6 +144,25 @@ struct Coords {
 }
 
 impl Coords {
+    /// Whether the set's pieces are distinct and ranked by their own (lexicographic) digit.
+    fn distinct(&self) -> bool {
+        self.follows.is_none() && self.multiplicity.len() == self.count
+    }
+
+    /// The lexicographic rank of the pieces whose halved digit is `p`, of parity `odd`: the
+    /// ranks 2p and 2p + 1 have opposite parities.
+    fn lex_of(&self, p: u64, odd: bool) -> u64 {
+        let even_first = match &self.odd {
+            Some(bits) => (bits[(p / 32) as usize] >> (2 * p % 64)) & 1 == 0,
+            None => {
+                let mut labels = [0u8; MAX_PIECES];
+                rank::lex_unrank(2 * p, &mut labels[..self.count]);
+                !rank::is_odd(&labels[..self.count])
+            }
+        };
+        2 * p + u64::from(even_first == odd)
+    }
+
     fn perm_digits(&self) -> u64 {
         match self.parity_bit {
             Some(_) => self.perm_size / 2,
@@ -144,7 +173,7 @@ impl Coords {
     fn rank_pieces(&self, labels: &[u8]) -> u64 {
         if self.follows.is_some() {
             0
-        } else if self.distinct {
+        } else if self.distinct() {
             rank::lex_rank(labels)
         } else {
             multiset_rank(labels, &self.multiplicity)
@@ -154,7 +183,7 @@ impl Coords {
     fn unrank_pieces(&self, r: u64, labels: &mut [u8]) {
         if self.follows.is_some() {
             // Set from the followed set's pieces (Twisty::unrank_parts).
-        } else if self.distinct {
+        } else if self.distinct() {
             rank::lex_unrank(r, labels)
         } else {
             multiset_unrank(r, &self.multiplicity, labels)
@@ -240,7 +269,7 @@ pub struct Twisty {
     moves: Vec<Move>,
     /// Each move's parity vector (bit per tracked set: the move is odd there).
     move_parity: Vec<u32>,
-    /// The reachable parity vectors, ascending (the rank's last digit is the index here).
+    /// The reachable parity vectors, ascending (the rank's first digit is the index here).
     parities: Vec<u32>,
     /// Each parity vector's index in `parities` (`u32::MAX`: unreachable).
     parity_index: Vec<u32>,
@@ -291,8 +320,7 @@ impl Twisty {
             let s = coords.len();
             let follows = (0..s).find(|&t| {
                 let leader: &Coords = &coords[t];
-                leader.distinct
-                    && leader.follows.is_none()
+                leader.distinct()
                     && leader.count == n
                     && def
                         .moves
@@ -324,7 +352,6 @@ impl Twisty {
                 count: n,
                 orientations: set.orientations,
                 multiplicity,
-                distinct,
                 perm_size,
                 parity_bit,
                 ori_digits,
@@ -345,12 +372,14 @@ impl Twisty {
         };
         let move_parity: Vec<u32> = moves.iter().map(|(_, parts)| vector(parts)).collect();
         // The solved parities plus the moves' span.
+        let mut reached = vec![false; 1 << tracked];
         let mut parities = vec![vector(&def.solved)];
+        reached[parities[0] as usize] = true;
         let mut i = 0;
         while i < parities.len() {
             for &v in &move_parity {
                 let w = parities[i] ^ v;
-                if !parities.contains(&w) {
+                if !std::mem::replace(&mut reached[w as usize], true) {
                     parities.push(w);
                 }
             }
@@ -505,10 +534,7 @@ impl Twisty {
             match (c.follows, c.parity_bit) {
                 (Some(t), _) => part.pieces = self.following(t, s, &parts[t].pieces),
                 (None, Some(b)) => {
-                    c.unrank_pieces(2 * p, &mut part.pieces);
-                    if rank::is_odd(&part.pieces) != ((vector >> b) & 1 == 1) {
-                        part.pieces.swap(c.count - 2, c.count - 1);
-                    }
+                    c.unrank_pieces(c.lex_of(p, (vector >> b) & 1 == 1), &mut part.pieces)
                 }
                 (None, None) => c.unrank_pieces(p, &mut part.pieces),
             }
@@ -804,18 +830,7 @@ impl TwistyCursor<'_> {
         for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
             let (p, q) = space.digits(c, rank, wp, wo);
             self.pieces[s] = match c.parity_bit {
-                Some(b) => {
-                    // The lexicographic ranks 2p and 2p + 1 have opposite parities.
-                    let odd = match &c.odd {
-                        Some(odd) => (odd[(p / 32) as usize] >> (2 * p % 64)) & 1 == 1,
-                        None => {
-                            let mut labels = [0u8; MAX_PIECES];
-                            rank::lex_unrank(2 * p, &mut labels[..c.count]);
-                            rank::is_odd(&labels[..c.count])
-                        }
-                    };
-                    2 * p + u64::from(odd != ((self.vector >> b) & 1 == 1))
-                }
+                Some(b) => c.lex_of(p, (self.vector >> b) & 1 == 1),
                 None => p,
             };
             self.twists[s] = q;
