@@ -657,6 +657,11 @@ fn naive_twisty_move(sets: &[TestSet], state: &[u32], mv: &[TestPart], inverse: 
 }
 
 fn twisty_space(text: &str, metric: &str) -> gpusearch::puzzle::Twisty {
+    twisty_layout(text, metric, true)
+}
+
+/// A twisty puzzle numbered with blocks where they shrink the table, or by coordinates alone.
+fn twisty_layout(text: &str, metric: &str, blocks: bool) -> gpusearch::puzzle::Twisty {
     use gpusearch::puzzle::twisty::{Naming, Twisty, format};
     let def = format::read(text, "test.tws").unwrap();
     let naming = Naming {
@@ -664,7 +669,11 @@ fn twisty_space(text: &str, metric: &str) -> gpusearch::puzzle::Twisty {
         params: Default::default(),
         slug: "test".into(),
     };
-    Twisty::new(&def, metric, naming).unwrap()
+    match blocks {
+        true => Twisty::new(&def, metric, naming),
+        false => Twisty::without_blocks(&def, metric, naming),
+    }
+    .unwrap()
 }
 
 #[test]
@@ -705,7 +714,6 @@ fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
         .flat_map(|(_, count, _, labels)| labels.iter().copied().chain(vec![0; *count]))
         .collect();
     for metric in ["htm", "qtm"] {
-        let space = twisty_space(&text, metric);
         let naive = naive_bfs(vec![solved.clone()], |s: &Vec<u32>| {
             let mut out = Vec::new();
             for (_, mv) in &moves {
@@ -723,11 +731,21 @@ fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
             }
             out
         });
-        check(&format!("twisty {metric}"), &space, &naive, |s| s);
-        // The table has no more entries than the constraints allow: A 4!/2 x 3^3, B 3!/2! x
-        // 2^3, C 2!/2 (1), D no pieces digit x 2^3 (the sum kept), and the parities: X even on
-        // A, Y odd on A and C: 2 vectors.
+        // By coordinates alone, the table has no more entries than the constraints allow: A
+        // 4!/2 x 3^3, B 3!/2! x 2^3, C 2!/2 (1), D no pieces digit x 2^3 (the sum kept), and
+        // the parities: X even on A, Y odd on A and C: 2 vectors.
+        let space = twisty_layout(&text, metric, false);
+        check(
+            &format!("twisty {metric} coordinates"),
+            &space,
+            &naive,
+            |s| s,
+        );
         assert_eq!(space.size(), 12 * 27 * 3 * 8 * 8 * 2, "{metric}");
+        // With blocks, the sets the moves tie together are listed: every entry is reachable.
+        let space = twisty_layout(&text, metric, true);
+        check(&format!("twisty {metric} blocks"), &space, &naive, |s| s);
+        assert_eq!(space.size(), naive.distance.len() as u64, "{metric}");
     }
 }
 

@@ -18,10 +18,12 @@
 //! gives both counts. Each coordinate moves on its own, so a move is a table lookup per
 //! coordinate where the coordinate is small, and unrank-move-rank where it is not.
 
+mod block;
 pub mod format;
 
 use super::{Cursor, PuzzleInfo, StateSpace};
 use crate::rank;
+use block::{Block, SetValues};
 pub use format::{Move, PieceSet, SetPart, TwistyDefinition};
 
 /// Coordinates with at most this many values get a move table.
@@ -141,6 +143,8 @@ struct Coords {
     /// Bit `r`: the lexicographic rank `r` is an odd permutation (tracked sets with a table).
     odd: Option<Vec<u64>>,
     ori_table: Option<Vec<u32>>,
+    /// Whether a block numbers this set's positions (it then has no digits of its own).
+    in_block: bool,
 }
 
 impl Coords {
@@ -149,24 +153,36 @@ impl Coords {
         self.follows.is_none() && self.multiplicity.len() == self.count
     }
 
+    /// Whether the lexicographic rank `r` is an odd permutation.
+    fn odd_rank(&self, r: u64) -> bool {
+        match &self.odd {
+            Some(bits) => (bits[(r / 64) as usize] >> (r % 64)) & 1 == 1,
+            None => {
+                let mut labels = [0u8; MAX_PIECES];
+                rank::lex_unrank(r, &mut labels[..self.count]);
+                rank::is_odd(&labels[..self.count])
+            }
+        }
+    }
+
     /// The lexicographic rank of the pieces whose halved digit is `p`, of parity `odd`: the
     /// ranks 2p and 2p + 1 have opposite parities.
     fn lex_of(&self, p: u64, odd: bool) -> u64 {
-        let even_first = match &self.odd {
-            Some(bits) => (bits[(p / 32) as usize] >> (2 * p % 64)) & 1 == 0,
-            None => {
-                let mut labels = [0u8; MAX_PIECES];
-                rank::lex_unrank(2 * p, &mut labels[..self.count]);
-                !rank::is_odd(&labels[..self.count])
-            }
-        };
-        2 * p + u64::from(even_first == odd)
+        2 * p + u64::from(self.odd_rank(2 * p) != odd)
     }
 
     fn perm_digits(&self) -> u64 {
         match self.parity_bit {
             Some(_) => self.perm_size / 2,
             None => self.perm_size,
+        }
+    }
+
+    /// The sizes of the set's pieces digit and orientations digit (1 and 1 in a block).
+    fn sizes(&self) -> (u64, u64) {
+        match self.in_block {
+            true => (1, 1),
+            false => (self.perm_digits(), self.ori_size),
         }
     }
 
@@ -275,6 +291,9 @@ pub struct Twisty {
     parity_index: Vec<u32>,
     /// Per set, the weights of its pieces' digit and of its orientations' digit.
     weights: Vec<(u64, u64)>,
+    /// The blocks, and the weights of their digits (the least significant).
+    blocks: Vec<Block>,
+    block_weights: Vec<u64>,
     /// The weight of the parity index (the most significant digit).
     parity_weight: u64,
     size: u64,
@@ -294,6 +313,26 @@ pub struct Naming {
 impl Twisty {
     /// The puzzle of `def` in `metric` (`htm` or `qtm`).
     pub fn new(def: &TwistyDefinition, metric: &str, naming: Naming) -> Result<Twisty, String> {
+        Twisty::build(def, metric, naming, true)
+    }
+
+    /// The same puzzle numbered by per-set coordinates alone, without blocks: a larger table
+    /// where the moves tie sets together, with the same levels (the tests check the
+    /// coordinates with it).
+    pub fn without_blocks(
+        def: &TwistyDefinition,
+        metric: &str,
+        naming: Naming,
+    ) -> Result<Twisty, String> {
+        Twisty::build(def, metric, naming, false)
+    }
+
+    fn build(
+        def: &TwistyDefinition,
+        metric: &str,
+        naming: Naming,
+        blocks: bool,
+    ) -> Result<Twisty, String> {
         // Far too large a table is refused with its size before anything is built.
         let (least, words) = table_bound(def);
         if least > (MAX_ENTRIES as f64).log10() {
@@ -361,6 +400,7 @@ impl Twisty {
                 follows,
                 odd: None,
                 ori_table: None,
+                in_block: false,
             });
         }
         let vector = |parts: &[SetPart]| -> u32 {
@@ -386,26 +426,6 @@ impl Twisty {
             i += 1;
         }
         parities.sort_unstable();
-        // Weights, from the least significant digit: the last set's orientations, its pieces,
-        // the set before's, ..., the parity index.
-        let mut weights = vec![(0, 0); coords.len()];
-        let mut weight = 1u128;
-        for (c, w) in coords.iter().zip(weights.iter_mut()).rev() {
-            w.1 = weight as u64;
-            weight *= u128::from(c.ori_size);
-            w.0 = weight as u64;
-            weight *= u128::from(c.perm_digits());
-            if weight > MAX_ENTRIES {
-                break;
-            }
-        }
-        let parity_weight = weight as u64;
-        weight *= parities.len() as u128;
-        if weight > MAX_ENTRIES {
-            return Err(format!(
-                "the puzzle's table would have {weight} entries or more: gpusearch searches tables of up to 2^48 entries"
-            ));
-        }
         let m = moves.len();
         for (s, c) in coords.iter_mut().enumerate() {
             let mut scratch = [0u8; 2 * MAX_PIECES];
@@ -427,6 +447,40 @@ impl Twisty {
             });
             (c.perm_table, c.ori_table) = (pieces, twists);
         }
+        let blocks = match blocks {
+            true => plan_blocks(def, &coords, &moves),
+            false => Vec::new(),
+        };
+        for s in blocks.iter().flat_map(|b| &b.sets) {
+            let c = &mut coords[*s];
+            (c.in_block, c.perm_table, c.ori_table) = (true, None, None);
+        }
+        // Weights, from the least significant digit: the blocks', last first; then the last
+        // set's orientations, its pieces, the set before's, ..., the parity index.
+        let mut weight = 1u128;
+        let mut block_weights = vec![0; blocks.len()];
+        for (b, w) in blocks.iter().zip(block_weights.iter_mut()).rev() {
+            *w = weight as u64;
+            weight *= u128::from(b.class_size);
+        }
+        let mut weights = vec![(0, 0); coords.len()];
+        for (c, w) in coords.iter().zip(weights.iter_mut()).rev() {
+            let (pieces, twists) = c.sizes();
+            w.1 = weight as u64;
+            weight *= u128::from(twists);
+            w.0 = weight as u64;
+            weight *= u128::from(pieces);
+            if weight > MAX_ENTRIES {
+                break;
+            }
+        }
+        let parity_weight = weight as u64;
+        weight *= parities.len() as u128;
+        if weight > MAX_ENTRIES {
+            return Err(format!(
+                "the puzzle's table would have {weight} entries or more: gpusearch searches tables of up to 2^48 entries"
+            ));
+        }
         let mut info_params = naming.params;
         info_params.insert(
             "sets".into(),
@@ -441,7 +495,7 @@ impl Twisty {
             params: info_params,
             metric: metric.into(),
             moves: moves.iter().map(|(n, _)| n.clone()).collect(),
-            rank_order: RANK_ORDER.into(),
+            rank_order: rank_order(&def.sets, &blocks),
             group_order: group_order(&def.sets, &coords, &moves),
         };
         let mut parity_index = vec![u32::MAX; 1 << tracked];
@@ -458,6 +512,8 @@ impl Twisty {
             parities,
             parity_index,
             weights,
+            blocks,
+            block_weights,
             parity_weight,
             size: weight as u64,
             solved: def.solved.clone(),
@@ -468,6 +524,8 @@ impl Twisty {
     fn rank_parts(&self, parts: &[SetPart]) -> Result<u64, String> {
         let mut rank = 0;
         let mut vector = 0;
+        // Per set, its pieces' (full) and orientations' coordinates, as one value.
+        let mut values = Vec::new();
         for (s, (((c, part), solved), (set, &(wp, wo)))) in (self.coords.iter())
             .zip(parts)
             .zip(&self.solved)
@@ -507,6 +565,8 @@ impl Twisty {
                 ));
             }
             let p = c.rank_pieces(&part.pieces);
+            let q = c.rank_twists(&part.twists);
+            values.push(p * c.ori_size + q);
             let digit = match c.parity_bit {
                 Some(b) => {
                     vector |= (rank::is_odd(&part.pieces) as u32) << b;
@@ -514,34 +574,66 @@ impl Twisty {
                 }
                 None => p,
             };
-            rank += digit * wp + c.rank_twists(&part.twists) * wo;
-        }
-        match self.parity_index[vector as usize] {
-            u32::MAX => {
-                Err("the pieces' permutation parities are not those the moves can reach".into())
+            if !c.in_block {
+                rank += digit * wp + q * wo;
             }
-            index => Ok(rank + u64::from(index) * self.parity_weight),
         }
+        let index = match self.parity_index[vector as usize] {
+            u32::MAX => {
+                return Err(
+                    "the pieces' permutation parities are not those the moves can reach".into(),
+                );
+            }
+            index => index,
+        };
+        for (b, w) in self.blocks.iter().zip(&self.block_weights) {
+            let members: Vec<u64> = b.sets.iter().map(|&s| values[s]).collect();
+            let Some(position) = b.position(vector, &members) else {
+                let names: Vec<&str> = b.sets.iter().map(|&s| &*self.sets[s].name).collect();
+                return Err(format!(
+                    "the moves never bring the sets {} to this position together",
+                    names.join(", ")
+                ));
+            };
+            rank += position % b.class_size * w;
+        }
+        Ok(rank + u64::from(index) * self.parity_weight)
     }
 
     /// The position of rank `rank`, per set.
     fn unrank_parts(&self, rank: u64) -> Vec<SetPart> {
         let vector = self.parities[(rank / self.parity_weight) as usize];
+        // The block members' values, from their blocks' digits.
+        let mut values = vec![None; self.coords.len()];
+        for (b, w) in self.blocks.iter().zip(&self.block_weights) {
+            let position = self.block_position(b, vector, rank / w % b.class_size);
+            for (&s, v) in b.sets.iter().zip(b.values(position)) {
+                values[s] = Some(v);
+            }
+        }
         let mut parts: Vec<SetPart> = Vec::new();
         for (s, (c, &(wp, wo))) in self.coords.iter().zip(&self.weights).enumerate() {
             let mut part = SetPart::identity(c.count);
-            let (p, q) = self.digits(c, rank, wp, wo);
+            let (p, q) = match values[s] {
+                Some(v) => (v / c.ori_size, v % c.ori_size),
+                None => self.digits(c, rank, wp, wo),
+            };
             match (c.follows, c.parity_bit) {
                 (Some(t), _) => part.pieces = self.following(t, s, &parts[t].pieces),
-                (None, Some(b)) => {
+                (None, Some(b)) if !c.in_block => {
                     c.unrank_pieces(c.lex_of(p, (vector >> b) & 1 == 1), &mut part.pieces)
                 }
-                (None, None) => c.unrank_pieces(p, &mut part.pieces),
+                (None, _) => c.unrank_pieces(p, &mut part.pieces),
             }
             c.unrank_twists(q, &mut part.twists);
             parts.push(part);
         }
         parts
+    }
+
+    /// The position of block `b` whose digit is `digit`, under the parity vector `vector`.
+    fn block_position(&self, b: &Block, vector: u32, digit: u64) -> u64 {
+        b.class_start(vector).expect("a reachable vector's class") + digit
     }
 
     /// The pieces of set `s`, which follows set `t`, where `t`'s pieces are `leader`: every move
@@ -561,8 +653,39 @@ impl Twisty {
 
     /// A set's pieces digit and orientations digit in `rank`.
     fn digits(&self, c: &Coords, rank: u64, wp: u64, wo: u64) -> (u64, u64) {
-        ((rank / wp) % c.perm_digits(), (rank / wo) % c.ori_size)
+        let (pieces, twists) = c.sizes();
+        ((rank / wp) % pieces, (rank / wo) % twists)
     }
+}
+
+/// The blocks that shrink the table (see [`block`]): each set's positions listed where they are
+/// few enough, then merged where the moves tie sets together.
+fn plan_blocks(def: &TwistyDefinition, coords: &[Coords], moves: &[Move]) -> Vec<Block> {
+    let m = moves.len();
+    let units = (coords.iter().enumerate())
+        .filter(|(_, c)| c.follows.is_none())
+        .filter_map(|(s, c)| {
+            let mut scratch = [0u8; 2 * MAX_PIECES];
+            let solved = &def.solved[s];
+            let values = SetValues {
+                set: s,
+                count: c.perm_size.checked_mul(c.ori_size)?,
+                solved: c.rank_pieces(&solved.pieces) * c.ori_size + c.rank_twists(&solved.twists),
+                mask: c.parity_bit.map_or(0, |b| 1 << b),
+                next: |v: u64, mv: usize| {
+                    let part = &moves[mv].1[s];
+                    let p = c.move_pieces(v / c.ori_size, mv, m, part, &mut scratch);
+                    p * c.ori_size + c.move_twists(v % c.ori_size, mv, m, part, &mut scratch)
+                },
+                class: |v: u64| {
+                    c.parity_bit
+                        .map_or(0, |b| u32::from(c.odd_rank(v / c.ori_size)) << b)
+                },
+            };
+            Block::single(values, m)
+        })
+        .collect();
+    block::plan(units, |s| coords[s].perm_digits() * coords[s].ori_size)
 }
 
 /// The move table `[value * moves + move]` of a coordinate of `size` values (`moved` gives a
@@ -610,7 +733,24 @@ fn group_order(sets: &[PieceSet], coords: &[Coords], moves: &[Move]) -> Option<u
     u64::try_from(crate::group::Chain::new(points, &generators).order()).ok()
 }
 
-const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical; none where every move permutes the set as it permutes an earlier set of distinct pieces, whose pieces then give this set's), then its orientations in base o by position (the last left out where the moves keep their sum)";
+const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order and outside the blocks, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical; none where every move permutes the set as it permutes an earlier set of distinct pieces, whose pieces then give this set's), then its orientations in base o by position (the last left out where the moves keep their sum)";
+
+/// The rank order, with the blocks where there are any.
+fn rank_order(sets: &[PieceSet], blocks: &[Block]) -> String {
+    if blocks.is_empty() {
+        return RANK_ORDER.into();
+    }
+    let listed: Vec<String> = (blocks.iter())
+        .map(|b| {
+            let names: Vec<&str> = b.sets.iter().map(|&s| &*sets[s].name).collect();
+            format!("({})", names.join(", "))
+        })
+        .collect();
+    format!(
+        "{RANK_ORDER}; then for each block {}, the index of its sets' position among the positions they reach (found by a search over those sets alone) that share its parities, in the order of the key: mixed radix over the block's sets in the order given, each set's value its pieces' full rank times the orientations' count plus its orientations' rank",
+        listed.join(" ")
+    )
+}
 
 /// A lower bound on the table's entries (each set's arrangements times its orientations, less
 /// the most the parity and sum constraints can take off: a factor 2 and `o` a set), as its
@@ -712,15 +852,26 @@ impl StateSpace for Twisty {
     }
 
     fn cursor(&self) -> TwistyCursor<'_> {
+        let (low, low_table) = match self.blocks.last() {
+            Some(b) => (b.class_size, Some(&b.table[..])),
+            None => {
+                let c = &self.coords[self.coords.len() - 1];
+                (c.ori_size, c.ori_table.as_deref())
+            }
+        };
         TwistyCursor {
             space: self,
             pieces: vec![0; self.coords.len()],
             twists: vec![0; self.coords.len()],
+            blocks: vec![0; self.blocks.len()],
             vector: 0,
             run: 0..0,
             base: vec![0; self.moves.len()],
-            low: self.coords[self.coords.len() - 1].ori_size,
-            low_table: self.coords[self.coords.len() - 1].ori_table.as_deref(),
+            low,
+            low_table,
+            digit: 0,
+            low_start: 0,
+            low_after: vec![0; self.moves.len()],
             scratch: [0; 2 * MAX_PIECES],
         }
     }
@@ -802,23 +953,32 @@ impl StateSpace for Twisty {
 
 /// Walks the ranks of a twisty puzzle: the coordinates of the rank, moved one by one.
 ///
-/// Ranks in a row differ in the last digit alone (the last set's orientations), so the cursor
-/// keeps, for each move, what every other digit of the neighbour adds up to, and a step to the
-/// next rank only looks up that digit's move.
+/// Ranks in a row differ in the last digit alone (the last block's, or without blocks the last
+/// set's orientations), so the cursor keeps, for each move, what every other digit of the
+/// neighbour adds up to, and a step to the next rank only looks up that digit's move.
 pub struct TwistyCursor<'a> {
     space: &'a Twisty,
-    /// Per set, the pieces' full coordinate (not halved) and the orientations' coordinate.
+    /// Per set outside the blocks, the pieces' full coordinate (not halved) and the
+    /// orientations' coordinate.
     pieces: Vec<u64>,
     twists: Vec<u64>,
+    /// Per block, its position.
+    blocks: Vec<u64>,
     vector: u32,
     /// The ranks whose moves `base` holds: those that differ from the loaded one in the last
     /// digit alone.
     run: std::ops::Range<u64>,
     /// Per move, the neighbour's rank but for the last digit.
     base: Vec<u64>,
-    /// The last digit (the last set's orientations) and its move table, where it has one.
+    /// How many values the last digit has, and its move table, where it has one.
     low: u64,
     low_table: Option<&'a [u32]>,
+    /// The last digit's value.
+    digit: u64,
+    /// Where the last block's class starts (the table's row is `low_start + digit`), and per
+    /// move, where its class starts after the move (0 and 0 without blocks).
+    low_start: u64,
+    low_after: Vec<u64>,
     scratch: [u8; 2 * MAX_PIECES],
 }
 
@@ -828,6 +988,9 @@ impl TwistyCursor<'_> {
         let space = self.space;
         self.vector = space.parities[(rank / space.parity_weight) as usize];
         for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
+            if c.in_block {
+                continue;
+            }
             let (p, q) = space.digits(c, rank, wp, wo);
             self.pieces[s] = match c.parity_bit {
                 Some(b) => c.lex_of(p, (self.vector >> b) & 1 == 1),
@@ -835,19 +998,36 @@ impl TwistyCursor<'_> {
             };
             self.twists[s] = q;
         }
+        for (i, (b, &w)) in space.blocks.iter().zip(&space.block_weights).enumerate() {
+            self.blocks[i] = space.block_position(b, self.vector, rank / w % b.class_size);
+        }
         let m = space.moves.len();
         let last = space.coords.len() - 1;
+        let low_block = space.blocks.len().checked_sub(1);
+        if let Some(l) = low_block {
+            self.low_start = self.blocks[l] - rank % self.low;
+        }
         for mv in 0..m {
             let parts = &space.moves[mv].1;
             let vector = self.vector ^ space.move_parity[mv];
             // A move keeps the parities reachable.
             let mut r = u64::from(space.parity_index[vector as usize]) * space.parity_weight;
             for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
+                if c.in_block {
+                    continue;
+                }
                 let p = c.move_pieces(self.pieces[s], mv, m, &parts[s], &mut self.scratch);
                 r += if c.parity_bit.is_some() { p / 2 } else { p } * wp;
-                if s != last {
+                if s != last || low_block.is_some() {
                     let q = c.move_twists(self.twists[s], mv, m, &parts[s], &mut self.scratch);
                     r += q * wo;
+                }
+            }
+            for (i, (b, &w)) in space.blocks.iter().zip(&space.block_weights).enumerate() {
+                if Some(i) == low_block {
+                    self.low_after[mv] = space.block_position(b, vector, 0);
+                } else {
+                    r += b.next(self.blocks[i], mv) % b.class_size * w;
                 }
             }
             self.base[mv] = r;
@@ -862,18 +1042,17 @@ impl Cursor for TwistyCursor<'_> {
             self.run = start..start + self.low;
             self.load(rank);
         }
-        let last = self.twists.len() - 1;
-        self.twists[last] = rank - self.run.start;
+        self.digit = rank - self.run.start;
     }
 
     fn neighbour(&mut self, mv: usize) -> u64 {
         let space = self.space;
-        let last = space.coords.len() - 1;
         let m = space.moves.len();
-        let q = self.twists[last];
+        let q = self.low_start + self.digit;
         match self.low_table {
-            Some(t) => self.base[mv] + u64::from(t[q as usize * m + mv]),
+            Some(t) => self.base[mv] + u64::from(t[q as usize * m + mv]) - self.low_after[mv],
             None => {
+                let last = space.coords.len() - 1;
                 let part = &space.moves[mv].1[last];
                 self.base[mv] + space.coords[last].move_twists(q, mv, m, part, &mut self.scratch)
             }
@@ -958,27 +1137,50 @@ mod tests {
         assert!(seen.iter().all(|&s| s));
     }
 
-    #[test]
-    fn ranks_and_states_round_trip() {
-        let text = "Set A 4 3\nSet B 3 1\nSet C 4 2\nSolved\nC\n1 1 2 2\nEnd\nMove X\nA\n2 3 1 4\n1 2 0 0\nB\n2 1 3\nEnd\nMove Y\nA\n1 2 4 3\nC\n2 3 4 1\n1 0 0 0\nEnd\n";
-        let def = format::read(text, "t").unwrap();
-        let t = Twisty::new(&def, "htm", naming()).unwrap();
-        // A: 4!/2 x 3^3 (the twists keep their sum); B: 3!/2; parities: A and B both odd under
-        // X, A odd under Y: the vectors 00, 11, 01, 10: 4; C: 6 arrangements x 2^4.
-        assert_eq!(t.size(), 12 * 27 * 3 * 6 * 16 * 4);
+    /// Checks, at `samples` ranks spread over the table, that a rank's state ranks back to it
+    /// and that each neighbour by coordinates is the neighbour by moving the pieces.
+    fn check_round_trips(t: &Twisty, samples: u64) {
         let mut cursor = t.cursor();
-        for rank in (0..t.size()).step_by(97) {
+        for rank in (0..t.size()).step_by((t.size() / samples).max(1) as usize) {
             let state = t.state(rank);
             assert_eq!(t.rank(&state), Ok(rank));
             let parsed = t.parse_state(&t.format_state(&state)).unwrap();
             assert_eq!(parsed, state);
             cursor.seek(rank);
             for mv in 0..t.move_count() {
-                // The neighbour by coordinates equals the neighbour by moving the pieces.
                 let parts = t.unrank_parts(rank);
                 let moved: Vec<SetPart> = compose(&t.sets, &parts, &t.moves[mv].1);
                 assert_eq!(cursor.neighbour(mv), t.rank_parts(&moved).unwrap());
             }
         }
+    }
+
+    #[test]
+    fn ranks_and_states_round_trip() {
+        // A, with 10 pieces, is too large to list: coordinates, computed without tables. B
+        // reaches two arrangements, one of each parity: a block of 1 a class. C's pieces,
+        // identical in pairs, reach 4 arrangements with 2 twists each under Y's 4-cycle: a
+        // block of 8.
+        let text = "Set A 10 3\nSet B 3 1\nSet C 4 2\nSolved\nC\n1 1 2 2\nEnd\nMove X\nA\n2 3 1 4 5 6 7 8 9 10\n1 2 0 0 0 0 0 0 0 0\nB\n2 1 3\nEnd\nMove Y\nA\n1 2 4 3 5 6 7 8 9 10\nC\n2 3 4 1\n1 0 0 0\nEnd\n";
+        let def = format::read(text, "t").unwrap();
+        let t = Twisty::new(&def, "htm", naming()).unwrap();
+        // Parities: B odd under X, A odd under Y: 4 vectors. A: 10!/2 x 3^9 (the twists keep
+        // their sum).
+        let blocks: Vec<&[usize]> = t.blocks.iter().map(|b| &b.sets[..]).collect();
+        assert_eq!(blocks, [&[1][..], &[2][..]]);
+        assert_eq!(t.size(), 4 * 1_814_400 * 19_683 * 8);
+        check_round_trips(&t, 3000);
+        // With four pieces in A, Y's turns tie A to C: one block lists the positions they reach
+        // together, and the table has only the 192 positions the moves reach (the search test
+        // in tests/families.rs checks such tables entry by entry).
+        let small = text
+            .replace("10 3", "4 3")
+            .replace(" 5 6 7 8 9 10", "")
+            .replace(" 0 0 0 0 0 0\nB", "\nB");
+        let t = Twisty::new(&format::read(&small, "t").unwrap(), "htm", naming()).unwrap();
+        let blocks: Vec<&[usize]> = t.blocks.iter().map(|b| &b.sets[..]).collect();
+        assert_eq!(blocks, [&[0, 2][..], &[1][..]]);
+        assert_eq!(t.size(), 192);
+        check_round_trips(&t, 192);
     }
 }
