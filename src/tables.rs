@@ -48,6 +48,7 @@ pub const RUNS: &[(&str, &[(&str, usize)])] = &[
     ("perm", &[("definition", 2)]),
     ("perm", &[("definition", 3)]),
     ("perm", &[("definition", 4)]),
+    ("perm", &[("definition", 5)]),
 ];
 
 /// The definitions that runs `("perm", &[("definition", i)])` read: file (from the repository's
@@ -56,6 +57,7 @@ const DEFINITIONS: &[(&str, &str)] = &[
     ("puzzles/cube-2x2x2.tws", "htm"),
     ("puzzles/cube-2x2x2.tws", "qtm"),
     ("puzzles/skewb.tws", "htm"),
+    ("puzzles/skewb-diamond.tws", "htm"),
     ("puzzles/dino.tws", "htm"),
     ("puzzles/pyraminx.tws", "htm"),
 ];

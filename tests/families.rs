@@ -776,15 +776,36 @@ fn the_2x2x2_cube_has_its_published_level_counts() {
 #[test]
 fn the_skewb_has_its_published_level_counts() {
     // 3,149,280 positions with one corner fixed, God's number 11; three sets (two orbits of
-    // corners with orientations, the centers), whose constraints leave a ninth of the table
-    // reachable: Schreier-Sims gives the same count.
+    // corners with orientations, the centers), tied beyond their parities: the blocks leave
+    // no entry unreachable, and Schreier-Sims gives the same count.
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles/skewb.tws")).unwrap();
     let space = twisty_space(&text, "htm");
     assert_eq!(space.info().group_order, Some(3_149_280));
+    assert_eq!(space.size(), 3_149_280);
     let outcome = run(&space, Strategy::Auto, Footprint::Full);
     let want = [
         1, 8, 48, 288, 1728, 10248, 59304, 315198, 1225483, 1455856, 81028, 90,
     ];
+    assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), want);
+}
+
+#[test]
+fn the_skewb_diamond_has_its_published_count_and_twsearch_geometry_levels() {
+    // 138,240 positions with the puzzle held still (Jaap Scherphuis's count); the corners'
+    // twists are tied to their places, so by coordinates the table would be 32 times as large.
+    // The levels are those of twsearch's PuzzleGeometry skewb diamond turned about one tetrad
+    // of faces (its B, D, L and R), measured with gpusearch: a second geometry, written
+    // independently of ours.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/puzzles/skewb-diamond.tws"
+    ))
+    .unwrap();
+    let space = twisty_space(&text, "htm");
+    assert_eq!(space.info().group_order, Some(138_240));
+    assert_eq!(space.size(), 138_240);
+    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let want = [1, 8, 48, 288, 1632, 8568, 36114, 74799, 16547, 220, 15];
     assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), want);
 }
