@@ -1182,5 +1182,15 @@ mod tests {
         assert_eq!(blocks, [&[0, 2][..], &[1][..]]);
         assert_eq!(t.size(), 192);
         check_round_trips(&t, 192);
+        // A position the block does not list has no rank, and the error names the sets: one
+        // of C's pieces flipped alone is such a position (Y flips them in step with A's turns).
+        let mut flipped = t.state(t.solved());
+        let c_twists = 4 + 4 + 3 + 3 + 4;
+        flipped[c_twists] = 1;
+        let error = t.rank(&flipped).unwrap_err();
+        assert!(
+            error.contains("never bring the sets A, C to this position together"),
+            "{error}"
+        );
     }
 }
