@@ -231,10 +231,16 @@ fn enumerate(
     })
 }
 
+/// The cursor reloads every digit but the last each time the last one wraps, so the last block
+/// should have at least this many positions a class.
+const LOW_RUN: u64 = 1024;
+
 /// The blocks worth having, from the single sets' listings (`units`; `unblocked` gives a set's
 /// digits' size outside a block): the two that shrink most merged, while a merge shrinks the
-/// table, then the single sets that are smaller listed than as coordinates.
-pub fn plan(mut units: Vec<Block>, unblocked: impl Fn(usize) -> u64) -> Vec<Block> {
+/// table, and the single sets that are smaller listed than as coordinates. Where the last
+/// digit would have fewer than [`LOW_RUN`] values (`low` without blocks), the largest listings
+/// are merged into a last block that has that many (the table stays the same size).
+pub fn plan(mut units: Vec<Block>, unblocked: impl Fn(usize) -> u64, low: u64) -> Vec<Block> {
     // Each pair's gain, by members: a merge changes only the pairs it takes part in.
     let mut gains: std::collections::HashMap<(Vec<usize>, Vec<usize>), f64> = Default::default();
     loop {
@@ -259,6 +265,28 @@ pub fn plan(mut units: Vec<Block>, unblocked: impl Fn(usize) -> u64) -> Vec<Bloc
         units.remove(j);
         units[i] = merged;
     }
-    units.retain(|u| u.sets.len() > 1 || u.class_size < unblocked(u.sets[0]));
-    units
+    let shrinks = |u: &Block| u.sets.len() > 1 || u.class_size < unblocked(u.sets[0]);
+    let (mut blocks, mut rest): (Vec<Block>, Vec<Block>) = units.into_iter().partition(shrinks);
+    let low = blocks.last().map_or(low, |b| b.class_size);
+    if low < LOW_RUN {
+        rest.append(&mut blocks);
+        // Largest first: the fewest merges to a long last digit.
+        rest.sort_by_key(|u| std::cmp::Reverse(u.class_size));
+        let mut candidates = rest.into_iter();
+        if let Some(mut last) = candidates.next() {
+            for unit in candidates {
+                if last.class_size < LOW_RUN
+                    && let Some(merged) = Block::merge(&last, &unit)
+                {
+                    last = merged;
+                } else if shrinks(&unit) {
+                    blocks.push(unit);
+                }
+            }
+            if shrinks(&last) || last.class_size > low {
+                blocks.push(last);
+            }
+        }
+    }
+    blocks
 }

@@ -4,19 +4,21 @@
 //! A position is, for each set, the piece at each position and its orientation. Its rank is a
 //! mixed-radix number of per-set coordinates, most significant first:
 //!
-//! - the index of the sets' permutation parities among those the moves can reach (the solved
-//!   parities plus the span, over GF(2), of the moves' parities);
+//! - the index of the parity vector among those the moves can reach (the solved vector plus the
+//!   span, over GF(2), of the moves'): a bit per set of distinct pieces, its permutation's
+//!   parity, and a bit per set of two orientations whose sum the moves change, that sum;
 //! - for each set, the rank of its pieces: the lexicographic rank halved where the pieces are
-//!   distinct (its parity is the first digit's), the rank among the arrangements of the
-//!   multiset where some are identical; none where every move permutes the set's pieces as it
-//!   permutes an earlier set's (the pyraminx's tips and axial pieces): they follow from those;
-//!   then its orientations in base `o`, position by position, the last left out where no move
-//!   changes their sum (it follows from the others).
+//!   distinct (its parity is the vector's), the rank among the arrangements of the multiset
+//!   where some are identical; none where every move permutes the set's pieces as it permutes
+//!   an earlier set's (the pyraminx's tips and axial pieces): they follow from those; then its
+//!   orientations in base `o`, position by position, the last left out where no move changes
+//!   their sum or the vector holds it (it follows from the others);
+//! - for each block ([`block`]: sets the moves tie together beyond the vector, as the skewb's
+//!   corners), the index of its sets' position among those they reach with its parities.
 //!
-//! The table has no more entries than these constraints allow; where other constraints bind
-//! (twists tied to permutations, as on the skewb), some entries are unreachable, and the report
-//! gives both counts. Each coordinate moves on its own, so a move is a table lookup per
-//! coordinate where the coordinate is small, and unrank-move-rank where it is not.
+//! Each coordinate and block moves on its own, so a move is a table lookup per coordinate where
+//! the coordinate is small, and unrank-move-rank where it is not. Where ties remain that no
+//! pair of sets shows, some entries are unreachable, and the report gives both counts.
 
 mod block;
 pub mod format;
@@ -32,8 +34,8 @@ const TABLE_LIMIT: u64 = 1 << 20;
 const MAX_ENTRIES: u128 = 1 << 48;
 /// The most pieces a set may have (lexicographic ranks of 20 pieces fit 64 bits).
 const MAX_PIECES: usize = 20;
-/// The most sets of distinct pieces whose parities are tracked (a table of 2^16 entries).
-const MAX_PARITY_SETS: usize = 16;
+/// The most bits of the parity vector: parities and sums tracked (a table of 2^16 entries).
+const MAX_VECTOR_BITS: usize = 16;
 
 /// How a metric counts moves: `htm` every power of a move that is not the identity (`F`, `F2`,
 /// `F'`), `qtm` a move and its inverse.
@@ -128,12 +130,15 @@ struct Coords {
     /// Its bit in the parity vector, where the parity is tracked (the rank digit is then the
     /// lexicographic rank halved).
     parity_bit: Option<u32>,
-    /// Orientation digits in the rank: `count - 1` where the sum is fixed, else `count`; 0
-    /// without orientations.
+    /// Orientation digits in the rank: `count - 1` where the sum is fixed or in the parity
+    /// vector, else `count`; 0 without orientations.
     ori_digits: usize,
     /// The orientations' sum (mod `orientations`) where it is fixed.
     ori_sum: u8,
-    /// `orientations ^ ori_digits`.
+    /// Its bit in the parity vector, where the set has two orientations and moves change their
+    /// sum: the vector then holds the sum (mod 2).
+    sum_bit: Option<u32>,
+    /// `orientations ^ ori_digits`: the values of the orientations' digit.
     ori_size: u64,
     /// `[coordinate * moves + move]`: the coordinate after the move, where small enough.
     perm_table: Option<Vec<u32>>,
@@ -206,27 +211,55 @@ impl Coords {
         }
     }
 
-    fn rank_twists(&self, twists: &[u8]) -> u64 {
-        let o = u64::from(self.orientations);
-        twists[..self.ori_digits]
-            .iter()
-            .fold(0, |r, &t| r * o + u64::from(t))
+    /// The values of the orientations' coordinate: the digit's, times the two sums where the
+    /// vector holds the sum.
+    fn ori_values(&self) -> u64 {
+        match self.sum_bit {
+            Some(_) => 2 * self.ori_size,
+            None => self.ori_size,
+        }
     }
 
-    fn unrank_twists(&self, mut r: u64, twists: &mut [u8]) {
+    /// The orientations' coordinate: their digit, plus their sum times the digit's values
+    /// where the vector holds the sum.
+    fn rank_twists(&self, twists: &[u8]) -> u64 {
         let o = u64::from(self.orientations);
+        let digit = (twists[..self.ori_digits].iter()).fold(0, |r, &t| r * o + u64::from(t));
+        match self.sum_bit {
+            Some(_) => {
+                digit
+                    + u64::from(twists.iter().map(|&t| u32::from(t)).sum::<u32>() % 2)
+                        * self.ori_size
+            }
+            None => digit,
+        }
+    }
+
+    fn unrank_twists(&self, coordinate: u64, twists: &mut [u8]) {
+        let o = u64::from(self.orientations);
+        let mut r = coordinate % self.ori_size;
         for t in twists[..self.ori_digits].iter_mut().rev() {
             *t = (r % o) as u8;
             r /= o;
         }
         if self.ori_digits < self.count {
+            let total = match self.sum_bit {
+                Some(_) => (coordinate / self.ori_size) as u32,
+                None => u32::from(self.ori_sum),
+            };
             let sum: u32 = twists[..self.ori_digits]
                 .iter()
                 .map(|&t| u32::from(t))
                 .sum();
             let o = u32::from(self.orientations);
-            twists[self.count - 1] = ((u32::from(self.ori_sum) + o * 256 - sum) % o) as u8;
+            twists[self.count - 1] = ((total + o * 256 - sum) % o) as u8;
         }
+    }
+
+    /// The sum part of the orientations' coordinate under the parity vector `vector`.
+    fn sum_part(&self, vector: u32) -> u64 {
+        self.sum_bit
+            .map_or(0, |b| u64::from((vector >> b) & 1) * self.ori_size)
     }
 
     /// The pieces' coordinate after move `mv` (`part`, its `m`-th).
@@ -371,7 +404,7 @@ impl Twisty {
                 Some(_) => 1,
                 None => multinomial(n, &multiplicity),
             };
-            let parity_bit = (distinct && n >= 2 && tracked < MAX_PARITY_SETS).then(|| {
+            let parity_bit = (distinct && n >= 2 && tracked < MAX_VECTOR_BITS).then(|| {
                 tracked += 1;
                 tracked as u32 - 1
             });
@@ -380,7 +413,12 @@ impl Twisty {
                     % u32::from(set.orientations)
                     == 0
             });
-            let ori_digits = match (set.orientations, fixed_sum) {
+            let sum_bit =
+                (set.orientations == 2 && !fixed_sum && tracked < MAX_VECTOR_BITS).then(|| {
+                    tracked += 1;
+                    tracked as u32 - 1
+                });
+            let ori_digits = match (set.orientations, fixed_sum || sum_bit.is_some()) {
                 (1, _) => 0,
                 (_, true) => n - 1,
                 (_, false) => n,
@@ -395,6 +433,7 @@ impl Twisty {
                 parity_bit,
                 ori_digits,
                 ori_sum,
+                sum_bit,
                 ori_size: u64::from(set.orientations).pow(ori_digits as u32),
                 perm_table: None,
                 follows,
@@ -403,11 +442,15 @@ impl Twisty {
                 in_block: false,
             });
         }
+        // A position's parities and sums, or a move's changes to them.
         let vector = |parts: &[SetPart]| -> u32 {
-            coords
-                .iter()
-                .zip(parts)
-                .filter_map(|(c, p)| c.parity_bit.map(|b| (rank::is_odd(&p.pieces) as u32) << b))
+            (coords.iter().zip(parts))
+                .map(|(c, p)| {
+                    let twists: u32 = p.twists.iter().map(|&t| u32::from(t)).sum();
+                    c.parity_bit
+                        .map_or(0, |b| (rank::is_odd(&p.pieces) as u32) << b)
+                        | c.sum_bit.map_or(0, |b| (twists % 2) << b)
+                })
                 .sum()
         };
         let move_parity: Vec<u32> = moves.iter().map(|(_, parts)| vector(parts)).collect();
@@ -442,7 +485,7 @@ impl Twisty {
             let pieces = move_table(c.perm_size, m, |p, mv| {
                 c.move_pieces(p, mv, m, &moves[mv].1[s], &mut scratch)
             });
-            let twists = move_table(c.ori_size, m, |q, mv| {
+            let twists = move_table(c.ori_values(), m, |q, mv| {
                 c.move_twists(q, mv, m, &moves[mv].1[s], &mut scratch)
             });
             (c.perm_table, c.ori_table) = (pieces, twists);
@@ -558,7 +601,7 @@ impl Twisty {
             }
             let sum = part.twists.iter().map(|&t| u32::from(t)).sum::<u32>()
                 % u32::from(set.orientations);
-            if c.ori_digits < c.count && sum != u32::from(c.ori_sum) {
+            if c.ori_digits < c.count && c.sum_bit.is_none() && sum != u32::from(c.ori_sum) {
                 return Err(format!(
                     "the orientations of {} add up to {sum} (mod {}), but every move keeps their sum at {}",
                     set.name, set.orientations, c.ori_sum
@@ -566,7 +609,10 @@ impl Twisty {
             }
             let p = c.rank_pieces(&part.pieces);
             let q = c.rank_twists(&part.twists);
-            values.push(p * c.ori_size + q);
+            values.push(p * c.ori_values() + q);
+            if let Some(b) = c.sum_bit {
+                vector |= (sum % 2) << b;
+            }
             let digit = match c.parity_bit {
                 Some(b) => {
                     vector |= (rank::is_odd(&part.pieces) as u32) << b;
@@ -575,7 +621,7 @@ impl Twisty {
                 None => p,
             };
             if !c.in_block {
-                rank += digit * wp + q * wo;
+                rank += digit * wp + q % c.ori_size * wo;
             }
         }
         let index = match self.parity_index[vector as usize] {
@@ -590,10 +636,13 @@ impl Twisty {
             let members: Vec<u64> = b.sets.iter().map(|&s| values[s]).collect();
             let Some(position) = b.position(vector, &members) else {
                 let names: Vec<&str> = b.sets.iter().map(|&s| &*self.sets[s].name).collect();
-                return Err(format!(
-                    "the moves never bring the sets {} to this position together",
-                    names.join(", ")
-                ));
+                return Err(match names[..] {
+                    [one] => format!("the moves never bring the set {one} to this position"),
+                    _ => format!(
+                        "the moves never bring the sets {} to this position together",
+                        names.join(", ")
+                    ),
+                });
             };
             rank += position % b.class_size * w;
         }
@@ -615,8 +664,11 @@ impl Twisty {
         for (s, (c, &(wp, wo))) in self.coords.iter().zip(&self.weights).enumerate() {
             let mut part = SetPart::identity(c.count);
             let (p, q) = match values[s] {
-                Some(v) => (v / c.ori_size, v % c.ori_size),
-                None => self.digits(c, rank, wp, wo),
+                Some(v) => (v / c.ori_values(), v % c.ori_values()),
+                None => {
+                    let (p, q) = self.digits(c, rank, wp, wo);
+                    (p, q + c.sum_part(vector))
+                }
             };
             match (c.follows, c.parity_bit) {
                 (Some(t), _) => part.pieces = self.following(t, s, &parts[t].pieces),
@@ -667,25 +719,32 @@ fn plan_blocks(def: &TwistyDefinition, coords: &[Coords], moves: &[Move]) -> Vec
         .filter_map(|(s, c)| {
             let mut scratch = [0u8; 2 * MAX_PIECES];
             let solved = &def.solved[s];
+            let values = c.ori_values();
             let values = SetValues {
                 set: s,
-                count: c.perm_size.checked_mul(c.ori_size)?,
-                solved: c.rank_pieces(&solved.pieces) * c.ori_size + c.rank_twists(&solved.twists),
-                mask: c.parity_bit.map_or(0, |b| 1 << b),
+                count: c.perm_size.checked_mul(values)?,
+                solved: c.rank_pieces(&solved.pieces) * values + c.rank_twists(&solved.twists),
+                mask: [c.parity_bit, c.sum_bit]
+                    .iter()
+                    .flatten()
+                    .map(|b| 1 << b)
+                    .sum(),
                 next: |v: u64, mv: usize| {
                     let part = &moves[mv].1[s];
-                    let p = c.move_pieces(v / c.ori_size, mv, m, part, &mut scratch);
-                    p * c.ori_size + c.move_twists(v % c.ori_size, mv, m, part, &mut scratch)
+                    let p = c.move_pieces(v / values, mv, m, part, &mut scratch);
+                    p * values + c.move_twists(v % values, mv, m, part, &mut scratch)
                 },
                 class: |v: u64| {
-                    c.parity_bit
-                        .map_or(0, |b| u32::from(c.odd_rank(v / c.ori_size)) << b)
+                    let (p, q) = (v / values, v % values);
+                    c.parity_bit.map_or(0, |b| u32::from(c.odd_rank(p)) << b)
+                        | c.sum_bit.map_or(0, |b| ((q / c.ori_size) as u32) << b)
                 },
             };
             Block::single(values, m)
         })
         .collect();
-    block::plan(units, |s| coords[s].perm_digits() * coords[s].ori_size)
+    let low = coords.last().map_or(1, |c| c.ori_size);
+    block::plan(units, |s| coords[s].perm_digits() * coords[s].ori_size, low)
 }
 
 /// The move table `[value * moves + move]` of a coordinate of `size` values (`moved` gives a
@@ -733,7 +792,7 @@ fn group_order(sets: &[PieceSet], coords: &[Coords], moves: &[Move]) -> Option<u
     u64::try_from(crate::group::Chain::new(points, &generators).order()).ok()
 }
 
-const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the sets' permutation parities among the reachable ones, ascending as bit vectors (bit s: the s-th set of distinct pieces is odd); then for each set in the definition's order and outside the blocks, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical; none where every move permutes the set as it permutes an earlier set of distinct pieces, whose pieces then give this set's), then its orientations in base o by position (the last left out where the moves keep their sum)";
+const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the parity vector among the reachable ones, ascending (a bit per set of distinct pieces, set where it is odd, and per set of two orientations whose sum the moves change, that sum mod 2; bits in the sets' order); then for each set in the definition's order and outside the blocks, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical; none where every move permutes the set as it permutes an earlier set of distinct pieces, whose pieces then give this set's), then its orientations in base o by position (the last left out where the moves keep their sum or the vector holds it)";
 
 /// The rank order, with the blocks where there are any.
 fn rank_order(sets: &[PieceSet], blocks: &[Block]) -> String {
@@ -869,9 +928,8 @@ impl StateSpace for Twisty {
             base: vec![0; self.moves.len()],
             low,
             low_table,
-            digit: 0,
             low_start: 0,
-            low_after: vec![0; self.moves.len()],
+            row: 0,
             scratch: [0; 2 * MAX_PIECES],
         }
     }
@@ -968,17 +1026,17 @@ pub struct TwistyCursor<'a> {
     /// The ranks whose moves `base` holds: those that differ from the loaded one in the last
     /// digit alone.
     run: std::ops::Range<u64>,
-    /// Per move, the neighbour's rank but for the last digit.
+    /// Per move, the neighbour's rank but for the last digit, less the start of the last
+    /// digit's class after the move (modulo 2^64), which its table entry adds back.
     base: Vec<u64>,
     /// How many values the last digit has, and its move table, where it has one.
     low: u64,
     low_table: Option<&'a [u32]>,
-    /// The last digit's value.
-    digit: u64,
-    /// Where the last block's class starts (the table's row is `low_start + digit`), and per
-    /// move, where its class starts after the move (0 and 0 without blocks).
+    /// Where the last digit's class starts in its table: the last block's class, or the last
+    /// set's sum part of its orientations' coordinate.
     low_start: u64,
-    low_after: Vec<u64>,
+    /// The last digit's table row for the rank sought.
+    row: u64,
     scratch: [u8; 2 * MAX_PIECES],
 }
 
@@ -996,7 +1054,7 @@ impl TwistyCursor<'_> {
                 Some(b) => c.lex_of(p, (self.vector >> b) & 1 == 1),
                 None => p,
             };
-            self.twists[s] = q;
+            self.twists[s] = q + c.sum_part(self.vector);
         }
         for (i, (b, &w)) in space.blocks.iter().zip(&space.block_weights).enumerate() {
             self.blocks[i] = space.block_position(b, self.vector, rank / w % b.class_size);
@@ -1004,9 +1062,10 @@ impl TwistyCursor<'_> {
         let m = space.moves.len();
         let last = space.coords.len() - 1;
         let low_block = space.blocks.len().checked_sub(1);
-        if let Some(l) = low_block {
-            self.low_start = self.blocks[l] - rank % self.low;
-        }
+        self.low_start = match low_block {
+            Some(l) => self.blocks[l] - rank % self.low,
+            None => space.coords[last].sum_part(self.vector),
+        };
         for mv in 0..m {
             let parts = &space.moves[mv].1;
             let vector = self.vector ^ space.move_parity[mv];
@@ -1020,17 +1079,19 @@ impl TwistyCursor<'_> {
                 r += if c.parity_bit.is_some() { p / 2 } else { p } * wp;
                 if s != last || low_block.is_some() {
                     let q = c.move_twists(self.twists[s], mv, m, &parts[s], &mut self.scratch);
-                    r += q * wo;
+                    r += q % c.ori_size * wo;
                 }
             }
+            // The last digit's table entry holds its start after the move besides the digit.
+            let mut after = space.coords[last].sum_part(vector);
             for (i, (b, &w)) in space.blocks.iter().zip(&space.block_weights).enumerate() {
                 if Some(i) == low_block {
-                    self.low_after[mv] = space.block_position(b, vector, 0);
+                    after = space.block_position(b, vector, 0);
                 } else {
                     r += b.next(self.blocks[i], mv) % b.class_size * w;
                 }
             }
-            self.base[mv] = r;
+            self.base[mv] = r.wrapping_sub(after);
         }
     }
 }
@@ -1042,21 +1103,21 @@ impl Cursor for TwistyCursor<'_> {
             self.run = start..start + self.low;
             self.load(rank);
         }
-        self.digit = rank - self.run.start;
+        self.row = self.low_start + rank - self.run.start;
     }
 
     fn neighbour(&mut self, mv: usize) -> u64 {
         let space = self.space;
         let m = space.moves.len();
-        let q = self.low_start + self.digit;
-        match self.low_table {
-            Some(t) => self.base[mv] + u64::from(t[q as usize * m + mv]) - self.low_after[mv],
+        let after = match self.low_table {
+            Some(t) => u64::from(t[self.row as usize * m + mv]),
             None => {
                 let last = space.coords.len() - 1;
                 let part = &space.moves[mv].1[last];
-                self.base[mv] + space.coords[last].move_twists(q, mv, m, part, &mut self.scratch)
+                space.coords[last].move_twists(self.row, mv, m, part, &mut self.scratch)
             }
-        }
+        };
+        self.base[mv].wrapping_add(after)
     }
 }
 
@@ -1158,38 +1219,39 @@ mod tests {
     #[test]
     fn ranks_and_states_round_trip() {
         // A, with 10 pieces, is too large to list: coordinates, computed without tables. B
-        // reaches two arrangements, one of each parity: a block of 1 a class. C's pieces,
-        // identical in pairs, reach 4 arrangements with 2 twists each under Y's 4-cycle: a
-        // block of 8.
+        // reaches two arrangements, one of each parity: 1 a class. C's pieces, identical in
+        // pairs, reach 4 arrangements with 2 twists each under Y's 4-cycle: 8, 4 for each sum
+        // of its twists. Both are smaller listed, and merged into one last block, the longest
+        // last digit they make.
         let text = "Set A 10 3\nSet B 3 1\nSet C 4 2\nSolved\nC\n1 1 2 2\nEnd\nMove X\nA\n2 3 1 4 5 6 7 8 9 10\n1 2 0 0 0 0 0 0 0 0\nB\n2 1 3\nEnd\nMove Y\nA\n1 2 4 3 5 6 7 8 9 10\nC\n2 3 4 1\n1 0 0 0\nEnd\n";
         let def = format::read(text, "t").unwrap();
         let t = Twisty::new(&def, "htm", naming()).unwrap();
-        // Parities: B odd under X, A odd under Y: 4 vectors. A: 10!/2 x 3^9 (the twists keep
-        // their sum).
+        // The vector: B odd under X; A odd and C's twists' sum changed under Y: 4 vectors. A:
+        // 10!/2 x 3^9 (the twists keep their sum).
         let blocks: Vec<&[usize]> = t.blocks.iter().map(|b| &b.sets[..]).collect();
-        assert_eq!(blocks, [&[1][..], &[2][..]]);
-        assert_eq!(t.size(), 4 * 1_814_400 * 19_683 * 8);
+        assert_eq!(blocks, [&[2, 1][..]]);
+        assert_eq!(t.size(), 4 * 1_814_400 * 19_683 * 4);
         check_round_trips(&t, 3000);
-        // With four pieces in A, Y's turns tie A to C: one block lists the positions they reach
-        // together, and the table has only the 192 positions the moves reach (the search test
-        // in tests/families.rs checks such tables entry by entry).
+        // With four pieces in A, every set is small enough to list, and all three make the last
+        // block; the table has only the 192 positions the moves reach (the search test in
+        // tests/families.rs checks such tables entry by entry).
         let small = text
             .replace("10 3", "4 3")
             .replace(" 5 6 7 8 9 10", "")
             .replace(" 0 0 0 0 0 0\nB", "\nB");
         let t = Twisty::new(&format::read(&small, "t").unwrap(), "htm", naming()).unwrap();
         let blocks: Vec<&[usize]> = t.blocks.iter().map(|b| &b.sets[..]).collect();
-        assert_eq!(blocks, [&[0, 2][..], &[1][..]]);
+        assert_eq!(blocks, [&[0, 2, 1][..]]);
         assert_eq!(t.size(), 192);
         check_round_trips(&t, 192);
-        // A position the block does not list has no rank, and the error names the sets: one
-        // of C's pieces flipped alone is such a position (Y flips them in step with A's turns).
+        // A position a block does not list has no rank, and the error names the block's sets:
+        // two of C's pieces flipped (Y turns all four, flipping one).
         let mut flipped = t.state(t.solved());
         let c_twists = 4 + 4 + 3 + 3 + 4;
-        flipped[c_twists] = 1;
+        (flipped[c_twists], flipped[c_twists + 1]) = (1, 1);
         let error = t.rank(&flipped).unwrap_err();
         assert!(
-            error.contains("never bring the sets A, C to this position together"),
+            error.contains("never bring the sets A, C, B to this position together"),
             "{error}"
         );
     }
