@@ -809,3 +809,48 @@ fn the_skewb_diamond_has_its_published_count_and_twsearch_geometry_levels() {
     let want = [1, 8, 48, 288, 1632, 8568, 36114, 74799, 16547, 220, 15];
     assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), want);
 }
+
+#[test]
+fn moves_far_apart_are_renumbered_into_windows_and_states_keep_the_definitions_numbering() {
+    // The dino cube's 3-cycles span up to 11 of its 12 positions as written: 7 of its 16
+    // moves would be residual, applied state by state. Renumbered, 14 are block moves of the
+    // sweeps.
+    use gpusearch::puzzle::twisty::{self, format};
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles/dino.tws")).unwrap();
+    let def = format::read(&text, "dino.tws").unwrap();
+    let solved = def.as_permutations().unwrap();
+    let moves = twisty::permutation_moves(&def, "htm").unwrap();
+    let space = Perm::new(
+        Identity {
+            family: "perm".into(),
+            params: Default::default(),
+            metric: "htm".into(),
+            slug: "t".into(),
+        },
+        parse::Definition {
+            name: def.name.clone(),
+            solved,
+            moves: moves.clone(),
+        },
+        false,
+    )
+    .unwrap();
+    assert!(space.info().rank_order.contains("renumbered"));
+    let structure = space.structure().unwrap();
+    assert_eq!(structure.residual.len(), 2);
+    assert_eq!(structure.blocks.len(), 14);
+    assert_eq!(space.state(space.solved()), (1..=12).collect::<Vec<u32>>());
+    // Each neighbour by the sweeps' numbering is the position the move makes, in the
+    // definition's numbering.
+    let mut cursor = space.cursor();
+    for rank in (0..space.size()).step_by(7_654_321) {
+        let state = space.state(rank);
+        assert_eq!(space.rank(&state), Ok(rank));
+        cursor.seek(rank);
+        for (mv, (_, from)) in moves.iter().enumerate() {
+            let moved: Vec<u32> = from.iter().map(|&f| state[f as usize]).collect();
+            assert_eq!(cursor.neighbour(mv), space.rank(&moved).unwrap());
+        }
+    }
+}

@@ -13,7 +13,11 @@
 //!   of all reachable states' ranks, so the table has exactly one entry per position.
 //!
 //! A move that permutes a window of consecutive positions acts on the rank's digits as a
-//! [`crate::rank::window::WindowMove`] and joins the sweeps as a block move.
+//! [`crate::rank::window::WindowMove`] and joins the sweeps as a block move. So where some moves'
+//! positions lie far apart (the dino cube's 3-cycles), positions and pieces are renumbered
+//! alike, by a fixed local search, to bring each move's positions close together: the table
+//! then ranks the renumbered position, and states are read and written in the definition's
+//! numbering.
 
 pub mod parse;
 
@@ -51,8 +55,11 @@ pub struct Perm {
     n: usize,
     /// The piece (0-based) at each position when solved.
     solved: Vec<u8>,
-    /// Each move's name and from array (position `i` takes what position `from[i]` held).
+    /// Each move's name and from array (position `i` takes what position `from[i]` held), in
+    /// the renumbering.
     moves: Vec<(String, Permutation)>,
+    /// The renumbering: position (and piece) `i` of the definition is `renumber[i]` here.
+    renumber: Vec<u8>,
     order: u64,
     ranking: Ranking,
 }
@@ -93,6 +100,15 @@ impl Perm {
         let order = chain.order();
         let all = rank::factorial(n) as u128;
         let solved: Vec<u8> = def.solved.iter().map(|&p| (p - 1) as u8).collect();
+        // Renumbering conjugates every permutation, so parities stay.
+        let renumber = match order == all || order * 2 == all {
+            true => renumbering(n, &moves, order != all && !rank::is_odd(&solved)),
+            false => group::identity(n),
+        };
+        let solved = conjugate(&solved, &renumber);
+        for (_, from) in &mut moves {
+            *from = conjugate(from, &renumber);
+        }
         let ranking = if order == all {
             Ranking::Lex
         } else if order * 2 == all {
@@ -123,6 +139,7 @@ impl Perm {
             n,
             solved,
             moves,
+            renumber,
             order: order as u64,
             ranking,
         })
@@ -159,7 +176,7 @@ impl Perm {
 
     fn rank_order(&self) -> String {
         let lex = "the lexicographic rank of the pieces by position (pieces 1..n as 0..n-1; rank 0 = 1 2 ... n)";
-        match &self.ranking {
+        let order = match &self.ranking {
             Ranking::Lex => format!("rank = {lex}"),
             Ranking::Parity { odd } => format!(
                 "rank = ({lex}) / 2; every reachable position is an {} permutation",
@@ -169,7 +186,15 @@ impl Perm {
                 "rank = the position (from 0) of the state's {lex} in the increasing list of those of all {} reachable positions",
                 self.order
             ),
+        };
+        if self.renumber == group::identity(self.n) {
+            return order;
         }
+        let renumber: Vec<String> = self.renumber.iter().map(|&r| (r + 1).to_string()).collect();
+        format!(
+            "{order}; positions and pieces renumbered alike: position (and piece) i of the definition is the r_i-th here, r = {}",
+            renumber.join(" ")
+        )
     }
 }
 
@@ -208,11 +233,12 @@ impl StateSpace for Perm {
     fn state(&self, rank: u64) -> Vec<u32> {
         let mut labels = vec![0u8; self.n];
         self.unrank(rank, &mut labels);
+        let labels = conjugate(&labels, &group::inverse(&self.renumber));
         labels.iter().map(|&x| x as u32 + 1).collect()
     }
 
     fn rank(&self, state: &[u32]) -> Result<u64, String> {
-        let labels = super::pieces(state, self.n)?;
+        let labels = conjugate(&super::pieces(state, self.n)?, &self.renumber);
         self.rank_of(&labels).ok_or_else(|| match &self.ranking {
             Ranking::Parity { odd } => format!(
                 "the state is an {} permutation: every move keeps the parity, so only {} permutations are reachable",
@@ -253,14 +279,7 @@ impl StateSpace for Perm {
         for (mv, (_, from)) in self.moves.iter().enumerate() {
             let moved: Vec<usize> = (0..self.n).filter(|&i| from[i] as usize != i).collect();
             let (a, b) = (moved[0], moved[moved.len() - 1]);
-            let k = b - a + 1;
-            let values = rank::factorial(self.n) / rank::factorial(self.n - k);
-            // Ranks sharing the digits before the window, and also those of the window (halved
-            // for even permutations while a digit is left to halve).
-            let half = |f: u64| if even && f > 1 { f / 2 } else { f };
-            let block = half(rank::factorial(self.n - a));
-            let run = half(rank::factorial(self.n - b - 1));
-            if values <= MAX_WINDOW_VALUES && sweep::applies_in_bulk(block, run) {
+            if in_bulk(self.n, a, b, even) {
                 let perm: Vec<usize> = (a..=b).map(|i| from[i] as usize - a).collect();
                 blocks.push(BlockMove {
                     from: 0,
@@ -297,6 +316,90 @@ impl StateSpace for Perm {
                 .collect(),
         })
     }
+}
+
+/// Whether a move whose positions span `a..=b` applies in bulk, as a block move of the sweeps.
+fn in_bulk(n: usize, a: usize, b: usize, even: bool) -> bool {
+    let values = rank::factorial(n) / rank::factorial(n - (b - a + 1));
+    // Ranks sharing the digits before the window, and also those of the window (halved for even
+    // permutations while a digit is left to halve).
+    let half = |f: u64| if even && f > 1 { f / 2 } else { f };
+    let block = half(rank::factorial(n - a));
+    let run = half(rank::factorial(n - b - 1));
+    values <= MAX_WINDOW_VALUES && sweep::applies_in_bulk(block, run)
+}
+
+/// Local searches from this many random numberings choose the renumbering.
+const RENUMBER_STARTS: usize = 64;
+
+/// A renumbering of the positions that makes as many moves block moves as it can (then the
+/// narrowest windows): the identity where every move already is one, else the best of local
+/// searches (swapping two positions while that helps) from numberings drawn by a fixed
+/// generator, so the same moves always get the same renumbering.
+fn renumbering(n: usize, moves: &[(String, Permutation)], even: bool) -> Vec<u8> {
+    let supports: Vec<Vec<usize>> = (moves.iter())
+        .map(|(_, from)| (0..n).filter(|&i| from[i] as usize != i).collect())
+        .filter(|s: &Vec<usize>| !s.is_empty())
+        .collect();
+    // Moves left residual, the widest window, the windows' total width.
+    let cost = |r: &[u8]| {
+        let mut cost = (0, 0, 0);
+        for s in &supports {
+            let (a, b) = (s.iter()).fold((n, 0), |(a, b), &j| {
+                (a.min(r[j] as usize), b.max(r[j] as usize))
+            });
+            match in_bulk(n, a, b, even) {
+                true => cost = (cost.0, cost.1.max(b - a + 1), cost.2 + b - a + 1),
+                false => cost.0 += 1,
+            }
+        }
+        cost
+    };
+    let identity = group::identity(n);
+    let mut best = (cost(&identity), identity);
+    if best.0.0 == 0 {
+        return best.1;
+    }
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..RENUMBER_STARTS {
+        let mut r = group::identity(n);
+        for i in (1..n).rev() {
+            // xorshift64
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            r.swap(i, (seed % (i as u64 + 1)) as usize);
+        }
+        let mut c = cost(&r);
+        let mut improved = true;
+        while improved {
+            improved = false;
+            for x in 0..n {
+                for y in x + 1..n {
+                    r.swap(x, y);
+                    let swapped = cost(&r);
+                    if swapped < c {
+                        (c, improved) = (swapped, true);
+                    } else {
+                        r.swap(x, y);
+                    }
+                }
+            }
+        }
+        if c < best.0 {
+            best = (c, r);
+        }
+    }
+    best.1
+}
+
+/// `p` with its positions and values renumbered by `r`: position `r[i]` holds `r[p[i]]`.
+fn conjugate(p: &[u8], r: &[u8]) -> Permutation {
+    let mut out = vec![0u8; p.len()];
+    for (i, &x) in p.iter().enumerate() {
+        out[r[i] as usize] = r[x as usize];
+    }
+    out
 }
 
 /// Walks the ranks of a permutation puzzle: unranks, permutes, ranks.
