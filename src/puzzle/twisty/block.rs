@@ -1,25 +1,28 @@
-//! Blocks: sets of a twisty puzzle whose reachable positions are listed and numbered together.
+//! Blocks: parts of a twisty puzzle whose reachable positions are listed and numbered together.
 //!
-//! Per-set coordinates count every combination of their values, but the moves may tie them:
-//! twists to permutations within a set (the skewb diamond's corners), or one set's position to
-//! another's beyond their parities (the skewb's two orbits of corners). A block lists the
-//! positions its sets reach — the projection of the puzzle's group onto them, found by a search
-//! over those sets alone — and numbers them within their parity class: one digit, with a move
-//! table. Sets join a block only where that shrinks the table.
+//! A *part* is a set's pieces or a set's orientations (indexed by position, they move on their
+//! own). Per-part coordinates count every combination of their values, but the moves may tie
+//! them: twists to permutations within a set (the skewb diamond's corners), twists to each other
+//! (TurnFour's tiles), or one set's position to another's beyond the parity vector (the skewb's
+//! two orbits of corners). A block lists the positions its parts reach — the projection of the
+//! puzzle's group onto them, found by a search over those parts alone — and numbers them within
+//! their parity class: one digit, with a move table. Parts join a block only where that shrinks
+//! the table, or to give the last digit a long run.
 
 /// The most positions a block may have (the rows of its move table).
 const BLOCK_LIMIT: usize = 1 << 20;
 /// The largest space of values searched for a block's positions (a bit each).
 const SEARCH_LIMIT: u64 = 1 << 28;
 
-/// Sets numbered together: the positions they reach, by class, then key.
+/// Parts numbered together: the positions they reach, by class, then key.
 #[derive(Clone, Debug)]
 pub struct Block {
-    /// The member sets, in the order of their digits in the key (most significant first).
-    pub sets: Vec<usize>,
+    /// The member parts (as the caller numbers them), in the order of their digits in the key
+    /// (most significant first).
+    pub members: Vec<usize>,
     /// Per member, how many values it has (the key is mixed radix over the members' values).
     radices: Vec<u64>,
-    /// The parity bits of the members' tracked sets.
+    /// The bits of the parity vector the members hold.
     pub mask: u32,
     /// The positions' keys, class by class, ascending in each.
     keys: Vec<u64>,
@@ -34,10 +37,10 @@ pub struct Block {
     solved: u64,
 }
 
-/// One set's values, for a search: how many, the solved one, the value after each move and
+/// One part's values, for a search: how many, the solved one, the value after each move and
 /// the parity vector (bits) of each.
-pub struct SetValues<N, C> {
-    pub set: usize,
+pub struct Values<N, C> {
+    pub member: usize,
     pub count: u64,
     pub solved: u64,
     pub mask: u32,
@@ -46,14 +49,14 @@ pub struct SetValues<N, C> {
 }
 
 impl Block {
-    /// The positions a single set reaches, or `None` where they are too many to list.
-    pub fn single<N, C>(values: SetValues<N, C>, moves: usize) -> Option<Block>
+    /// The positions a single part reaches, or `None` where they are too many to list.
+    pub fn single<N, C>(values: Values<N, C>, moves: usize) -> Option<Block>
     where
         N: FnMut(u64, usize) -> u64,
         C: Fn(u64) -> u32,
     {
-        let SetValues {
-            set,
+        let Values {
+            member,
             count,
             solved,
             mask,
@@ -64,10 +67,10 @@ impl Block {
             return None;
         }
         let listing = enumerate(count, solved, moves, next, |v| v, class)?;
-        Some(Block::new(vec![set], vec![count], mask, listing, moves))
+        Some(Block::new(vec![member], vec![count], mask, listing, moves))
     }
 
-    /// The positions the sets of `a` and `b` reach together, or `None` where they are too many.
+    /// The positions the parts of `a` and `b` reach together, or `None` where they are too many.
     pub fn merge(a: &Block, b: &Block) -> Option<Block> {
         let (na, nb) = (a.len(), b.len());
         let radix_b: u64 = b.radices.iter().product();
@@ -85,7 +88,7 @@ impl Block {
             |v| a.class(v / nb) | b.class(v % nb),
         )?;
         Some(Block::new(
-            a.sets.iter().chain(&b.sets).copied().collect(),
+            a.members.iter().chain(&b.members).copied().collect(),
             a.radices.iter().chain(&b.radices).copied().collect(),
             a.mask | b.mask,
             listing,
@@ -94,14 +97,14 @@ impl Block {
     }
 
     fn new(
-        sets: Vec<usize>,
+        members: Vec<usize>,
         radices: Vec<u64>,
         mask: u32,
         listing: Listing,
         moves: usize,
     ) -> Block {
         Block {
-            sets,
+            members,
             radices,
             mask,
             keys: listing.keys,
@@ -141,7 +144,7 @@ impl Block {
         class.binary_search(&key).ok().map(|i| start + i as u64)
     }
 
-    /// The members' values at a position, in the order of `sets`.
+    /// The members' values at a position, in the order of `members`.
     pub fn values(&self, position: u64) -> Vec<u64> {
         let mut key = self.keys[position as usize];
         let mut out = vec![0; self.radices.len()];
@@ -235,9 +238,9 @@ fn enumerate(
 /// should have at least this many positions a class.
 const LOW_RUN: u64 = 1024;
 
-/// The blocks worth having, from the single sets' listings (`units`; `unblocked` gives a set's
-/// digits' size outside a block): the two that shrink most merged, while a merge shrinks the
-/// table, and the single sets that are smaller listed than as coordinates. Where the last
+/// The blocks worth having, from the single parts' listings (`units`; `unblocked` gives a part's
+/// digit's size outside a block): the two that shrink most merged, while a merge shrinks the
+/// table, and the single parts that are smaller listed than as coordinates. Where the last
 /// digit would have fewer than [`LOW_RUN`] values (`low` without blocks), the largest listings
 /// are merged into a last block that has that many (the table stays the same size).
 pub fn plan(mut units: Vec<Block>, unblocked: impl Fn(usize) -> u64, low: u64) -> Vec<Block> {
@@ -249,7 +252,7 @@ pub fn plan(mut units: Vec<Block>, unblocked: impl Fn(usize) -> u64, low: u64) -
             for j in i + 1..units.len() {
                 let (a, b) = (&units[i], &units[j]);
                 let gain = *gains
-                    .entry((a.sets.clone(), b.sets.clone()))
+                    .entry((a.members.clone(), b.members.clone()))
                     .or_insert_with(|| {
                         Block::merge(a, b).map_or(1.0, |ab| {
                             a.class_size as f64 * b.class_size as f64 / ab.class_size as f64
@@ -265,7 +268,7 @@ pub fn plan(mut units: Vec<Block>, unblocked: impl Fn(usize) -> u64, low: u64) -
         units.remove(j);
         units[i] = merged;
     }
-    let shrinks = |u: &Block| u.sets.len() > 1 || u.class_size < unblocked(u.sets[0]);
+    let shrinks = |u: &Block| u.members.len() > 1 || u.class_size < unblocked(u.members[0]);
     let (mut blocks, mut rest): (Vec<Block>, Vec<Block>) = units.into_iter().partition(shrinks);
     let low = blocks.last().map_or(low, |b| b.class_size);
     if low < LOW_RUN {

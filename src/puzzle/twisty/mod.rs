@@ -25,7 +25,7 @@ pub mod format;
 
 use super::{Cursor, PuzzleInfo, StateSpace};
 use crate::rank;
-use block::{Block, SetValues};
+use block::{Block, Values};
 pub use format::{Move, PieceSet, SetPart, TwistyDefinition};
 
 /// Coordinates with at most this many values get a move table.
@@ -148,8 +148,10 @@ struct Coords {
     /// Bit `r`: the lexicographic rank `r` is an odd permutation (tracked sets with a table).
     odd: Option<Vec<u64>>,
     ori_table: Option<Vec<u32>>,
-    /// Whether a block numbers this set's positions (it then has no digits of its own).
-    in_block: bool,
+    /// Whether a block numbers this set's pieces, and its orientations (the set then has no
+    /// digit of its own for them).
+    pieces_in_block: bool,
+    twists_in_block: bool,
 }
 
 impl Coords {
@@ -183,12 +185,20 @@ impl Coords {
         }
     }
 
-    /// The sizes of the set's pieces digit and orientations digit (1 and 1 in a block).
+    /// The sizes of the set's pieces digit and orientations digit (1 for a part in a block).
     fn sizes(&self) -> (u64, u64) {
-        match self.in_block {
-            true => (1, 1),
-            false => (self.perm_digits(), self.ori_size),
-        }
+        (
+            if self.pieces_in_block {
+                1
+            } else {
+                self.perm_digits()
+            },
+            if self.twists_in_block {
+                1
+            } else {
+                self.ori_size
+            },
+        )
     }
 
     fn rank_pieces(&self, labels: &[u8]) -> u64 {
@@ -439,7 +449,8 @@ impl Twisty {
                 follows,
                 odd: None,
                 ori_table: None,
-                in_block: false,
+                pieces_in_block: false,
+                twists_in_block: false,
             });
         }
         // A position's parities and sums, or a move's changes to them.
@@ -494,9 +505,12 @@ impl Twisty {
             true => plan_blocks(def, &coords, &moves),
             false => Vec::new(),
         };
-        for s in blocks.iter().flat_map(|b| &b.sets) {
-            let c = &mut coords[*s];
-            (c.in_block, c.perm_table, c.ori_table) = (true, None, None);
+        for &member in blocks.iter().flat_map(|b| &b.members) {
+            let c = &mut coords[member / 2];
+            match member % 2 == PIECES {
+                true => (c.pieces_in_block, c.perm_table) = (true, None),
+                false => (c.twists_in_block, c.ori_table) = (true, None),
+            }
         }
         // Weights, from the least significant digit: the blocks', last first; then the last
         // set's orientations, its pieces, the set before's, ..., the parity index.
@@ -609,7 +623,7 @@ impl Twisty {
             }
             let p = c.rank_pieces(&part.pieces);
             let q = c.rank_twists(&part.twists);
-            values.push(p * c.ori_values() + q);
+            values.extend([p, q]);
             if let Some(b) = c.sum_bit {
                 vector |= (sum % 2) << b;
             }
@@ -620,8 +634,11 @@ impl Twisty {
                 }
                 None => p,
             };
-            if !c.in_block {
-                rank += digit * wp + q % c.ori_size * wo;
+            if !c.pieces_in_block {
+                rank += digit * wp;
+            }
+            if !c.twists_in_block {
+                rank += q % c.ori_size * wo;
             }
         }
         let index = match self.parity_index[vector as usize] {
@@ -633,16 +650,13 @@ impl Twisty {
             index => index,
         };
         for (b, w) in self.blocks.iter().zip(&self.block_weights) {
-            let members: Vec<u64> = b.sets.iter().map(|&s| values[s]).collect();
+            let members: Vec<u64> = b.members.iter().map(|&m| values[m]).collect();
             let Some(position) = b.position(vector, &members) else {
-                let names: Vec<&str> = b.sets.iter().map(|&s| &*self.sets[s].name).collect();
-                return Err(match names[..] {
-                    [one] => format!("the moves never bring the set {one} to this position"),
-                    _ => format!(
-                        "the moves never bring the sets {} to this position together",
-                        names.join(", ")
-                    ),
-                });
+                let names: Vec<String> = b.members.iter().map(|&m| self.part_name(m)).collect();
+                return Err(format!(
+                    "the moves never bring {} to this position",
+                    names.join(" and ")
+                ));
             };
             rank += position % b.class_size * w;
         }
@@ -653,26 +667,22 @@ impl Twisty {
     fn unrank_parts(&self, rank: u64) -> Vec<SetPart> {
         let vector = self.parities[(rank / self.parity_weight) as usize];
         // The block members' values, from their blocks' digits.
-        let mut values = vec![None; self.coords.len()];
+        let mut values = vec![None; 2 * self.coords.len()];
         for (b, w) in self.blocks.iter().zip(&self.block_weights) {
             let position = self.block_position(b, vector, rank / w % b.class_size);
-            for (&s, v) in b.sets.iter().zip(b.values(position)) {
-                values[s] = Some(v);
+            for (&m, v) in b.members.iter().zip(b.values(position)) {
+                values[m] = Some(v);
             }
         }
         let mut parts: Vec<SetPart> = Vec::new();
         for (s, (c, &(wp, wo))) in self.coords.iter().zip(&self.weights).enumerate() {
             let mut part = SetPart::identity(c.count);
-            let (p, q) = match values[s] {
-                Some(v) => (v / c.ori_values(), v % c.ori_values()),
-                None => {
-                    let (p, q) = self.digits(c, rank, wp, wo);
-                    (p, q + c.sum_part(vector))
-                }
-            };
+            let (p, q) = self.digits(c, rank, wp, wo);
+            let p = values[2 * s + PIECES].unwrap_or(p);
+            let q = values[2 * s + TWISTS].unwrap_or(q + c.sum_part(vector));
             match (c.follows, c.parity_bit) {
                 (Some(t), _) => part.pieces = self.following(t, s, &parts[t].pieces),
-                (None, Some(b)) if !c.in_block => {
+                (None, Some(b)) if !c.pieces_in_block => {
                     c.unrank_pieces(c.lex_of(p, (vector >> b) & 1 == 1), &mut part.pieces)
                 }
                 (None, _) => c.unrank_pieces(p, &mut part.pieces),
@@ -681,6 +691,15 @@ impl Twisty {
             parts.push(part);
         }
         parts
+    }
+
+    /// A block member's name: a set's pieces or orientations.
+    fn part_name(&self, member: usize) -> String {
+        let set = &self.sets[member / 2].name;
+        match member % 2 == PIECES {
+            true => format!("the pieces of {set}"),
+            false => format!("the orientations of {set}"),
+        }
     }
 
     /// The position of block `b` whose digit is `digit`, under the parity vector `vector`.
@@ -714,38 +733,48 @@ impl Twisty {
 /// few enough, then merged where the moves tie sets together.
 fn plan_blocks(def: &TwistyDefinition, coords: &[Coords], moves: &[Move]) -> Vec<Block> {
     let m = moves.len();
-    let units = (coords.iter().enumerate())
-        .filter(|(_, c)| c.follows.is_none())
-        .filter_map(|(s, c)| {
-            let mut scratch = [0u8; 2 * MAX_PIECES];
-            let solved = &def.solved[s];
-            let values = c.ori_values();
-            let values = SetValues {
-                set: s,
-                count: c.perm_size.checked_mul(values)?,
-                solved: c.rank_pieces(&solved.pieces) * values + c.rank_twists(&solved.twists),
-                mask: [c.parity_bit, c.sum_bit]
-                    .iter()
-                    .flatten()
-                    .map(|b| 1 << b)
-                    .sum(),
-                next: |v: u64, mv: usize| {
-                    let part = &moves[mv].1[s];
-                    let p = c.move_pieces(v / values, mv, m, part, &mut scratch);
-                    p * values + c.move_twists(v % values, mv, m, part, &mut scratch)
-                },
-                class: |v: u64| {
-                    let (p, q) = (v / values, v % values);
-                    c.parity_bit.map_or(0, |b| u32::from(c.odd_rank(p)) << b)
-                        | c.sum_bit.map_or(0, |b| ((q / c.ori_size) as u32) << b)
-                },
+    let mut units = Vec::new();
+    for (s, c) in coords.iter().enumerate() {
+        let solved = &def.solved[s];
+        let mut scratch = [0u8; 2 * MAX_PIECES];
+        if c.follows.is_none() {
+            let values = Values {
+                member: 2 * s + PIECES,
+                count: c.perm_size,
+                solved: c.rank_pieces(&solved.pieces),
+                mask: c.parity_bit.map_or(0, |b| 1 << b),
+                next: |p: u64, mv: usize| c.move_pieces(p, mv, m, &moves[mv].1[s], &mut scratch),
+                class: |p: u64| c.parity_bit.map_or(0, |b| u32::from(c.odd_rank(p)) << b),
             };
-            Block::single(values, m)
-        })
-        .collect();
+            units.extend(Block::single(values, m));
+        }
+        if c.orientations > 1 {
+            let values = Values {
+                member: 2 * s + TWISTS,
+                count: c.ori_values(),
+                solved: c.rank_twists(&solved.twists),
+                mask: c.sum_bit.map_or(0, |b| 1 << b),
+                next: |q: u64, mv: usize| c.move_twists(q, mv, m, &moves[mv].1[s], &mut scratch),
+                class: |q: u64| c.sum_bit.map_or(0, |b| ((q / c.ori_size) as u32) << b),
+            };
+            units.extend(Block::single(values, m));
+        }
+    }
     let low = coords.last().map_or(1, |c| c.ori_size);
-    block::plan(units, |s| coords[s].perm_digits() * coords[s].ori_size, low)
+    let unblocked = |member: usize| {
+        let c = &coords[member / 2];
+        match member % 2 == PIECES {
+            true => c.perm_digits(),
+            false => c.ori_size,
+        }
+    };
+    block::plan(units, unblocked, low)
 }
+
+/// A block member's part: a set's pieces are member `2 * set + PIECES`, its orientations
+/// `2 * set + TWISTS`.
+const PIECES: usize = 0;
+const TWISTS: usize = 1;
 
 /// The move table `[value * moves + move]` of a coordinate of `size` values (`moved` gives a
 /// value's image under a move), where it has at most [`TABLE_LIMIT`] values.
@@ -801,12 +830,17 @@ fn rank_order(sets: &[PieceSet], blocks: &[Block]) -> String {
     }
     let listed: Vec<String> = (blocks.iter())
         .map(|b| {
-            let names: Vec<&str> = b.sets.iter().map(|&s| &*sets[s].name).collect();
+            let names: Vec<String> = (b.members.iter())
+                .map(|&m| match m % 2 == PIECES {
+                    true => format!("{} pieces", sets[m / 2].name),
+                    false => format!("{} orientations", sets[m / 2].name),
+                })
+                .collect();
             format!("({})", names.join(", "))
         })
         .collect();
     format!(
-        "{RANK_ORDER}; then for each block {}, the index of its sets' position among the positions they reach (found by a search over those sets alone) that share its parities, in the order of the key: mixed radix over the block's sets in the order given, each set's value its pieces' full rank times the orientations' count plus its orientations' rank",
+        "{RANK_ORDER}, each part of a set in a block left out; then for each block {}, the index of its parts' position among the positions they reach (found by a search over those parts alone) that share its parities, in the order of the key: mixed radix over the block's parts in the order given, pieces by their full rank, orientations by their digit plus, where the vector holds their sum, the sum times the digit's values",
         listed.join(" ")
     )
 }
@@ -1046,14 +1080,13 @@ impl TwistyCursor<'_> {
         let space = self.space;
         self.vector = space.parities[(rank / space.parity_weight) as usize];
         for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
-            if c.in_block {
-                continue;
-            }
             let (p, q) = space.digits(c, rank, wp, wo);
-            self.pieces[s] = match c.parity_bit {
-                Some(b) => c.lex_of(p, (self.vector >> b) & 1 == 1),
-                None => p,
-            };
+            if !c.pieces_in_block {
+                self.pieces[s] = match c.parity_bit {
+                    Some(b) => c.lex_of(p, (self.vector >> b) & 1 == 1),
+                    None => p,
+                };
+            }
             self.twists[s] = q + c.sum_part(self.vector);
         }
         for (i, (b, &w)) in space.blocks.iter().zip(&space.block_weights).enumerate() {
@@ -1072,12 +1105,11 @@ impl TwistyCursor<'_> {
             // A move keeps the parities reachable.
             let mut r = u64::from(space.parity_index[vector as usize]) * space.parity_weight;
             for (s, (c, &(wp, wo))) in space.coords.iter().zip(&space.weights).enumerate() {
-                if c.in_block {
-                    continue;
+                if !c.pieces_in_block {
+                    let p = c.move_pieces(self.pieces[s], mv, m, &parts[s], &mut self.scratch);
+                    r += if c.parity_bit.is_some() { p / 2 } else { p } * wp;
                 }
-                let p = c.move_pieces(self.pieces[s], mv, m, &parts[s], &mut self.scratch);
-                r += if c.parity_bit.is_some() { p / 2 } else { p } * wp;
-                if s != last || low_block.is_some() {
+                if !c.twists_in_block && (s != last || low_block.is_some()) {
                     let q = c.move_twists(self.twists[s], mv, m, &parts[s], &mut self.scratch);
                     r += q % c.ori_size * wo;
                 }
@@ -1218,32 +1250,46 @@ mod tests {
 
     #[test]
     fn ranks_and_states_round_trip() {
-        // A, with 10 pieces, is too large to list: coordinates, computed without tables. B
-        // reaches two arrangements, one of each parity: 1 a class. C's pieces, identical in
-        // pairs, reach 4 arrangements with 2 twists each under Y's 4-cycle: 8, 4 for each sum
-        // of its twists. Both are smaller listed, and merged into one last block, the longest
-        // last digit they make.
-        let text = "Set A 10 3\nSet B 3 1\nSet C 4 2\nSolved\nC\n1 1 2 2\nEnd\nMove X\nA\n2 3 1 4 5 6 7 8 9 10\n1 2 0 0 0 0 0 0 0 0\nB\n2 1 3\nEnd\nMove Y\nA\n1 2 4 3 5 6 7 8 9 10\nC\n2 3 4 1\n1 0 0 0\nEnd\n";
+        // A's pieces (members 0 and 1: a set's pieces are 2s, its orientations 2s + 1), 10 of
+        // them turned by a 3-cycle and a 10-cycle, are too many to list: a coordinate,
+        // computed without a table. B's pieces reach two arrangements, one of each parity: 1 a
+        // class. C's pieces, identical in pairs, and their twists reach 4 arrangements with 2
+        // twists each under Y's 4-cycle: 8, 4 for each sum of the twists. Both are smaller
+        // listed; A's orientations (3^9, listed no smaller) make the last digit long.
+        let text = "Set A 10 3\nSet B 3 1\nSet C 4 2\nSolved\nC\n1 1 2 2\nEnd\nMove X\nA\n2 3 1 4 5 6 7 8 9 10\n1 2 0 0 0 0 0 0 0 0\nB\n2 1 3\nEnd\nMove Y\nA\n2 3 4 5 6 7 8 9 10 1\nC\n2 3 4 1\n1 0 0 0\nEnd\n";
         let def = format::read(text, "t").unwrap();
         let t = Twisty::new(&def, "htm", naming()).unwrap();
         // The vector: B odd under X; A odd and C's twists' sum changed under Y: 4 vectors. A:
         // 10!/2 x 3^9 (the twists keep their sum).
-        let blocks: Vec<&[usize]> = t.blocks.iter().map(|b| &b.sets[..]).collect();
-        assert_eq!(blocks, [&[2, 1][..]]);
+        let blocks: Vec<&[usize]> = t.blocks.iter().map(|b| &b.members[..]).collect();
+        assert_eq!(blocks, [&[4, 5][..], &[2][..], &[1][..]]);
         assert_eq!(t.size(), 4 * 1_814_400 * 19_683 * 4);
         check_round_trips(&t, 3000);
-        // With four pieces in A, every set is small enough to list, and all three make the last
-        // block; the table has only the 192 positions the moves reach (the search test in
-        // tests/families.rs checks such tables entry by entry).
+        // With four pieces in A, every part is small enough to list: B's pieces are a block, and
+        // A's and C's parts, tied by Y, the last; every entry of the table is reachable (the
+        // search test in tests/families.rs checks such tables entry by entry).
         let small = text
             .replace("10 3", "4 3")
             .replace(" 5 6 7 8 9 10", "")
             .replace(" 0 0 0 0 0 0\nB", "\nB");
         let t = Twisty::new(&format::read(&small, "t").unwrap(), "htm", naming()).unwrap();
-        let blocks: Vec<&[usize]> = t.blocks.iter().map(|b| &b.sets[..]).collect();
-        assert_eq!(blocks, [&[0, 2, 1][..]]);
-        assert_eq!(t.size(), 192);
-        check_round_trips(&t, 192);
+        let blocks: Vec<&[usize]> = t.blocks.iter().map(|b| &b.members[..]).collect();
+        assert_eq!(blocks, [&[2][..], &[1, 0, 4, 5][..]]);
+        let mut seen = vec![false; t.size() as usize];
+        let mut queue = vec![t.solved()];
+        seen[t.solved() as usize] = true;
+        let mut cursor = t.cursor();
+        while let Some(rank) = queue.pop() {
+            cursor.seek(rank);
+            for mv in 0..t.move_count() {
+                let next = cursor.neighbour(mv);
+                if !std::mem::replace(&mut seen[next as usize], true) {
+                    queue.push(next);
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "{} entries", t.size());
+        check_round_trips(&t, t.size());
         // A position a block does not list has no rank, and the error names the block's sets:
         // two of C's pieces flipped (Y turns all four, flipping one).
         let mut flipped = t.state(t.solved());
@@ -1251,7 +1297,9 @@ mod tests {
         (flipped[c_twists], flipped[c_twists + 1]) = (1, 1);
         let error = t.rank(&flipped).unwrap_err();
         assert!(
-            error.contains("never bring the sets A, C, B to this position together"),
+            error.contains(
+                "never bring the orientations of A and the pieces of A and the pieces of C and the orientations of C to this position"
+            ),
             "{error}"
         );
     }
