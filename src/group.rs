@@ -26,6 +26,11 @@ pub fn inverse(p: &[u8]) -> Perm {
     inv
 }
 
+/// `p` with its points renumbered by `r` (point `i` becoming `r[i]`): `r⁻¹ * p * r`.
+pub fn conjugate(p: &[u8], r: &[u8]) -> Perm {
+    compose(&compose(&inverse(r), p), r)
+}
+
 /// True when `p` moves no point.
 pub fn is_identity(p: &[u8]) -> bool {
     p.iter().enumerate().all(|(i, &x)| i == x as usize)

@@ -105,9 +105,9 @@ impl Perm {
             true => renumbering(n, &moves, order != all && !rank::is_odd(&solved)),
             false => group::identity(n),
         };
-        let solved = conjugate(&solved, &renumber);
+        let solved = group::conjugate(&solved, &renumber);
         for (_, from) in &mut moves {
-            *from = conjugate(from, &renumber);
+            *from = group::conjugate(from, &renumber);
         }
         let ranking = if order == all {
             Ranking::Lex
@@ -233,12 +233,12 @@ impl StateSpace for Perm {
     fn state(&self, rank: u64) -> Vec<u32> {
         let mut labels = vec![0u8; self.n];
         self.unrank(rank, &mut labels);
-        let labels = conjugate(&labels, &group::inverse(&self.renumber));
+        let labels = group::conjugate(&labels, &group::inverse(&self.renumber));
         labels.iter().map(|&x| x as u32 + 1).collect()
     }
 
     fn rank(&self, state: &[u32]) -> Result<u64, String> {
-        let labels = conjugate(&super::pieces(state, self.n)?, &self.renumber);
+        let labels = group::conjugate(&super::pieces(state, self.n)?, &self.renumber);
         self.rank_of(&labels).ok_or_else(|| match &self.ranking {
             Ranking::Parity { odd } => format!(
                 "the state is an {} permutation: every move keeps the parity, so only {} permutations are reachable",
@@ -277,7 +277,7 @@ impl StateSpace for Perm {
         let mut blocks = Vec::new();
         let mut residual = Vec::new();
         for (mv, (_, from)) in self.moves.iter().enumerate() {
-            let moved: Vec<usize> = (0..self.n).filter(|&i| from[i] as usize != i).collect();
+            let moved = moved(from);
             let (a, b) = (moved[0], moved[moved.len() - 1]);
             if in_bulk(self.n, a, b, even) {
                 let perm: Vec<usize> = (a..=b).map(|i| from[i] as usize - a).collect();
@@ -338,8 +338,8 @@ const RENUMBER_STARTS: usize = 64;
 /// generator, so the same moves always get the same renumbering.
 fn renumbering(n: usize, moves: &[(String, Permutation)], even: bool) -> Vec<u8> {
     let supports: Vec<Vec<usize>> = (moves.iter())
-        .map(|(_, from)| (0..n).filter(|&i| from[i] as usize != i).collect())
-        .filter(|s: &Vec<usize>| !s.is_empty())
+        .map(|(_, from)| moved(from))
+        .filter(|s| !s.is_empty())
         .collect();
     // Moves left residual, the widest window, the windows' total width.
     let cost = |r: &[u8]| {
@@ -393,13 +393,9 @@ fn renumbering(n: usize, moves: &[(String, Permutation)], even: bool) -> Vec<u8>
     best.1
 }
 
-/// `p` with its positions and values renumbered by `r`: position `r[i]` holds `r[p[i]]`.
-fn conjugate(p: &[u8], r: &[u8]) -> Permutation {
-    let mut out = vec![0u8; p.len()];
-    for (i, &x) in p.iter().enumerate() {
-        out[r[i] as usize] = r[x as usize];
-    }
-    out
+/// The positions a move (its from array) changes, ascending.
+fn moved(from: &[u8]) -> Vec<usize> {
+    (0..from.len()).filter(|&i| from[i] as usize != i).collect()
 }
 
 /// Walks the ranks of a permutation puzzle: unranks, permutes, ranks.
