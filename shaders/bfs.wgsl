@@ -175,9 +175,28 @@ fn settle(b: Block) -> u32 {
 // Zero-initialised for each workgroup (WGSL's rule for workgroup variables).
 var<workgroup> group_count: atomic<u32>;
 
-// Adds every invocation's `n` to this dispatch's counter with one global atomic per workgroup.
-// It has a barrier: every invocation of the workgroup must call it.
+// Drivers that bound the loop iterations of an invocation (lavapipe ends every loop once an
+// invocation's loops have run 65,535 iterations in all) cut a kernel's work short without a
+// word: a loop of two iterations, run last, then runs once. The word after the counters says
+// so to the host. The bound is not a constant, so that the loop stays a loop.
+fn report_cut_loops() {
+    let two = 1u + min(arrayLength(&counts), 1u);
+    var runs = 0u;
+    loop {
+        runs++;
+        if runs >= two {
+            break;
+        }
+    }
+    if runs < two {
+        atomicOr(&counts[arrayLength(&counts) - 1u], 1u);
+    }
+}
+
+// Adds every invocation's `n` to this dispatch's counter with one global atomic per workgroup,
+// and reports loops cut short. It has a barrier: every invocation of the workgroup must call it.
 fn add_to_count(lane: u32, n: u32) {
+    report_cut_loops();
     if n != 0u {
         atomicAdd(&group_count, n);
     }

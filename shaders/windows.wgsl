@@ -1,6 +1,6 @@
 // The table's windows (src/gpu/layout.rs): one storage binding each, and the accessors that reach
 // a word in any window. The host repeats every line that ends in `// each window` once per
-// window, with `{w}` standing for the window's number and `{binding}` for its binding (6 + w).
+// window, with `{w}` standing for the window's number and `{binding}` for its binding (7 + w).
 
 @group(0) @binding(4) var<storage, read_write> lists: array<atomic<u32>>;
 @group(0) @binding({binding}) var<storage, read_write> window{w}: array<atomic<u32>>; // each window

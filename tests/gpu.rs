@@ -6,6 +6,7 @@ mod common;
 use common::Every;
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::perm::{self, Identity, parse};
+use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
 use gpusearch::search::table::DistanceTable;
 use gpusearch::search::{Options, Outcome, Progress, Resume, Silent, Step, Strategy, search};
@@ -137,22 +138,38 @@ fn the_generic_permutation_shader_ranks_as_the_cpu_does() {
         perm_from_gens("(1,2,3); (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16)"),
         perm::rotation(4, 5, 2).unwrap(),
     ] {
-        let mut ranks = vec![0, 1, space.size() - 1];
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..300 {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ranks.push((((x >> 11) as u128 * space.size() as u128) >> 53) as u64);
-        }
-        let found = gpu.neighbours(&space, &ranks).unwrap();
-        let moves = space.move_count();
-        let mut cursor = space.cursor();
-        for (i, &rank) in ranks.iter().enumerate() {
-            cursor.seek(rank);
-            let cpu: Vec<u64> = (0..moves).map(|m| cursor.neighbour(m)).collect();
-            assert_eq!(cpu, found[i * moves..(i + 1) * moves], "rank {rank}");
-        }
+        assert_neighbours(&gpu, &space, &spread_ranks(space.size(), 300));
+    }
+}
+
+/// The first, second and last ranks of a space of `size`, and `count` more spread over it by a
+/// fixed generator.
+fn spread_ranks(size: u64, count: usize) -> Vec<u64> {
+    let mut ranks = vec![0, 1, size - 1];
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..count {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ranks.push((((x >> 11) as u128 * size as u128) >> 53) as u64);
+    }
+    ranks
+}
+
+/// Asserts that the shader's neighbours of each of `ranks` are the CPU cursor's, move by move.
+fn assert_neighbours<S: StateSpace>(gpu: &Gpu, space: &S, ranks: &[u64]) {
+    let found = gpu.neighbours(space, ranks).unwrap();
+    let moves = space.move_count();
+    let mut cursor = space.cursor();
+    for (i, &rank) in ranks.iter().enumerate() {
+        cursor.seek(rank);
+        let cpu: Vec<u64> = (0..moves).map(|m| cursor.neighbour(m)).collect();
+        assert_eq!(
+            cpu,
+            found[i * moves..(i + 1) * moves],
+            "{} rank {rank}",
+            space.slug()
+        );
     }
 }
 
@@ -220,15 +237,7 @@ fn shader_neighbours_equal_cpu_neighbours_at_64_bit_ranks() {
     for n in [12, 13, 14, 16] {
         for metric in [Metric::Lrf, Metric::Flips] {
             let space = Ring::turnstyle(n, metric).unwrap();
-            // The first and last ranks, and 500 spread by a fixed multiplicative walk.
-            let mut ranks = vec![0, 1, space.size() - 1, space.size() - 2];
-            let mut x = 0x9e37_79b9_7f4a_7c15u64;
-            for _ in 0..500 {
-                x = x
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                ranks.push((((x >> 11) as u128 * space.size() as u128) >> 53) as u64);
-            }
+            let ranks = spread_ranks(space.size(), 500);
             if n >= 14 && metric == Metric::Lrf {
                 assert!(ranks.iter().any(|&r| r >> 32 != 0), "ranks beyond 2^32");
             }
@@ -520,19 +529,7 @@ fn ring_shaders_number_the_moves_as_the_cpu_does() {
         Ring::topspin(10, 4, Metric::Lrf).unwrap(),
     ] {
         let ranks: Vec<u64> = (0..space.size()).step_by(997).collect();
-        let found = gpu.neighbours(&space, &ranks).unwrap();
-        let moves = space.move_count();
-        let mut cursor = space.cursor();
-        for (i, &rank) in ranks.iter().enumerate() {
-            cursor.seek(rank);
-            let cpu: Vec<u64> = (0..moves).map(|m| cursor.neighbour(m)).collect();
-            assert_eq!(
-                cpu,
-                found[i * moves..(i + 1) * moves],
-                "{} rank {rank}",
-                space.slug()
-            );
-        }
+        assert_neighbours(&gpu, &space, &ranks);
     }
 }
 
@@ -586,5 +583,143 @@ fn a_table_left_on_the_device_writes_the_same_file_and_checkpoints() {
         )
         .unwrap();
         assert!(file == device.2, "{}: the CPU's file", space.slug());
+    }
+}
+
+/// A twisty puzzle from definition text, in `metric`.
+fn twisty(text: &str, metric: &str) -> Twisty {
+    let def = format::read(text, "test.tws").unwrap();
+    let naming = Naming {
+        family: "perm".into(),
+        params: Default::default(),
+        slug: "test".into(),
+    };
+    Twisty::new(&def, metric, naming).unwrap()
+}
+
+/// Our definitions in `puzzles/`.
+fn definition(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/puzzles/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// A puzzle of a large set (its `Set` line, `Solved` block where it has identical pieces, and
+/// its parts of moves X and Y, each ending in a newline) beside small sets that take every other path of the twisty shader: D's
+/// distinct pieces (their parity in the vector) and E's orientations (their sum in it) listed in
+/// blocks, E's pieces following D's. Too large to search; probed.
+fn beside_small_sets(set: &str, solved: &str, x: &str, y: &str) -> String {
+    format!(
+        "{set}Set D 3 1\nSet E 3 2\n{solved}\
+         Move X\n{x}D\n2 3 1\nE\n2 3 1\n1 0 0\nEnd\n\
+         Move Y\n{y}D\n2 1 3\nE\n2 1 3\n0 0 0\nEnd\n"
+    )
+}
+
+/// The large sets whose coordinates the shader computes without tables (more than 2^28
+/// values: the CPU does not try to list them): identical pieces (16!/2^8 arrangements),
+/// orientations (3^18, the pieces identical), distinct pieces (13!/2, 64-bit ranks).
+fn large_sets() -> Vec<String> {
+    let cycle = |n: usize| -> String {
+        let mut v: Vec<String> = (2..=n).map(|i| i.to_string()).collect();
+        v.push("1".into());
+        v.join(" ") + "\n"
+    };
+    let swap = |n: usize| -> String {
+        let mut v: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+        v.swap(0, 1);
+        v.join(" ") + "\n"
+    };
+    let zeros =
+        |n: usize, head: &str| format!("{head}{}\n", " 0".repeat(n - head.split(' ').count()));
+    vec![
+        beside_small_sets(
+            "Set A 16 1\n",
+            "Solved\nA\n1 1 2 2 3 3 4 4 5 5 6 6 7 7 8 8\nEnd\n",
+            &format!("A\n{}", cycle(16)),
+            &format!("A\n{}", swap(16)),
+        ),
+        beside_small_sets(
+            "Set T 19 3\n",
+            &format!("Solved\nT\n{}\nEnd\n", vec!["1"; 19].join(" ")),
+            &format!("T\n{}{}", cycle(19), zeros(19, "1 2")),
+            &format!("T\n{}{}", swap(19), zeros(19, "1 1 1")),
+        ),
+        beside_small_sets(
+            "Set P 13 1\n",
+            "",
+            &format!("P\n{}", cycle(13)),
+            &format!("P\n{}", swap(13)),
+        ),
+    ]
+}
+
+/// A small puzzle with the same features, to search: identical pieces (A), distinct ones
+/// without (D) and with (T) orientations, E following D with its sum in the vector.
+const FEATURES: &str = "Set A 6 1\nSet D 4 1\nSet E 4 2\nSet T 3 3\n\
+    Solved\nA\n1 1 2 2 3 3\nEnd\n\
+    Move X\nA\n2 3 4 5 6 1\nD\n2 3 4 1\nE\n2 3 4 1\n1 0 0 0\nT\n2 3 1\n1 1 1\nEnd\n\
+    Move Y\nA\n2 1 3 4 5 6\nD\n2 3 1 4\nE\n2 3 1 4\n0 0 0 0\nT\n1 2 3\n2 1 0\nEnd\n";
+
+#[test]
+fn the_twisty_shader_ranks_as_the_cpu_does() {
+    let Some(gpu) = gpu() else { return };
+    let mut spaces = vec![twisty(FEATURES, "htm"), twisty(FEATURES, "qtm")];
+    spaces.extend(large_sets().iter().map(|text| twisty(text, "htm")));
+    for name in ["cube-2x2x2.tws", "pyraminx.tws", "skewb.tws"] {
+        spaces.push(twisty(&definition(name), "htm"));
+    }
+    // The coordinates without tables, with 64-bit ranks.
+    assert!(spaces[2..5].iter().all(|s| s.size() > 1 << 32));
+    for space in &spaces {
+        assert_neighbours(&gpu, space, &spread_ranks(space.size(), 500));
+    }
+}
+
+#[test]
+fn the_twisty_shader_gives_the_cpu_tables() {
+    let Some(gpu) = gpu() else { return };
+    for metric in ["htm", "qtm"] {
+        let space = twisty(FEATURES, metric);
+        compare_space(&gpu, &space, metric, None, Strategy::Auto);
+        compare_space(&gpu, &space, metric, Some(16 << 10), Strategy::BottomUp);
+    }
+    let diamond = twisty(&definition("skewb-diamond.tws"), "htm");
+    compare_space(&gpu, &diamond, "skewb diamond", None, Strategy::Auto);
+}
+
+#[test]
+fn loops_a_driver_cuts_short_are_reported_not_published() {
+    let Some(gpu) = gpu() else { return };
+    // Every transposition and 3-cycle of 8 pieces (a twisty puzzle: a second set, never moved,
+    // has orientations): 140 moves, about 500 loop iterations a state, beyond what lavapipe
+    // lets an invocation run over a block of 32.
+    let mut text = String::from("Set P 8 1\nSet Q 1 2\n");
+    let mut moves = 0;
+    for a in 1..=8usize {
+        for b in a + 1..=8 {
+            for c in std::iter::once(None).chain((b + 1..=8).map(Some)) {
+                let mut from: Vec<usize> = (1..=8).collect();
+                match c {
+                    None => from.swap(a - 1, b - 1),
+                    Some(c) => (from[a - 1], from[b - 1], from[c - 1]) = (b, c, a),
+                }
+                let from: Vec<String> = from.iter().map(|x| x.to_string()).collect();
+                text += &format!("Move M{moves}\nP\n{}\nEnd\n", from.join(" "));
+                moves += 1;
+            }
+        }
+    }
+    let space = twisty(&text, "htm");
+    assert_eq!(space.move_count(), 140);
+    let layout = gpu.plan(space.size(), None).unwrap();
+    let cpu = search(&space, &options(Strategy::TopDown), &Silent);
+    match gpu.search(&space, &layout, &options(Strategy::TopDown), &Silent) {
+        Ok(found) => {
+            assert!(
+                !gpu.adapter().name.contains("llvmpipe"),
+                "lavapipe ends such loops early"
+            );
+            assert_same("140 moves", &cpu, &found);
+        }
+        Err(e) => assert!(e.contains("cut the shader's loops short"), "{e}"),
     }
 }

@@ -92,17 +92,18 @@ impl Gpu {
         let window = max_window_bytes.map_or(binding, |w| w.min(binding));
         let layout = Layout::plan(entries, window)?;
         let name = &self.adapter.name;
-        // The counters, the puzzle's data and the sweep data take a storage binding each; the
-        // windows the rest, up to MAX_BINDINGS (each window is a `switch` arm in the shader, and
-        // drivers that allow a million bindings take minutes to compile such a shader).
+        // The counters, the frontier lists, the sweep maps and the puzzle's tables take a
+        // storage binding each; the windows the rest, up to MAX_BINDINGS (each window is a
+        // `switch` arm in the shader, and drivers that allow a million bindings take minutes to
+        // compile such a shader).
         let bindings =
             u64::from(self.limits.max_storage_buffers_per_shader_stage).min(MAX_BINDINGS);
-        if u64::from(layout.windows) + 3 > bindings {
+        if u64::from(layout.windows) + OTHER_STORAGE > bindings {
             return Err(format!(
                 "the table of {entries} entries needs {} GPU windows of {} bytes, but '{name}' binds at most {} storage buffers per shader: choose a smaller --n or --backend cpu",
                 layout.windows,
                 layout.window_bytes(0),
-                bindings.saturating_sub(3)
+                bindings.saturating_sub(OTHER_STORAGE)
             ));
         }
         if let Some(memory) = self.memory
@@ -113,6 +114,9 @@ impl Gpu {
         Ok(layout)
     }
 }
+
+/// The storage bindings besides the windows: counters, lists, sweep maps, puzzle tables.
+const OTHER_STORAGE: u64 = 4;
 
 /// The most storage buffers a shader binds, whatever the device allows: 253 windows of 4 GiB
 /// hold a table of 2.7e12 entries.
@@ -176,6 +180,34 @@ pub(super) fn data_buffer(
         queue.write_buffer(&buffer, 0, bytemuck::cast_slice(data));
     }
     buffer
+}
+
+/// The binding of a puzzle's tables ([`crate::puzzle::GpuShader::tables`]).
+pub(super) const TABLES_BINDING: u32 = 6;
+
+/// A read-only storage buffer holding a puzzle's `tables` (one word where it has none: a
+/// binding is never empty), or why the device cannot bind it.
+pub(super) fn tables_buffer(gpu: &Gpu, tables: &[u32]) -> Result<wgpu::Buffer, String> {
+    let bytes = 4 * tables.len().max(1) as u64;
+    let most = gpu
+        .limits
+        .max_storage_buffer_binding_size
+        .min(gpu.limits.max_buffer_size);
+    if bytes > most {
+        return Err(format!(
+            "the puzzle's move tables take {bytes} bytes on the GPU, more than the {most} that '{}' binds: use --backend cpu",
+            gpu.adapter.name
+        ));
+    }
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("puzzle tables"),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    gpu.queue
+        .write_buffer(&buffer, 0, bytemuck::cast_slice(tables));
+    Ok(buffer)
 }
 
 /// The words of a data buffer (`array<vec4<u32>, 4096>` in the shaders: 64 KiB, the uniform

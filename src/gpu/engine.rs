@@ -2,8 +2,8 @@
 //! its counts; the table read back for checkpoints and at the end.
 
 use super::device::{
-    DATA_WORDS, Gpu, compute_pipeline, data_buffer, data_entry, map_read, read_back_buffer,
-    storage_entry,
+    DATA_WORDS, Gpu, TABLES_BINDING, compute_pipeline, data_buffer, data_entry, map_read,
+    read_back_buffer, storage_entry, tables_buffer,
 };
 use super::layout::{BLOCK_BYTES, BLOCK_ENTRIES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
 use super::{RANK_SHADER, sweep};
@@ -28,8 +28,8 @@ const LISTS_BINDING: u32 = 4;
 /// The binding of the block moves' maps (the rest of the sweep data is at binding 3).
 const MAPS_BINDING: u32 = 5;
 /// The binding of window 0 (after the params, the counts, the puzzle data, the sweep data, the
-/// lists and the maps).
-const FIRST_WINDOW_BINDING: u32 = 6;
+/// lists, the maps and the puzzle's tables).
+const FIRST_WINDOW_BINDING: u32 = 7;
 /// Bytes of the shader's `Params`.
 const PARAMS_BYTES: u64 = 64;
 /// Workgroups of a list pass at most (each invocation strides through the lists).
@@ -213,7 +213,8 @@ impl<'g> GpuEngine<'g> {
             stride * (dispatches.len() as u64 + 1),
             U::UNIFORM | U::COPY_DST,
         );
-        let counts_bytes = 4 * dispatches.len() as u64;
+        // A counter per dispatch, then the word that says loops were cut short.
+        let counts_bytes = 4 * (dispatches.len() as u64 + 1);
         let counts = buffer(
             "counts",
             counts_bytes,
@@ -256,6 +257,7 @@ impl<'g> GpuEngine<'g> {
             data_entry(3),
             storage_entry(LISTS_BINDING, false),
             storage_entry(MAPS_BINDING, true),
+            storage_entry(TABLES_BINDING, true),
         ];
         entries.extend((0..layout.windows).map(|w| storage_entry(FIRST_WINDOW_BINDING + w, false)));
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -290,6 +292,7 @@ impl<'g> GpuEngine<'g> {
                 }),
         );
         let puzzle_data = data_buffer(device, &gpu.queue, &puzzle.data);
+        let puzzle_tables = tables_buffer(gpu, &puzzle.tables)?;
         let no_sweep = sweep::no_sweep();
         let sweep_data = sweep.as_ref().unwrap_or(&no_sweep);
         let records = data_buffer(device, &gpu.queue, &sweep_data.records);
@@ -312,6 +315,10 @@ impl<'g> GpuEngine<'g> {
         bindings.push(wgpu::BindGroupEntry {
             binding: MAPS_BINDING,
             resource: maps.as_entire_binding(),
+        });
+        bindings.push(wgpu::BindGroupEntry {
+            binding: TABLES_BINDING,
+            resource: puzzle_tables.as_entire_binding(),
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("table"),
@@ -563,6 +570,12 @@ impl<'g> GpuEngine<'g> {
             bytemuck::cast_slice::<u8, u32>(bytes).to_vec()
         })?;
         let listed = counts.pop().expect("the list's length");
+        if counts.pop().expect("the cut loops' word") != 0 {
+            return Err(format!(
+                "the GPU '{}' cut the shader's loops short (software drivers such as lavapipe end a shader's loops after 65,535 iterations), so its table would be wrong: use --backend cpu or a hardware GPU",
+                self.gpu.adapter.name
+            ));
+        }
         Ok((counts.iter().map(|&c| u64::from(c)).sum(), listed))
     }
 

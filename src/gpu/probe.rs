@@ -4,7 +4,8 @@
 
 use super::RANK_SHADER;
 use super::device::{
-    Gpu, compute_pipeline, data_buffer, data_entry, map_read, read_back_buffer, storage_entry,
+    Gpu, TABLES_BINDING, compute_pipeline, data_buffer, data_entry, map_read, read_back_buffer,
+    storage_entry, tables_buffer,
 };
 use super::layout::WORKGROUP;
 use crate::puzzle::{GpuShader, StateSpace};
@@ -61,6 +62,7 @@ impl Gpu {
             source: NO_PUZZLE_SHADER,
             constants: Vec::new(),
             data: Vec::new(),
+            tables: Vec::new(),
         };
         let words = self.probe(&none, "quotients", words, pairs.len())?;
         Ok(words
@@ -105,7 +107,11 @@ impl Gpu {
         // An explicit layout: a shader that does not read the puzzle data still binds it.
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("probe"),
-            entries: &[storage_entry(0, false), data_entry(2)],
+            entries: &[
+                storage_entry(0, false),
+                data_entry(2),
+                storage_entry(TABLES_BINDING, true),
+            ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("probe"),
@@ -115,6 +121,7 @@ impl Gpu {
         let pipeline =
             compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants);
         let data = data_buffer(device, &self.queue, &puzzle.data);
+        let tables = tables_buffer(self, &puzzle.tables)?;
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("probe"),
             layout: &bind_layout,
@@ -126,6 +133,10 @@ impl Gpu {
                 wgpu::BindGroupEntry {
                     binding: 2,
                     resource: data.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: TABLES_BINDING,
+                    resource: tables.as_entire_binding(),
                 },
             ],
         });

@@ -126,6 +126,9 @@ pub struct GpuShader {
     /// The words it reads as `puzzle_data` (a uniform buffer of at most 16,384 words), e.g. a
     /// permutation puzzle's moves.
     pub data: Vec<u32>,
+    /// The words it reads as `puzzle_tables` (a read-only storage buffer at binding 6, as large
+    /// as the device binds), e.g. a twisty puzzle's move tables; empty where it reads none.
+    pub tables: Vec<u32>,
 }
 
 /// The 0-based pieces of a state that must list each of `1..=n` once, or why it does not.

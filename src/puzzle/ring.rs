@@ -518,6 +518,7 @@ impl StateSpace for Ring {
             .chain(window)
             .collect(),
             data: Vec::new(),
+            tables: Vec::new(),
         })
     }
 }

@@ -314,6 +314,7 @@ impl StateSpace for Perm {
                 .iter()
                 .flat_map(|(_, from)| from.iter().map(|&x| x as u32))
                 .collect(),
+            tables: Vec::new(),
         })
     }
 }

@@ -22,8 +22,9 @@
 
 mod block;
 pub mod format;
+mod gpu;
 
-use super::{Cursor, PuzzleInfo, StateSpace};
+use super::{Cursor, GpuShader, PuzzleInfo, StateSpace};
 use crate::rank;
 use block::{Block, Values};
 pub use format::{Move, PieceSet, SetPart, TwistyDefinition};
@@ -1040,6 +1041,10 @@ impl StateSpace for Twisty {
 
     fn slug(&self) -> String {
         self.slug.clone()
+    }
+
+    fn gpu_shader(&self) -> Option<GpuShader> {
+        self.shader()
     }
 }
 
