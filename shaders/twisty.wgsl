@@ -122,6 +122,17 @@ fn odd_rank(s: u32, lex: u64) -> u32 {
     return lehmer_digits(lex, set_word(s, S_COUNT), &digits);
 }
 
+// Writes set `s`'s multiplicities (how many pieces have each label) into `left`; returns how many
+// labels there are.
+fn multiplicities(s: u32, left: ptr<function, array<u32, 20>>) -> u32 {
+    let at = set_word(s, S_MULTIPLICITY);
+    let kinds = word(at);
+    for (var y = 0u; y < kinds; y++) {
+        (*left)[y] = word(at + 1u + y);
+    }
+    return kinds;
+}
+
 // Unpacks set `s`'s pieces of coordinate `coordinate` into `labels`.
 fn unpack_pieces(s: u32, coordinate: u64) {
     let n = set_word(s, S_COUNT);
@@ -139,12 +150,8 @@ fn unpack_pieces(s: u32, coordinate: u64) {
     }
     // A multiset: the arrangements starting with label y number multinomial(rest) * left[y] /
     // (items left), out of `total`.
-    let multiplicity = set_word(s, S_MULTIPLICITY);
-    let kinds = word(multiplicity);
     var left: array<u32, 20>;
-    for (var y = 0u; y < kinds; y++) {
-        left[y] = word(multiplicity + 1u + y);
-    }
+    let kinds = multiplicities(s, &left);
     var total = word64(SET_RECORDS + s * SET_WORDS + S_PERM_SIZE);
     var r = coordinate;
     for (var i = 0u; i < n; i++) {
@@ -177,12 +184,8 @@ fn pack_pieces(s: u32, pieces: ptr<function, array<u32, 20>>) -> u64 {
         }
         return r;
     }
-    let multiplicity = set_word(s, S_MULTIPLICITY);
-    let kinds = word(multiplicity);
     var left: array<u32, 20>;
-    for (var y = 0u; y < kinds; y++) {
-        left[y] = word(multiplicity + 1u + y);
-    }
+    let kinds = multiplicities(s, &left);
     var total = word64(SET_RECORDS + s * SET_WORDS + S_PERM_SIZE);
     for (var i = 0u; i < n; i++) {
         let x = (*pieces)[i];
