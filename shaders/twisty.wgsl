@@ -93,6 +93,10 @@ fn set_word(s: u32, field: u32) -> u32 {
     return word(SET_RECORDS + s * SET_WORDS + field);
 }
 
+fn set_word64(s: u32, field: u32) -> u64 {
+    return word64(SET_RECORDS + s * SET_WORDS + field);
+}
+
 fn block_word(b: u32, field: u32) -> u32 {
     return word(BLOCK_RECORDS + b * BLOCK_WORDS + field);
 }
@@ -152,7 +156,7 @@ fn unpack_pieces(s: u32, coordinate: u64) {
     // (items left), out of `total`.
     var left: array<u32, 20>;
     let kinds = multiplicities(s, &left);
-    var total = word64(SET_RECORDS + s * SET_WORDS + S_PERM_SIZE);
+    var total = set_word64(s, S_PERM_SIZE);
     var r = coordinate;
     for (var i = 0u; i < n; i++) {
         for (var y = 0u; y < kinds; y++) {
@@ -186,7 +190,7 @@ fn pack_pieces(s: u32, pieces: ptr<function, array<u32, 20>>) -> u64 {
     }
     var left: array<u32, 20>;
     let kinds = multiplicities(s, &left);
-    var total = word64(SET_RECORDS + s * SET_WORDS + S_PERM_SIZE);
+    var total = set_word64(s, S_PERM_SIZE);
     for (var i = 0u; i < n; i++) {
         let x = (*pieces)[i];
         for (var y = 0u; y < x; y++) {
@@ -206,7 +210,7 @@ fn unpack_twists(s: u32, coordinate: u64) {
     let o = set_word(s, S_ORIENTATIONS);
     let at = set_word(s, S_UNPACKED);
     let digits = set_word(s, S_ORI_DIGITS);
-    let size = word64(SET_RECORDS + s * SET_WORDS + S_ORI_SIZE);
+    let size = set_word64(s, S_ORI_SIZE);
     var total = set_word(s, S_ORI_SUM);
     var r = coordinate;
     if r >= size {
@@ -234,16 +238,17 @@ fn unpack_twists(s: u32, coordinate: u64) {
 fn pack_twists(s: u32, twists: ptr<function, array<u32, 20>>) -> u64 {
     let n = set_word(s, S_COUNT);
     let o = u64(set_word(s, S_ORIENTATIONS));
+    let digits = set_word(s, S_ORI_DIGITS);
     var r = 0lu;
     var sum = 0u;
     for (var i = 0u; i < n; i++) {
-        if i < set_word(s, S_ORI_DIGITS) {
+        if i < digits {
             r = r * o + u64((*twists)[i]);
         }
         sum += (*twists)[i];
     }
     if set_word(s, S_SUM_BIT) != NONE {
-        r += u64(sum & 1u) * word64(SET_RECORDS + s * SET_WORDS + S_ORI_SIZE);
+        r += u64(sum & 1u) * set_word64(s, S_ORI_SIZE);
     }
     return r;
 }
@@ -321,7 +326,7 @@ fn load_state(rank: u64) {
             let bit = set_word(i, S_SUM_BIT);
             if bit != NONE {
                 coordinate += u64((vector >> bit) & 1u)
-                    * word64(SET_RECORDS + i * SET_WORDS + S_ORI_SIZE);
+                    * set_word64(i, S_ORI_SIZE);
             }
             twist_coords[i] = coordinate;
             if set_word(i, S_ORI_TABLE) == NONE {
@@ -351,7 +356,7 @@ fn neighbour(m: u32) -> u64 {
             }
         } else {
             digit = move_twists(i, m);
-            let size = word64(SET_RECORDS + i * SET_WORDS + S_ORI_SIZE);
+            let size = set_word64(i, S_ORI_SIZE);
             if digit >= size {
                 digit -= size;
             }

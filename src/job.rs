@@ -136,10 +136,11 @@ fn open_gpu<S: StateSpace>(job: &Job, space: &S, threads: usize) -> Result<Optio
             )),
         },
         Backend::Auto => {
-            if space.gpu_shader().is_none() || !gpu_is_faster(space.size(), threads) {
-                return Ok(None);
-            }
-            if !gpu::may_have_hardware() {
+            // The shader last: a twisty puzzle's copies all its move tables.
+            if !gpu_is_faster(space.size(), threads)
+                || !gpu::may_have_hardware()
+                || space.gpu_shader().is_none()
+            {
                 return Ok(None);
             }
             // No usable hardware GPU is not an error here: the CPU backend runs instead.
