@@ -170,6 +170,26 @@ pub trait Cursor {
     fn seek(&mut self, rank: u64);
     /// The rank reached from the cursor's rank by move `mv`.
     fn neighbour(&mut self, mv: usize) -> u64;
+
+    /// Moves the cursor to `rank` and returns the end of its *run*: the ranks from `rank` up to
+    /// there whose neighbours [`Cursor::each_neighbour_in_run`] names without another seek
+    /// (`rank + 1` where the cursor has no runs).
+    fn seek_run(&mut self, rank: u64) -> u64 {
+        self.seek(rank);
+        rank + 1
+    }
+
+    /// Calls `f(rank, n)` for each of `ranks` and its neighbour `n` by move `mv`; the ranks lie
+    /// in the run of the last [`Cursor::seek_run`].
+    fn each_neighbour_in_run(&mut self, ranks: &[u64], mv: usize, mut f: impl FnMut(u64, u64))
+    where
+        Self: Sized,
+    {
+        for &rank in ranks {
+            self.seek(rank);
+            f(rank, self.neighbour(mv));
+        }
+    }
 }
 
 /// A move restricted to a range of ranks on which it is a [`WindowMove`]: rank `from + i` goes
@@ -210,8 +230,9 @@ pub enum Space {
     Rings(Rings),
     /// Free the Key.
     Key(Key),
-    /// Twisty puzzles from definitions: several sets, orientations, identical pieces.
-    Twisty(Twisty),
+    /// Twisty puzzles from definitions: several sets, orientations, identical pieces (boxed:
+    /// their move tables' handles make them far larger than the other families' spaces).
+    Twisty(Box<Twisty>),
 }
 
 /// Evaluates `$body` with `$s` bound to the space inside `$space` (a `&Space`), whatever its
@@ -224,7 +245,10 @@ macro_rules! with_space {
             $crate::puzzle::Space::Perm($s) => $body,
             $crate::puzzle::Space::Rings($s) => $body,
             $crate::puzzle::Space::Key($s) => $body,
-            $crate::puzzle::Space::Twisty($s) => $body,
+            $crate::puzzle::Space::Twisty($s) => {
+                let $s: &$crate::puzzle::Twisty = $s;
+                $body
+            }
         }
     };
 }

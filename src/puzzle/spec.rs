@@ -190,7 +190,7 @@ fn definition_space(text: &str, file: &str, metric: &str) -> Result<Space, Strin
             )?;
             Ok(Space::Perm(perm))
         }
-        None => Ok(Space::Twisty(Twisty::new(
+        None => Ok(Space::Twisty(Box::new(Twisty::new(
             &def,
             metric,
             Naming {
@@ -198,7 +198,7 @@ fn definition_space(text: &str, file: &str, metric: &str) -> Result<Space, Strin
                 params,
                 slug,
             },
-        )?)),
+        )?))),
     }
 }
 

@@ -33,6 +33,14 @@ pub trait Engine {
     fn pass(&mut self, step: Step, levels: &Levels, progress: &dyn Progress)
     -> Result<u64, String>;
 
+    /// What one unreached entry costs a bottom-up pass, in neighbours a top-down pass expands
+    /// (for the switch rule, [`super::prefer_bottom_up`]), in a space of `moves` moves: 2 where
+    /// a check costs far less than a claim and stops at the first neighbour found.
+    fn bottom_up_weight(&self, moves: usize) -> u64 {
+        let _ = moves;
+        2
+    }
+
     /// The smallest `limit` ranks of level `depth`, the last level found (the last pass that
     /// found anything), ascending.
     fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String>;

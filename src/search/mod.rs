@@ -172,10 +172,11 @@ pub const TINY_LEVEL: usize = 64;
 const THIN_CHECK: u64 = 1 << 16;
 
 /// The switch to bottom-up passes (for good: the unreached only get fewer): when the unreached
-/// entries are few compared with the `expanded` entries a top-down pass would expand with all
-/// `moves` moves (direction-optimising BFS).
-pub fn prefer_bottom_up(unreached: u64, expanded: u64, moves: usize) -> bool {
-    2 * unreached < expanded * (moves as u64 + 1)
+/// entries, each costing `weight` (the engine's [`Engine::bottom_up_weight`]), are few compared
+/// with the `expanded` entries a top-down pass would expand with all `moves` moves
+/// (direction-optimising BFS).
+pub fn prefer_bottom_up(unreached: u64, expanded: u64, moves: usize, weight: u64) -> bool {
+    weight * unreached < expanded * (moves as u64 + 1)
 }
 
 /// A search's state after a complete level: enough to go on from there. The level's states are
@@ -300,7 +301,8 @@ pub fn drive<S: StateSpace, E: Engine>(
                         Some(n) => n,
                         None => levels.last(),
                     };
-                    bottom_up |= prefer_bottom_up(unreached, expanded, moves);
+                    let weight = engine.bottom_up_weight(moves);
+                    bottom_up |= prefer_bottom_up(unreached, expanded, moves, weight);
                 }
                 if remaining || ((bottom_up || structured) && unreached <= list_limit) {
                     remaining = true;

@@ -342,6 +342,9 @@ pub struct Twisty {
     parity_weight: u64,
     size: u64,
     solved: Vec<SetPart>,
+    /// The last digit's move table, move by move (`[mv * rows + row]`), where it has one: a pass
+    /// over a run move by move reads it in order.
+    low_by_move: Option<Vec<u32>>,
 }
 
 /// How a definition is named in reports.
@@ -560,6 +563,15 @@ impl Twisty {
         for (i, &v) in parities.iter().enumerate() {
             parity_index[v as usize] = i as u32;
         }
+        let m = moves.len();
+        let low_table = match blocks.last() {
+            Some(b) => Some(&b.table),
+            None => coords[coords.len() - 1].ori_table.as_ref(),
+        };
+        let low_by_move = low_table.map(|t| {
+            let rows = t.len() / m;
+            (0..m * rows).map(|i| t[i % rows * m + i / rows]).collect()
+        });
         Ok(Twisty {
             info,
             slug: naming.slug,
@@ -575,6 +587,7 @@ impl Twisty {
             parity_weight,
             size: weight as u64,
             solved: def.solved.clone(),
+            low_by_move,
         })
     }
 
@@ -963,6 +976,11 @@ impl StateSpace for Twisty {
             base: vec![0; self.moves.len()],
             low,
             low_table,
+            low_by_move: self.low_by_move.as_deref(),
+            low_rows: self
+                .low_by_move
+                .as_ref()
+                .map_or(0, |t| t.len() / self.moves.len()),
             low_start: 0,
             row: 0,
             scratch: [0; 2 * MAX_PIECES],
@@ -1071,6 +1089,9 @@ pub struct TwistyCursor<'a> {
     /// How many values the last digit has, and its move table, where it has one.
     low: u64,
     low_table: Option<&'a [u32]>,
+    low_by_move: Option<&'a [u32]>,
+    /// Rows of the last digit's table (values of the digit, in all its classes).
+    low_rows: usize,
     /// Where the last digit's class starts in its table: the last block's class, or the last
     /// set's sum part of its orientations' coordinate.
     low_start: u64,
@@ -1144,14 +1165,47 @@ impl Cursor for TwistyCursor<'_> {
     }
 
     fn neighbour(&mut self, mv: usize) -> u64 {
+        self.neighbour_at(self.row, mv)
+    }
+
+    fn seek_run(&mut self, rank: u64) -> u64 {
+        self.seek(rank);
+        self.run.end
+    }
+
+    fn each_neighbour_in_run(&mut self, ranks: &[u64], mv: usize, mut f: impl FnMut(u64, u64)) {
+        // Row `low_start + rank - run.start` of the last digit's table.
+        let first = self.low_start.wrapping_sub(self.run.start);
+        match self.low_by_move {
+            Some(t) => {
+                let column = &t[mv * self.low_rows..(mv + 1) * self.low_rows];
+                let base = self.base[mv];
+                for &rank in ranks {
+                    let row = first.wrapping_add(rank) as usize;
+                    f(rank, base.wrapping_add(u64::from(column[row])));
+                }
+            }
+            None => {
+                for &rank in ranks {
+                    f(rank, self.neighbour_at(first.wrapping_add(rank), mv));
+                }
+            }
+        }
+    }
+}
+
+impl TwistyCursor<'_> {
+    /// The neighbour by `mv` of the rank in the loaded run whose last digit has table row `row`.
+    #[inline]
+    fn neighbour_at(&mut self, row: u64, mv: usize) -> u64 {
         let space = self.space;
         let m = space.moves.len();
         let after = match self.low_table {
-            Some(t) => u64::from(t[self.row as usize * m + mv]),
+            Some(t) => u64::from(t[row as usize * m + mv]),
             None => {
                 let last = space.coords.len() - 1;
                 let part = &space.moves[mv].1[last];
-                space.coords[last].move_twists(self.row, mv, m, part, &mut self.scratch)
+                space.coords[last].move_twists(row, mv, m, part, &mut self.scratch)
             }
         };
         self.base[mv].wrapping_add(after)
