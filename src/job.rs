@@ -184,6 +184,11 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
     })
 }
 
+/// Bytes of the tables a space's shader reads besides the distance table (its move tables).
+fn puzzle_bytes<S: StateSpace>(space: &S) -> u64 {
+    space.gpu_shader().map_or(0, |s| 4 * s.tables.len() as u64)
+}
+
 /// The device part of a `--dry-run`: with `--gpu-memory`, the table's layout on a GPU of that
 /// memory (no device is opened); under `--backend gpu`, on the device found; else nothing.
 fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
@@ -193,16 +198,21 @@ fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
     let window = job.gpu_window_bytes;
     let (layout, memory) = match (job.gpu_memory, job.backend) {
         (Some(memory), _) => (
-            Layout::plan(
-                space.size(),
-                window.map_or(ASSUMED_BINDING_BYTES, |w| w.min(ASSUMED_BINDING_BYTES)),
-            )
-            .map_err(Error::Input)?,
+            Layout {
+                puzzle_bytes: puzzle_bytes(space),
+                ..Layout::plan(
+                    space.size(),
+                    window.map_or(ASSUMED_BINDING_BYTES, |w| w.min(ASSUMED_BINDING_BYTES)),
+                )
+                .map_err(Error::Input)?
+            },
             Some((memory, "--gpu-memory".to_string())),
         ),
         (None, Backend::Gpu) => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
             Some(gpu) => {
-                let layout = gpu.plan(space.size(), window).map_err(Error::Input)?;
+                let layout = gpu
+                    .plan_with_tables(space.size(), puzzle_bytes(space), window)
+                    .map_err(Error::Input)?;
                 let name = format!("'{}'", gpu.adapter().name);
                 (layout, gpu.memory().map(|m| (m, name)))
             }
@@ -268,7 +278,7 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
     let gpu = match open_gpu(job, space, threads)? {
         Some(gpu) => {
             let layout = gpu
-                .plan(space.size(), job.gpu_window_bytes)
+                .plan_with_tables(space.size(), puzzle_bytes(space), job.gpu_window_bytes)
                 .map_err(Error::Input)?;
             if let Some(memory) = job.gpu_memory
                 && let Some(why) = layout.memory_refusal(memory, "--gpu-memory")

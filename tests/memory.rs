@@ -365,3 +365,33 @@ fn clap_errors_are_one_clear_line() {
     }
     assert!(help.contains("--state") && help.contains("--memory"));
 }
+
+#[test]
+fn a_twisty_puzzles_move_tables_count_in_the_gpu_plan() {
+    // The first "(N bytes)" on a line of the device plan.
+    let bytes_on = |plan: &str, label: &str| -> u64 {
+        let device = &plan[plan.find("device plan").expect("a device plan")..];
+        let line = device.lines().find(|l| l.trim_start().starts_with(label));
+        let line = line.unwrap_or_else(|| panic!("no '{label}' line in {plan}"));
+        let end = line.find(" bytes)").unwrap();
+        let start = line[..end].rfind('(').unwrap() + 1;
+        line[start..end].parse().unwrap()
+    };
+    let def = concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles/pyraminx.tws");
+    let plan = |memory: &str| dry_run(&["--puzzle", "perm", "--def", def, "--gpu-memory", memory]);
+    let first = plan("80GB");
+    let tables = bytes_on(&first, "puzzle tables");
+    assert!(tables > 0, "{first}");
+    let needed =
+        bytes_on(&first, "table and seen bits") + bytes_on(&first, "frontier lists") + tables;
+    let exact = plan(&needed.to_string());
+    assert!(exact.contains("fits, 0 bytes to spare"), "{exact}");
+    let short = plan(&(needed - 1).to_string());
+    assert!(
+        short.contains("refused: the table of 75582720 entries needs"),
+        "{short}"
+    );
+    // A ring puzzle's shader reads no tables of its own.
+    let ring = dry_run(&["--puzzle", "turnstyle", "--n", "8", "--gpu-memory", "1GB"]);
+    assert!(!ring.contains("puzzle tables"), "{ring}");
+}

@@ -82,15 +82,29 @@ impl Gpu {
         self.memory
     }
 
-    /// The layout of a table of `entries` entries on this device, windows no larger than
-    /// `max_window_bytes` if given; an error with the numbers if the device cannot hold it.
+    /// The layout of a table of `entries` entries on this device, for a puzzle without tables
+    /// of its own, windows no larger than `max_window_bytes` if given; an error with the numbers
+    /// if the device cannot hold it.
     pub fn plan(&self, entries: u64, max_window_bytes: Option<u64>) -> Result<Layout, String> {
+        self.plan_with_tables(entries, 0, max_window_bytes)
+    }
+
+    /// As [`Gpu::plan`], beside the puzzle's own tables of `puzzle_bytes` bytes.
+    pub fn plan_with_tables(
+        &self,
+        entries: u64,
+        puzzle_bytes: u64,
+        max_window_bytes: Option<u64>,
+    ) -> Result<Layout, String> {
         let binding = self
             .limits
             .max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size);
         let window = max_window_bytes.map_or(binding, |w| w.min(binding));
-        let layout = Layout::plan(entries, window)?;
+        let layout = Layout {
+            puzzle_bytes,
+            ..Layout::plan(entries, window)?
+        };
         let name = &self.adapter.name;
         // The counters, the frontier lists, the sweep maps and the puzzle's tables take a
         // storage binding each; the windows the rest, up to MAX_BINDINGS (each window is a

@@ -37,6 +37,8 @@ pub struct Layout {
     /// most [`MAX_LIST`], and no more than a binding of a window's size holds (a longer level is
     /// found by a scan instead).
     pub list_capacity: u64,
+    /// Bytes of the puzzle's own tables on the device (a twisty puzzle's move tables).
+    pub puzzle_bytes: u64,
 }
 
 /// One dispatch: a run of blocks inside one window.
@@ -73,6 +75,7 @@ impl Layout {
             entries,
             blocks,
             list_capacity: list_limit.min(MAX_LIST).min((max_window_bytes - 4) / 24),
+            puzzle_bytes: 0,
             window_shift,
             windows: u32::try_from(windows).map_err(|_| {
                 format!("the table would need {windows} GPU windows: use larger windows")
@@ -114,9 +117,9 @@ impl Layout {
         4 + 3 * 8 * self.list_capacity
     }
 
-    /// Bytes on the device: the table and the frontier lists.
+    /// Bytes on the device: the table, the frontier lists and the puzzle's tables.
     pub fn device_bytes(&self) -> u64 {
-        self.bytes() + self.list_bytes()
+        self.bytes() + self.list_bytes() + self.puzzle_bytes
     }
 
     /// Bytes of each of the two read-back staging buffers (mapped host memory).
@@ -129,7 +132,7 @@ impl Layout {
     pub fn memory_refusal(&self, memory: u64, source: &str) -> Option<String> {
         (self.device_bytes() > memory).then(|| {
             format!(
-                "the table of {} entries needs {} of GPU memory (3 bits an entry and the frontier lists), but {source} gives {}: choose a smaller puzzle or --backend cpu",
+                "the table of {} entries needs {} of GPU memory (3 bits an entry, the frontier lists and the puzzle's tables), but {source} gives {}: choose a smaller puzzle or --backend cpu",
                 self.entries,
                 bytes(self.device_bytes()),
                 bytes(memory)
@@ -156,6 +159,9 @@ impl Layout {
             bytes(self.list_bytes()),
             self.list_capacity
         );
+        if self.puzzle_bytes > 0 {
+            out += &format!("  {:<32} {}\n", "puzzle tables", bytes(self.puzzle_bytes));
+        }
         out += &format!(
             "  {:<32} {} (2 x {}, host memory)\n",
             "read-back staging",
