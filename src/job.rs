@@ -192,14 +192,16 @@ fn puzzle_bytes<S: StateSpace>(space: &S) -> u64 {
 /// The device part of a `--dry-run`: with `--gpu-memory`, the table's layout on a GPU of that
 /// memory (no device is opened); under `--backend gpu`, on the device found; else nothing.
 fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
-    if space.gpu_shader().is_none() {
+    let Some(shader) = space.gpu_shader() else {
         return Ok(String::new());
-    }
+    };
+    let puzzle_bytes = 4 * shader.tables.len() as u64;
+    drop(shader);
     let window = job.gpu_window_bytes;
     let (layout, memory) = match (job.gpu_memory, job.backend) {
         (Some(memory), _) => (
             Layout {
-                puzzle_bytes: puzzle_bytes(space),
+                puzzle_bytes,
                 ..Layout::plan(
                     space.size(),
                     window.map_or(ASSUMED_BINDING_BYTES, |w| w.min(ASSUMED_BINDING_BYTES)),
@@ -211,7 +213,7 @@ fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
         (None, Backend::Gpu) => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
             Some(gpu) => {
                 let layout = gpu
-                    .plan_with_tables(space.size(), puzzle_bytes(space), window)
+                    .plan_with_tables(space.size(), puzzle_bytes, window)
                     .map_err(Error::Input)?;
                 let name = format!("'{}'", gpu.adapter().name);
                 (layout, gpu.memory().map(|m| (m, name)))

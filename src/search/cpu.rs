@@ -57,6 +57,8 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
     /// An engine on `space` with an empty table, keeping the `limit` smallest ranks of each
     /// level, within `footprint`.
     pub fn new(space: &'s S, footprint: Footprint, limit: usize) -> Self {
+        let mut cursor = space.cursor();
+        let runs = cursor.seek_run(0) > 1;
         CpuEngine {
             space,
             table: DistanceTable::new(space.size()),
@@ -68,8 +70,8 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
             sweep: None,
             remaining: None,
             smallest: Vec::new(),
-            cursor: space.cursor(),
-            runs: space.cursor().seek_run(0) > 1,
+            cursor,
+            runs,
         }
     }
 
@@ -189,7 +191,8 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                 let found = scan(
                     self.space,
                     table,
-                    Helper::Last(last.as_ref()),
+                    None,
+                    last.as_ref(),
                     current,
                     next,
                     limit,
@@ -204,9 +207,9 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                 if !self.lean() && self.unseen.is_none() {
                     self.unseen = Some(Unseen::new(table, &last_level(table, list, current)));
                 }
-                let unseen = Helper::Unseen(self.unseen.as_ref());
+                let unseen = self.unseen.as_ref();
                 let found = scan(
-                    self.space, table, unseen, current, next, limit, step, progress,
+                    self.space, table, unseen, None, current, next, limit, step, progress,
                 );
                 self.found(found)
             }
@@ -346,7 +349,8 @@ fn check_list<S: StateSpace>(
 fn scan<S: StateSpace>(
     space: &S,
     table: &DistanceTable,
-    helper: Helper,
+    unseen: Option<&Unseen>,
+    last: Option<&Bitmap>,
     current: u8,
     next: u8,
     limit: usize,
@@ -359,7 +363,7 @@ fn scan<S: StateSpace>(
         .into_par_iter()
         .map(|task| {
             let range = task * WORDS_PER_TASK..((task + 1) * WORDS_PER_TASK).min(words);
-            let mut pass = TaskPass::new(space, table, helper, next, limit);
+            let mut pass = TaskPass::new(space, table, unseen, last, next, limit);
             match step {
                 Step::BottomUp => pass.bottom_up(range, current),
                 _ => pass.top_down(range, current),
@@ -410,14 +414,11 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
     fn new(
         space: &'a S,
         table: &'a DistanceTable,
-        helper: Helper<'a>,
+        unseen: Option<&'a Unseen>,
+        last: Option<&'a Bitmap>,
         next: u8,
         limit: usize,
     ) -> Self {
-        let (unseen, last) = match helper {
-            Helper::Unseen(u) => (u, None),
-            Helper::Last(l) => (None, l),
-        };
         TaskPass {
             table,
             unseen,
@@ -515,26 +516,30 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
                 bits &= bits - 1;
             }
         }
+        let holds = match self.last {
+            Some(bits) => Holds::Bits(bits),
+            None => Holds::Table(self.table, current),
+        };
         if self.moves == 1 {
             // One move: batch it so the cache misses overlap.
             for &rank in &open {
                 self.queue(rank);
                 if self.batch.len() >= BATCH {
-                    self.check_batch(&mut words, first, current);
+                    self.check_batch(&mut words, first, holds);
                 }
             }
-            self.check_batch(&mut words, first, current);
+            self.check_batch(&mut words, first, holds);
         } else {
             let mut i = 0;
             while i < open.len() {
                 let end = self.cursor.seek_run(open[i]);
                 let j = i + open[i..].partition_point(|&r| r < end);
                 if j - i == 1 {
-                    if self.joins(current) {
+                    if self.joins(holds) {
                         self.set_own(&mut words, first, open[i]);
                     }
                 } else {
-                    self.check_run(&open[i..j], current);
+                    self.check_run(&open[i..j], holds);
                     for h in 0..self.hits.len() {
                         self.set_own(&mut words, first, self.hits[h]);
                     }
@@ -550,11 +555,11 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         }
     }
 
-    /// Whether the cursor's state has a neighbour holding `current`: CHECKED neighbours at a
+    /// Whether the cursor's state has a neighbour in the last level: CHECKED neighbours at a
     /// time, their entries loaded together (the cache misses overlap), stopping after the first
     /// group that holds one.
-    fn joins(&mut self, current: u8) -> bool {
-        let (holds, cursor) = (self.holds(current), &mut self.cursor);
+    fn joins(&mut self, holds: Holds) -> bool {
+        let cursor = &mut self.cursor;
         let mut mv = 0;
         while mv < self.moves {
             let end = (mv + CHECKED).min(self.moves);
@@ -572,9 +577,9 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
 
     /// Bottom-up over unreached ranks of one run of the cursor, move by move: each move takes
     /// the whole run to one place, so its entries stay in cache, and the loop drops a state
-    /// without a branch once a neighbour holds `current`. Leaves the states found in `hits`.
-    fn check_run(&mut self, run: &[u64], current: u8) {
-        let (holds, cursor) = (self.holds(current), &mut self.cursor);
+    /// without a branch once a neighbour is in the last level. Leaves the states found in `hits`.
+    fn check_run(&mut self, run: &[u64], holds: Holds) {
+        let cursor = &mut self.cursor;
         let (left, kept, hits) = (&mut self.left, &mut self.kept, &mut self.hits);
         left.clear();
         left.extend_from_slice(run);
@@ -599,24 +604,16 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         hits.truncate(found);
     }
 
-    fn check_batch(&mut self, words: &mut [u64], first: usize, current: u8) {
+    fn check_batch(&mut self, words: &mut [u64], first: usize, holds: Holds) {
         for i in 0..self.batch.len() {
             let (rank, neighbour) = self.batch[i];
             let w = (rank / ENTRIES_PER_WORD) as usize - first;
             let shift = 2 * (rank % ENTRIES_PER_WORD);
-            if (words[w] >> shift) & 3 == UNREACHED as u64 && self.holds(current).get(neighbour) {
+            if (words[w] >> shift) & 3 == UNREACHED as u64 && holds.get(neighbour) {
                 self.set_own(words, first, rank);
             }
         }
         self.batch.clear();
-    }
-
-    /// Which entries hold `current`: the bitmap where there is one, else the table.
-    fn holds(&self, current: u8) -> Holds<'a> {
-        match self.last {
-            Some(bits) => Holds::Bits(bits),
-            None => Holds::Table(self.table, current),
-        }
     }
 
     /// Sets an unreached entry in this task's own words to the next level.
@@ -666,15 +663,8 @@ impl Unseen {
     }
 }
 
-/// What a scan reads besides the table: for top-down scans the unseen entries, for bottom-up
-/// scans the entries holding `d mod 3` as bits.
-#[derive(Clone, Copy)]
-enum Helper<'a> {
-    Unseen(Option<&'a Unseen>),
-    Last(Option<&'a Bitmap>),
-}
-
-/// Where a bottom-up check reads whether a neighbour holds `d mod 3`.
+/// Where a bottom-up check reads whether a neighbour is in the last level: the bitmap of the
+/// entries holding `d mod 3` where there is one, else the table.
 #[derive(Clone, Copy)]
 enum Holds<'a> {
     Bits(&'a Bitmap),

@@ -563,16 +563,7 @@ impl Twisty {
         for (i, &v) in parities.iter().enumerate() {
             parity_index[v as usize] = i as u32;
         }
-        let m = moves.len();
-        let low_table = match blocks.last() {
-            Some(b) => Some(&b.table),
-            None => coords[coords.len() - 1].ori_table.as_ref(),
-        };
-        let low_by_move = low_table.map(|t| {
-            let rows = t.len() / m;
-            (0..m * rows).map(|i| t[i % rows * m + i / rows]).collect()
-        });
-        Ok(Twisty {
+        let mut twisty = Twisty {
             info,
             slug: naming.slug,
             sets: def.sets.clone(),
@@ -587,8 +578,26 @@ impl Twisty {
             parity_weight,
             size: weight as u64,
             solved: def.solved.clone(),
-            low_by_move,
-        })
+            low_by_move: None,
+        };
+        let m = twisty.moves.len();
+        twisty.low_by_move = twisty.low_table().1.map(|t| {
+            let rows = t.len() / m;
+            (0..m * rows).map(|i| t[i % rows * m + i / rows]).collect()
+        });
+        Ok(twisty)
+    }
+
+    /// How many values the rank's last digit has (the last block's class, else the last set's
+    /// orientations), and its move table where it has one.
+    fn low_table(&self) -> (u64, Option<&[u32]>) {
+        match self.blocks.last() {
+            Some(b) => (b.class_size, Some(&b.table[..])),
+            None => {
+                let c = &self.coords[self.coords.len() - 1];
+                (c.ori_size, c.ori_table.as_deref())
+            }
+        }
     }
 
     /// The rank of a position given per set, or why it has none.
@@ -959,13 +968,7 @@ impl StateSpace for Twisty {
     }
 
     fn cursor(&self) -> TwistyCursor<'_> {
-        let (low, low_table) = match self.blocks.last() {
-            Some(b) => (b.class_size, Some(&b.table[..])),
-            None => {
-                let c = &self.coords[self.coords.len() - 1];
-                (c.ori_size, c.ori_table.as_deref())
-            }
-        };
+        let (low, low_table) = self.low_table();
         TwistyCursor {
             space: self,
             pieces: vec![0; self.coords.len()],
@@ -977,10 +980,6 @@ impl StateSpace for Twisty {
             low,
             low_table,
             low_by_move: self.low_by_move.as_deref(),
-            low_rows: self
-                .low_by_move
-                .as_ref()
-                .map_or(0, |t| t.len() / self.moves.len()),
             low_start: 0,
             row: 0,
             scratch: [0; 2 * MAX_PIECES],
@@ -1090,8 +1089,6 @@ pub struct TwistyCursor<'a> {
     low: u64,
     low_table: Option<&'a [u32]>,
     low_by_move: Option<&'a [u32]>,
-    /// Rows of the last digit's table (values of the digit, in all its classes).
-    low_rows: usize,
     /// Where the last digit's class starts in its table: the last block's class, or the last
     /// set's sum part of its orientations' coordinate.
     low_start: u64,
@@ -1178,7 +1175,8 @@ impl Cursor for TwistyCursor<'_> {
         let first = self.low_start.wrapping_sub(self.run.start);
         match self.low_by_move {
             Some(t) => {
-                let column = &t[mv * self.low_rows..(mv + 1) * self.low_rows];
+                let rows = t.len() / self.base.len();
+                let column = &t[mv * rows..(mv + 1) * rows];
                 let base = self.base[mv];
                 for &rank in ranks {
                     let row = first.wrapping_add(rank) as usize;
