@@ -357,6 +357,39 @@ fn verify_passes_sound_files_and_finds_corruption() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn verify_rebuilds_a_definition_that_ends_in_blank_lines() {
+    // The header keeps the definition line by line; the file's last line being blank (as many
+    // editors leave it) must not make the rebuilt puzzle's description differ.
+    let dir = scratch("verify-def");
+    for (name, text) in [
+        (
+            "cycles.tws",
+            "Name Cycles\nSet P 6 1\nMove A\nP\n2 3 1 4 5 6\nEnd\nMove B\nP\n1 2 4 5 6 3\nEnd\n\n",
+        ),
+        (
+            "twists.tws",
+            "Set C 4 3\nMove T\nC\n2 3 4 1\n1 0 2 0\nEnd\nMove S\nC\n2 1 3 4\n0 0 0 0\nEnd\n\n\n",
+        ),
+    ] {
+        let def = dir.join(name);
+        std::fs::write(&def, text).unwrap();
+        let out = dir.join(name.replace(".tws", ""));
+        ok(&[
+            "--puzzle",
+            "perm",
+            "--def",
+            def.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        let report = ok(&["verify", out.join("distances.gsd").to_str().unwrap()]);
+        assert!(report.contains("sound"), "{name}: {report}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Starts a run, kills it with SIGKILL once `level` levels are done (each saved as a
 /// checkpoint), resumes it, and returns its distances file.
 fn kill_and_resume(args: &[&str], out: &Path, level: u32) -> Vec<u8> {

@@ -231,7 +231,9 @@ pub fn space_of(info: &PuzzleInfo) -> Result<Space, String> {
         "perm" if p.contains_key("text") => {
             let lines: Vec<String> =
                 serde_json::from_value(p["text"].clone()).map_err(|_| bad())?;
-            let text = lines.join("\n");
+            // Each line ends with a newline again, so that the text gives back the same lines
+            // (a file ending in a blank line included).
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
             let file = p
                 .get("definition")
                 .and_then(|v| v.as_str())
