@@ -245,7 +245,7 @@ fn shape_of<S: StateSpace>(space: &S, job: &Job, gpu: bool, threads: usize) -> S
     Shape {
         entries: space.size(),
         moves: space.move_count(),
-        swept: space.structure().is_some(),
+        swept: space.has_structure(),
         gpu,
         threads,
         forced: job.footprint,

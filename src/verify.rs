@@ -44,7 +44,7 @@ pub fn run(file: &Path, memory: Option<u64>) -> Result<String, Failure> {
         let shape = Shape {
             entries: s.size(),
             moves: s.move_count(),
-            swept: s.structure().is_some(),
+            swept: s.has_structure(),
             gpu: false,
             threads: rayon::current_num_threads(),
             forced: None,

@@ -813,8 +813,8 @@ fn the_skewb_diamond_has_its_published_count_and_twsearch_geometry_levels() {
 #[test]
 fn moves_far_apart_are_renumbered_into_windows_and_states_keep_the_definitions_numbering() {
     // The dino cube's 3-cycles span up to 11 of its 12 positions as written: 7 of its 16
-    // moves would be residual, applied state by state. Renumbered, 14 are block moves of the
-    // sweeps.
+    // moves would be residual, applied state by state. Renumbered, all 16 are block moves of
+    // the sweeps.
     use gpusearch::puzzle::twisty::{self, format};
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles/dino.tws")).unwrap();
@@ -838,8 +838,8 @@ fn moves_far_apart_are_renumbered_into_windows_and_states_keep_the_definitions_n
     .unwrap();
     assert!(space.info().rank_order.contains("renumbered"));
     let structure = space.structure().unwrap();
-    assert_eq!(structure.residual.len(), 2);
-    assert_eq!(structure.blocks.len(), 14);
+    assert_eq!(structure.residual.len(), 0);
+    assert_eq!(structure.blocks.len(), 16);
     assert_eq!(space.state(space.solved()), (1..=12).collect::<Vec<u32>>());
     // Each neighbour by the sweeps' numbering is the position the move makes, in the
     // definition's numbering.

@@ -134,17 +134,18 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
         put(&mut words, at + 6, w.block);
         put(&mut words, at + 8, w.run);
         words[at + 10] = u32::try_from(maps.len()).ok()?;
-        maps.extend(&w.map[0]);
-        maps.extend(&w.map[1]);
-        // The inverse maps, for pushing from the sources.
-        for map in &w.map {
+        // The even and the odd map (the same where parity does not matter), then their
+        // inverses, for pushing from the sources.
+        let even_odd = [w.map(false), w.map(true)];
+        maps.extend(even_odd.concat());
+        for map in even_odd {
             let mut inverse = vec![0u32; map.len()];
             for (x, &y) in map.iter().enumerate() {
                 inverse[y as usize] = x as u32;
             }
             maps.extend(inverse);
         }
-        words[at + 11] = w.map[0].len() as u32;
+        words[at + 11] = w.map(false).len() as u32;
         words[at + 12] = w.parity_dependent() as u32;
         words[at + 13] = u32::try_from(prefix_at).ok()?;
         words[at + 14] = w.prefix.len() as u32;
@@ -244,8 +245,8 @@ mod tests {
         assert_eq!(u64::from(words[at + 2]), b.to);
         let map_at = words[at + 10] as usize;
         assert_eq!(
-            data.maps[map_at..map_at + b.window.map[0].len()],
-            b.window.map[0][..]
+            data.maps[map_at..map_at + b.window.map(false).len()],
+            *b.window.map(false)
         );
     }
 }

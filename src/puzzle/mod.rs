@@ -108,6 +108,12 @@ pub trait StateSpace: Sync {
         None
     }
 
+    /// Whether [`StateSpace::structure`] is `Some`, without building it (its move tables can
+    /// take a while).
+    fn has_structure(&self) -> bool {
+        self.structure().is_some()
+    }
+
     /// The shader that gives the GPU backend this space's ranks and moves, or `None` where the
     /// space has none.
     fn gpu_shader(&self) -> Option<GpuShader> {

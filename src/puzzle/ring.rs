@@ -266,7 +266,8 @@ fn interior(m: usize, j: usize, window: &[usize], even: bool) -> Interior {
         weights[t] = weights[t + 1] * (m - (j + t + 1)) as u64;
     }
     let delta = [0, 1].map(|p| {
-        moved.map[p]
+        moved
+            .map(p == 1)
             .iter()
             .enumerate()
             .map(|(x, &y)| (y as i64 - x as i64) * moved.run as i64)

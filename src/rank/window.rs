@@ -19,7 +19,11 @@
 //! A window that reaches digit `m - 2` therefore depends on the parity of the prefix digits, and
 //! has one map for an even prefix sum and one for an odd one.
 
-use super::{FACTORIALS, nth_set_bit};
+use super::{FACTORIALS, MAX_LEN, nth_set_bit};
+use rayon::prelude::*;
+
+/// Window values per parallel chunk of a map.
+const MAP_CHUNK: usize = 1 << 14;
 
 /// A permutation of `k` consecutive entries, as it acts on (even-permutation) indices.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,10 +32,10 @@ pub struct WindowMove {
     pub block: u64,
     /// Consecutive indices sharing the prefix and window digits (`block` is a multiple).
     pub run: u64,
-    /// The window value after the move, for each window value `0..block / run`: `map[0]` where
-    /// the prefix digits sum to an even number, `map[1]` where odd (the same table unless the
-    /// window reaches the digit that parity decides).
-    pub map: [Vec<u32>; 2],
+    /// The window value after the move, for each window value `0..block / run`: one map, or
+    /// where the window reaches the digit that parity decides, one for prefix digits that sum
+    /// to an even number and one for an odd sum (read through [`WindowMove::map`]).
+    maps: Vec<Vec<u32>>,
     /// Radices of the prefix digits, most significant first.
     pub prefix: Vec<u32>,
 }
@@ -43,14 +47,42 @@ impl WindowMove {
         WindowMove {
             block: len,
             run: len,
-            map: [vec![0], vec![0]],
+            maps: vec![vec![0]],
             prefix: Vec::new(),
+        }
+    }
+
+    /// The move that undoes this one (its maps inverted: a move keeps the prefix, so the parity
+    /// that picks a map is the same before and after).
+    pub fn inverse(&self) -> WindowMove {
+        let invert = |map: &Vec<u32>| {
+            let mut inverse = vec![0u32; map.len()];
+            for (x, &y) in map.iter().enumerate() {
+                inverse[y as usize] = x as u32;
+            }
+            inverse
+        };
+        WindowMove {
+            maps: self.maps.iter().map(invert).collect(),
+            prefix: self.prefix.clone(),
+            ..*self
         }
     }
 
     /// True when the map depends on the parity of the prefix.
     pub fn parity_dependent(&self) -> bool {
-        self.map[0] != self.map[1]
+        self.maps.len() == 2
+    }
+
+    /// The window value after the move for each window value, where the prefix digits sum to an
+    /// odd number (`odd`) or an even one.
+    pub fn map(&self, odd: bool) -> &[u32] {
+        &self.maps[odd as usize % self.maps.len()]
+    }
+
+    /// The distinct maps: one, or where the prefix parity matters, the even and the odd one.
+    pub fn maps(&self) -> &[Vec<u32>] {
+        &self.maps
     }
 
     /// The index reached from `index` (which must lie inside the moved range's first `block *
@@ -60,7 +92,7 @@ impl WindowMove {
         let within = index % self.block;
         let (x, s) = (within / self.run, within % self.run);
         let parity = prefix_parity(b, &self.prefix);
-        b * self.block + self.map[parity as usize][x as usize] as u64 * self.run + s
+        b * self.block + self.map(parity)[x as usize] as u64 * self.run + s
     }
 }
 
@@ -97,45 +129,73 @@ pub fn window_move(m: usize, j: usize, perm: &[usize], even: bool) -> WindowMove
         FACTORIALS[m - j - k]
     };
     let prefix: Vec<u32> = (0..j.min(digits)).map(|i| (m - i) as u32).collect();
-    let map = [false, true].map(|odd_prefix| {
-        (0..values)
-            .map(|x| {
-                let mut d = mixed_digits(x, &window_radices);
-                if even && j + k > digits {
-                    // The implied digits: d_{m-2} makes the digit sum even, d_{m-1} = 0.
-                    let sum: u32 = d.iter().sum::<u32>() + odd_prefix as u32;
-                    for i in digits.max(j)..m {
-                        d.push(if i == m - 2 { sum & 1 } else { 0 });
+    // Past the index digits the window's implied digits depend on the prefix's parity.
+    let parity_matters = even && j + k > digits;
+    let len = window_end - j;
+    // The window value `x`'s digits in `d` (its first `len`): where it goes.
+    let moved_value = |d: &[u32; MAX_LEN], odd_prefix: bool| -> u32 {
+        let mut d = *d;
+        let mut all = len;
+        if parity_matters {
+            // The implied digits: d_{m-2} makes the digit sum even, d_{m-1} = 0.
+            let sum: u32 = d[..len].iter().sum::<u32>() + odd_prefix as u32;
+            for i in digits.max(j)..m {
+                d[all] = if i == m - 2 { sum & 1 } else { 0 };
+                all += 1;
+            }
+        }
+        // d holds digits j..j + all; the window is the first k of them, and only they change.
+        let mut moved = d;
+        permute_digits(&d[..k.min(all)], perm, m - j, &mut moved);
+        if parity_matters {
+            let sum: u32 = moved[..len].iter().sum::<u32>() + odd_prefix as u32;
+            debug_assert_eq!(moved[m - 2 - j], sum & 1, "an even move keeps parity");
+        }
+        mixed_value(&moved[..len], &window_radices) as u32
+    };
+    let map_for = |odd_prefix: bool| -> Vec<u32> {
+        let mut map = vec![0u32; values as usize];
+        // Chunk by chunk; inside one the digits count up like an odometer (no division).
+        map.par_chunks_mut(MAP_CHUNK)
+            .enumerate()
+            .for_each(|(c, out)| {
+                let mut d = [0u32; MAX_LEN];
+                mixed_digits((c * MAP_CHUNK) as u64, &window_radices, &mut d[..len]);
+                for slot in out {
+                    *slot = moved_value(&d, odd_prefix);
+                    for (digit, &r) in d[..len].iter_mut().zip(&window_radices).rev() {
+                        *digit += 1;
+                        if *digit < r {
+                            break;
+                        }
+                        *digit = 0;
                     }
                 }
-                // d now holds digits j..j + len; the window is the first k of them.
-                let mut moved = permute_digits(&d[..k.min(d.len())], perm, m - j);
-                moved.extend_from_slice(&d[k.min(d.len())..]);
-                if even && j + k > digits {
-                    let sum: u32 = moved[..window_end - j].iter().sum::<u32>() + odd_prefix as u32;
-                    debug_assert_eq!(moved[m - 2 - j], sum & 1, "an even move keeps parity");
-                }
-                mixed_value(&moved[..window_end - j], &window_radices) as u32
-            })
-            .collect::<Vec<u32>>()
-    });
+            });
+        map
+    };
+    let mut maps = vec![map_for(false)];
+    if parity_matters {
+        let odd = map_for(true);
+        if odd != maps[0] {
+            maps.push(odd);
+        }
+    }
     let block = values * run;
     WindowMove {
         block,
         run,
-        map,
+        maps,
         prefix,
     }
 }
 
-/// The digits of `x` in mixed radix `radices` (most significant first).
-fn mixed_digits(mut x: u64, radices: &[u32]) -> Vec<u32> {
-    let mut d = vec![0u32; radices.len()];
+/// Writes into `d` the digits of `x` in mixed radix `radices` (most significant first).
+fn mixed_digits(mut x: u64, radices: &[u32], d: &mut [u32]) {
     for (slot, &r) in d.iter_mut().zip(radices).rev() {
         *slot = (x % r as u64) as u32;
         x /= r as u64;
     }
-    d
 }
 
 /// The value of `digits` in mixed radix `radices`.
@@ -146,36 +206,27 @@ fn mixed_value(digits: &[u32], radices: &[u32]) -> u64 {
         .fold(0, |acc, (&d, &r)| acc * r as u64 + d as u64)
 }
 
-/// The Lehmer digits of a window after permuting its entries: `digits` are the digits of the
-/// window's entries among the `rest` entries from the window's start on.
-fn permute_digits(digits: &[u32], perm: &[usize], rest: usize) -> Vec<u32> {
+/// Writes into `moved` the Lehmer digits of a window after permuting its entries: `digits` are
+/// the digits of the window's entries among the `rest` entries from the window's start on.
+fn permute_digits(digits: &[u32], perm: &[usize], rest: usize, moved: &mut [u32]) {
+    let all = if rest == 32 {
+        u32::MAX
+    } else {
+        (1 << rest) - 1
+    };
     // Each window entry as its rank among the entries from the window's start on.
-    let mut unused: u32 = if rest == 32 {
-        u32::MAX
-    } else {
-        (1 << rest) - 1
-    };
-    let entries: Vec<u32> = digits
-        .iter()
-        .map(|&d| {
-            let e = nth_set_bit(unused, d);
-            unused &= !(1 << e);
-            e
-        })
-        .collect();
-    let mut unused: u32 = if rest == 32 {
-        u32::MAX
-    } else {
-        (1 << rest) - 1
-    };
-    perm.iter()
-        .map(|&p| {
-            let e = entries[p];
-            let digit = (unused & ((1 << e) - 1)).count_ones();
-            unused &= !(1 << e);
-            digit
-        })
-        .collect()
+    let mut entries = [0u32; MAX_LEN];
+    let mut unused = all;
+    for (e, &d) in entries.iter_mut().zip(digits) {
+        *e = nth_set_bit(unused, d);
+        unused &= !(1 << *e);
+    }
+    let mut unused = all;
+    for (digit, &p) in moved.iter_mut().zip(perm) {
+        let e = entries[p];
+        *digit = (unused & ((1 << e) - 1)).count_ones();
+        unused &= !(1 << e);
+    }
 }
 
 #[cfg(test)]

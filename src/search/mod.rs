@@ -243,7 +243,7 @@ pub fn drive<S: StateSpace, E: Engine>(
     let limit = options.antipode_limit;
     let lean = options.footprint == Footprint::Lean;
     let structured =
-        matches!(options.strategy, Strategy::Auto | Strategy::Sweep) && space.structure().is_some();
+        matches!(options.strategy, Strategy::Auto | Strategy::Sweep) && space.has_structure();
     let swept = options.strategy == Strategy::Sweep && structured;
     let list_limit = match options.strategy {
         Strategy::Lists => u64::MAX,

@@ -23,6 +23,7 @@ use super::bitmap::{Bitmap, mask};
 use super::cpu::{BATCH, Smallest, merge_smallest};
 use super::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
 use crate::puzzle::{BlockMove, Cursor, StateSpace, Structure};
+use crate::rank::window::WindowMove;
 use crate::rank::window::prefix_parity;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -30,9 +31,13 @@ use std::sync::atomic::Ordering::Relaxed;
 
 /// Runs shorter than this move bit by bit through a table of positions.
 const SHORT_RUN: u64 = 16;
-/// The largest block that gets a table of positions; blocks of short runs beyond it move run by
-/// run (correct, only slower).
-const MAX_TABLE_BLOCK: u64 = 1 << 20;
+/// The largest block that gets tables of positions; blocks of short runs beyond it move run by
+/// run (correct, only slower). Large enough for a window starting at the third of 12 pieces
+/// (10!/2 ranks): the dino cube's moves then all fit some numbering.
+const MAX_TABLE_BLOCK: u64 = 1 << 21;
+/// The most bytes all tables of positions of a search take together (counted in the plan's
+/// fixed room); moves past it move run by run.
+const MAX_POSITION_BYTES: u64 = 64 << 20;
 /// Target ranks per block-move task (rounded up to the blocks of its position tables).
 const TASK_RANKS: u64 = 1 << 18;
 /// Ranks per residual task.
@@ -50,26 +55,62 @@ pub fn applies_in_bulk(block: u64, run: u64) -> bool {
 /// A block move with what its pass needs.
 struct Prepared {
     mv: BlockMove,
-    /// Short runs: for each position of a source block, the position in the target block that
-    /// pulls from it (for an even and an odd prefix).
-    positions: Option<[Vec<u32>; 2]>,
+    /// Short runs: where each position of a block goes; `None` for long runs.
+    positions: Option<Positions>,
 }
 
 impl Prepared {
-    fn new(mv: BlockMove) -> Prepared {
-        let w = &mv.window;
-        let positions = (w.run < SHORT_RUN && w.block <= MAX_TABLE_BLOCK).then(|| {
-            [0, 1].map(|p| {
-                let mut pos = vec![0u32; w.block as usize];
-                for (x, &y) in w.map[p].iter().enumerate() {
-                    for s in 0..w.run {
-                        pos[(y as u64 * w.run + s) as usize] = (x as u64 * w.run + s) as u32;
-                    }
+    /// The blocks (numbered from the move's range) that the target ranks `ranks` cover: whole
+    /// blocks, as tasks of moves with tables of positions hold.
+    fn blocks(&self, ranks: &Range<u64>) -> Range<u64> {
+        let block = self.mv.window.block;
+        (ranks.start - self.mv.from) / block..(ranks.end - self.mv.from) / block
+    }
+
+    /// The source ranks that the target ranks `ranks` (whole blocks) pull from.
+    fn sources(&self, ranks: &Range<u64>) -> Range<u64> {
+        let Range { start, end } = self.blocks(ranks);
+        let block = self.mv.window.block;
+        self.mv.to + start * block..self.mv.to + end * block
+    }
+}
+
+/// A short-run block move's tables of positions, for an even prefix and (where the map depends
+/// on it) an odd one.
+struct Positions {
+    /// For each position of a source block, the position in the target block that pulls from
+    /// it: frontier bits are pushed through it.
+    forward: Vec<Vec<u32>>,
+    /// For each position of a target block, the position of the source block it pulls from:
+    /// unreached entries pull through it.
+    backward: Vec<Vec<u32>>,
+}
+
+impl Positions {
+    /// The tables of `w`, if it has short runs and they fit in `room` bytes (then taken from it).
+    fn new(w: &WindowMove, room: &mut u64) -> Option<Positions> {
+        let maps = w.maps().len();
+        let bytes = 2 * maps as u64 * w.block * 4;
+        if w.run >= SHORT_RUN || w.block > MAX_TABLE_BLOCK || bytes > *room {
+            return None;
+        }
+        *room -= bytes;
+        let mut forward = Vec::new();
+        let mut backward = Vec::new();
+        for map in w.maps() {
+            let mut to = vec![0u32; w.block as usize];
+            let mut from = vec![0u32; w.block as usize];
+            for (x, &y) in map.iter().enumerate() {
+                for s in 0..w.run {
+                    let (source, target) = (x as u64 * w.run + s, y as u64 * w.run + s);
+                    to[source as usize] = target as u32;
+                    from[target as usize] = source as u32;
                 }
-                pos
-            })
-        });
-        Prepared { mv, positions }
+            }
+            forward.push(to);
+            backward.push(from);
+        }
+        Some(Positions { forward, backward })
     }
 }
 
@@ -104,7 +145,13 @@ impl Sweep {
     /// The sweep of `structure` over `size` ranks, starting from the level `last` as a bitmap,
     /// or (`None`) with no bitmaps at all, reading levels from the table.
     pub fn new(structure: Structure, size: u64, last: Option<Bitmap>) -> Sweep {
-        let prepared: Vec<Prepared> = structure.blocks.into_iter().map(Prepared::new).collect();
+        let mut room = MAX_POSITION_BYTES;
+        let prepared: Vec<Prepared> = (structure.blocks.into_iter())
+            .map(|mv| Prepared {
+                positions: Positions::new(&mv.window, &mut room),
+                mv,
+            })
+            .collect();
         // Group the block moves by the range they pull into.
         let mut domains: Vec<(u64, u64, Vec<usize>)> = Vec::new();
         for (i, p) in prepared.iter().enumerate() {
@@ -117,7 +164,10 @@ impl Sweep {
             }
         }
         let mut tasks = Vec::new();
-        for (from, len, moves) in domains {
+        for (from, len, mut moves) in domains {
+            // Long runs first: they are cheap, and each entry they find is one the moves
+            // through tables of positions need not look for.
+            moves.sort_by_key(|&i| prepared[i].positions.is_some());
             // Tasks hold whole blocks of the moves that go through position tables.
             let align = moves
                 .iter()
@@ -245,22 +295,58 @@ impl Sweep {
         limit: usize,
     ) -> (u64, Vec<u64>) {
         let Range { start, end } = task.ranks;
-        if !any_unreached(table, start..end) {
-            return (0, Vec::new());
-        }
-        // The frontier bits the moves bring to each rank of the task, aligned to whole 64-rank
-        // units; no bit outside the task's ranks is ever set.
+        // The task's unreached entries, aligned to whole 64-rank units.
         let first_unit = start / 64;
         let units = ((end - 1) / 64 - first_unit + 1) as usize;
-        let mut found = vec![0u64; units];
         let origin = first_unit * 64;
+        let unreached: Vec<u64> = (0..units)
+            .map(|u| {
+                let unit = first_unit + u as u64;
+                let lo = (unit * 64).max(start) - unit * 64;
+                let hi = (unit * 64 + 64).min(end) - unit * 64;
+                table.value_bits(unit as usize, UNREACHED) & mask(lo, hi - lo)
+            })
+            .collect();
+        if unreached.iter().all(|&u| u == 0) {
+            return (0, Vec::new());
+        }
+        // The frontier bits the moves bring to each rank of the task; no bit outside the
+        // task's ranks is ever set.
+        let mut found = vec![0u64; units];
         for &i in &task.moves {
             let p = &self.prepared[i];
-            match &p.positions {
-                Some(positions) => {
-                    pull_short_runs(frontier, p, positions, start..end, origin, &mut found)
-                }
-                None => pull_runs(frontier, &p.mv, start..end, origin, &mut found),
+            let Some(positions) = &p.positions else {
+                pull_runs(frontier, &p.mv, start..end, origin, &mut found);
+                continue;
+            };
+            // Bit by bit: from each frontier state of the source blocks, or into each entry
+            // still unreached, whichever are fewer.
+            let open: u64 = (unreached.iter().zip(&found))
+                .map(|(u, f)| (u & !f).count_ones() as u64)
+                .sum();
+            if open == 0 {
+                break;
+            }
+            let sources = frontier_count(frontier, p.sources(&task.ranks));
+            if sources <= open {
+                push_positions(
+                    frontier,
+                    p,
+                    &positions.forward,
+                    start..end,
+                    origin,
+                    &mut found,
+                );
+            } else {
+                pull_positions(
+                    frontier,
+                    p,
+                    &positions.backward,
+                    start..end,
+                    origin,
+                    &unreached,
+                    &mut found,
+                );
             }
         }
         // Set the unreached ones. Units shared with a neighbouring task change atomically.
@@ -399,7 +485,7 @@ fn pull_runs<F: Frontier>(
     let mut parity = Parity::new(b, &w.prefix, w.parity_dependent());
     while i < end {
         let len = (w.run - s).min(end - i);
-        let map = &w.map[parity.odd as usize];
+        let map = w.map(parity.odd);
         let source = mv.to + b * w.block + map[x as usize] as u64 * w.run + s;
         or_run(found, mv.from + i - origin, frontier, source, len);
         i += len;
@@ -413,18 +499,20 @@ fn pull_runs<F: Frontier>(
     }
 }
 
-/// Short runs: each frontier bit of a source block goes to its place in the target block.
-fn pull_short_runs<F: Frontier>(
+/// Short runs, pushed: each frontier bit of a source block goes to its place in the target block.
+fn push_positions<F: Frontier>(
     frontier: &F,
     p: &Prepared,
-    positions: &[Vec<u32>; 2],
+    positions: &[Vec<u32>],
     ranks: Range<u64>,
     origin: u64,
     found: &mut [u64],
 ) {
     let w = &p.mv.window;
-    let first = (ranks.start - p.mv.from) / w.block;
-    let last = (ranks.end - p.mv.from) / w.block;
+    let Range {
+        start: first,
+        end: last,
+    } = p.blocks(&ranks);
     let mut parity = Parity::new(first, &w.prefix, w.parity_dependent());
     for b in first..last {
         let target = p.mv.from + b * w.block - origin;
@@ -454,6 +542,61 @@ fn pull_short_runs<F: Frontier>(
             at += take;
         }
     }
+}
+
+/// Short runs, pulled: each entry of the target blocks still unreached and not found looks up its
+/// source in the frontier.
+fn pull_positions<F: Frontier>(
+    frontier: &F,
+    p: &Prepared,
+    positions: &[Vec<u32>],
+    ranks: Range<u64>,
+    origin: u64,
+    unreached: &[u64],
+    found: &mut [u64],
+) {
+    let w = &p.mv.window;
+    let blocks = p.blocks(&ranks);
+    let mut parity = Parity::new(blocks.start, &w.prefix, w.parity_dependent());
+    for b in blocks {
+        let target = p.mv.from + b * w.block - origin;
+        let source = p.mv.to + b * w.block;
+        let pos = &positions[parity.odd as usize];
+        parity.step();
+        let mut at = 0;
+        while at < w.block {
+            let take = (w.block - at).min(64);
+            let t = target + at;
+            let (u, shift) = ((t / 64) as usize, t % 64);
+            let mut open = (unreached[u] & !found[u]) >> shift;
+            if shift + take > 64 {
+                open |= (unreached[u + 1] & !found[u + 1]) << (64 - shift);
+            }
+            open &= mask(0, take);
+            while open != 0 {
+                let i = open.trailing_zeros() as u64;
+                open &= open - 1;
+                let hit = frontier.contains(source + pos[(at + i) as usize] as u64) as u64;
+                let t = t + i;
+                found[(t / 64) as usize] |= hit << (t % 64);
+            }
+            at += take;
+        }
+    }
+}
+
+/// The number of frontier states among `ranks`, counted by this thread alone.
+fn frontier_count<F: Frontier>(frontier: &F, ranks: Range<u64>) -> u64 {
+    if ranks.is_empty() {
+        return 0;
+    }
+    (ranks.start / 64..=(ranks.end - 1) / 64)
+        .map(|unit| {
+            let lo = (unit * 64).max(ranks.start) - unit * 64;
+            let hi = (unit * 64 + 64).min(ranks.end) - unit * 64;
+            (frontier.word(unit as i64) & mask(lo, hi - lo)).count_ones() as u64
+        })
+        .sum()
 }
 
 /// The residual moves of `bundle` at `offsets` of its ranges. Push: each frontier state claims
@@ -766,18 +909,6 @@ fn or_local(bits: &mut [u64], at: u64, value: u64) {
     if shift != 0 && value >> (64 - shift) != 0 {
         bits[w + 1] |= value >> (64 - shift);
     }
-}
-
-/// True when some entry of `ranks` is unreached (stops at the first).
-fn any_unreached(table: &DistanceTable, ranks: Range<u64>) -> bool {
-    let (first, last) = ((ranks.start / 32) as usize, ((ranks.end - 1) / 32) as usize);
-    (first..=last).any(|w| {
-        let lo = (w as u64 * 32).max(ranks.start) - w as u64 * 32;
-        let hi = ((w as u64 + 1) * 32).min(ranks.end) - w as u64 * 32;
-        let inside =
-            crate::search::table::LOW_BITS & (u64::MAX >> (64 - 2 * hi)) & (u64::MAX << (2 * lo));
-        matches(table.word(w), UNREACHED) & inside != 0
-    })
 }
 
 /// The parity of a block's prefix digits, stepped block by block.

@@ -274,24 +274,40 @@ impl StateSpace for Perm {
             _ => return None,
         };
         let size = self.size();
-        let mut blocks = Vec::new();
+        let mut blocks: Vec<BlockMove> = Vec::new();
         let mut residual = Vec::new();
+        // Each window move made so far, by its start and permutation: a move's inverse
+        // inverts its maps instead of computing them again.
+        let mut made: Vec<(usize, Vec<usize>, usize)> = Vec::new();
         for (mv, (_, from)) in self.moves.iter().enumerate() {
             let moved = moved(from);
             let (a, b) = (moved[0], moved[moved.len() - 1]);
             if in_bulk(self.n, a, b, even) {
                 let perm: Vec<usize> = (a..=b).map(|i| from[i] as usize - a).collect();
+                let mut inverse = vec![0; perm.len()];
+                for (i, &x) in perm.iter().enumerate() {
+                    inverse[x] = i;
+                }
+                let window = match made.iter().find(|(s, p, _)| *s == a && *p == inverse) {
+                    Some(&(_, _, i)) => blocks[i].window.inverse(),
+                    None => window_move(self.n, a, &perm, even),
+                };
+                made.push((a, perm, blocks.len()));
                 blocks.push(BlockMove {
                     from: 0,
                     to: 0,
                     len: size,
-                    window: window_move(self.n, a, &perm, even),
+                    window,
                 });
             } else {
                 residual.push((0..size, mv));
             }
         }
         Some(Structure { blocks, residual })
+    }
+
+    fn has_structure(&self) -> bool {
+        matches!(self.ranking, Ranking::Lex | Ranking::Parity { odd: false })
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {
