@@ -12,7 +12,8 @@
 // then DOMAIN_WORDS words per domain (the ranges the moves pull into, disjoint, ascending):
 //   from, len (u64 each), first move, moves, plain shifts, moves of long runs. No domains:
 //   every move is tried.
-// Maps (in `sweep_maps`): 2 x values words (for an even and an odd prefix), then their inverses;
+// Maps (in `sweep_maps`): values words, or where the map depends on the prefix parity 2 x values
+// (for an even and an odd prefix), then as many inverses;
 // radices: most significant first.
 //
 // A block move sends rank `from + i` to `to + b * block + map[x] * run + s`, where
@@ -239,7 +240,8 @@ fn push_move(m: u32, first: u64, frontier: u32) -> u32 {
     let block = sweep_u64(at + 6u);
     let run = sweep_data(at + 8u);
     let values = sweep_data(at + 11u);
-    let inverse = sweep_data(at + 10u) + 2u * values;
+    // One map, or two where the prefix parity matters; then as many inverses.
+    let inverse = sweep_data(at + 10u) + (1u + sweep_data(at + 12u)) * values;
     // The block b of the sources, from its first rank on (as an offset from `to`).
     var b = div64(lo - to, block);
     var start = b * block;

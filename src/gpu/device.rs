@@ -199,28 +199,28 @@ pub(super) fn data_buffer(
 /// The binding of a puzzle's tables ([`crate::puzzle::GpuShader::tables`]).
 pub(super) const TABLES_BINDING: u32 = 6;
 
-/// A read-only storage buffer holding a puzzle's `tables` (one word where it has none: a
-/// binding is never empty), or why the device cannot bind it.
-pub(super) fn tables_buffer(gpu: &Gpu, tables: &[u32]) -> Result<wgpu::Buffer, String> {
-    let bytes = 4 * tables.len().max(1) as u64;
+/// A read-only storage buffer holding `words` (one word where there are none: a binding is never
+/// empty), labelled `what`, or why the device cannot bind it.
+pub(super) fn storage_buffer(gpu: &Gpu, words: &[u32], what: &str) -> Result<wgpu::Buffer, String> {
+    let bytes = 4 * words.len().max(1) as u64;
     let most = gpu
         .limits
         .max_storage_buffer_binding_size
         .min(gpu.limits.max_buffer_size);
     if bytes > most {
         return Err(format!(
-            "the puzzle's move tables take {bytes} bytes on the GPU, more than the {most} that '{}' binds: use --backend cpu",
+            "the {what} take {bytes} bytes on the GPU, more than the {most} that '{}' binds: use --backend cpu",
             gpu.adapter.name
         ));
     }
     let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("puzzle tables"),
+        label: Some(what),
         size: bytes,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
     gpu.queue
-        .write_buffer(&buffer, 0, bytemuck::cast_slice(tables));
+        .write_buffer(&buffer, 0, bytemuck::cast_slice(words));
     Ok(buffer)
 }
 

@@ -3,7 +3,7 @@
 
 use super::device::{
     DATA_WORDS, Gpu, TABLES_BINDING, compute_pipeline, data_buffer, data_entry, map_read,
-    read_back_buffer, storage_entry, tables_buffer,
+    read_back_buffer, storage_buffer, storage_entry,
 };
 use super::layout::{BLOCK_BYTES, BLOCK_ENTRIES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
 use super::{RANK_SHADER, sweep};
@@ -292,18 +292,11 @@ impl<'g> GpuEngine<'g> {
                 }),
         );
         let puzzle_data = data_buffer(device, &gpu.queue, &puzzle.data);
-        let puzzle_tables = tables_buffer(gpu, &puzzle.tables)?;
+        let puzzle_tables = storage_buffer(gpu, &puzzle.tables, "puzzle's move tables")?;
         let no_sweep = sweep::no_sweep();
         let sweep_data = sweep.as_ref().unwrap_or(&no_sweep);
         let records = data_buffer(device, &gpu.queue, &sweep_data.records);
-        // A binding is never empty.
-        let maps = buffer(
-            "sweep maps",
-            4 * sweep_data.maps.len().max(1) as u64,
-            U::STORAGE | U::COPY_DST,
-        );
-        gpu.queue
-            .write_buffer(&maps, 0, bytemuck::cast_slice(&sweep_data.maps));
+        let maps = storage_buffer(gpu, &sweep_data.maps, "sweep's window maps")?;
         bindings.push(wgpu::BindGroupEntry {
             binding: 2,
             resource: puzzle_data.as_entire_binding(),

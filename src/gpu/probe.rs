@@ -5,7 +5,7 @@
 use super::RANK_SHADER;
 use super::device::{
     Gpu, TABLES_BINDING, compute_pipeline, data_buffer, data_entry, map_read, read_back_buffer,
-    storage_entry, tables_buffer,
+    storage_buffer, storage_entry,
 };
 use super::layout::WORKGROUP;
 use crate::puzzle::{GpuShader, StateSpace};
@@ -121,7 +121,7 @@ impl Gpu {
         let pipeline =
             compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants);
         let data = data_buffer(device, &self.queue, &puzzle.data);
-        let tables = tables_buffer(self, &puzzle.tables)?;
+        let tables = storage_buffer(self, &puzzle.tables, "puzzle's move tables")?;
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("probe"),
             layout: &bind_layout,

@@ -134,11 +134,10 @@ pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
         put(&mut words, at + 6, w.block);
         put(&mut words, at + 8, w.run);
         words[at + 10] = u32::try_from(maps.len()).ok()?;
-        // The even and the odd map (the same where parity does not matter), then their
-        // inverses, for pushing from the sources.
-        let even_odd = [w.map(false), w.map(true)];
-        maps.extend(even_odd.concat());
-        for map in even_odd {
+        // The map, or the even and the odd one where parity matters, then their inverses,
+        // for pushing from the sources.
+        maps.extend(w.maps().concat());
+        for map in w.maps() {
             let mut inverse = vec![0u32; map.len()];
             for (x, &y) in map.iter().enumerate() {
                 inverse[y as usize] = x as u32;
