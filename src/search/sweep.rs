@@ -7,8 +7,9 @@
 //!
 //! 1. **Block moves**, pulled: each task owns a range of target ranks, collects in a local bitmap
 //!    the frontier bits its block moves bring there — whole runs of consecutive ranks are copied
-//!    as bit strings, short runs bit by bit through a table of positions — and sets the unreached
-//!    ones. No atomic operation but at the task's edges.
+//!    as bit strings, then short runs bit by bit through tables of positions, pushed from the
+//!    frontier states or pulled into the entries still open, whichever are fewer — and sets the
+//!    unreached ones. No atomic operation but at the task's edges.
 //! 2. **Residual moves**, state by state with a cursor: *pushed* from the frontier states (each
 //!    claims its unreached neighbours atomically) while the frontier is small, *pulled* into the
 //!    unreached states (each looks for a neighbour in the frontier) once those are fewer.
@@ -509,12 +510,9 @@ fn push_positions<F: Frontier>(
     found: &mut [u64],
 ) {
     let w = &p.mv.window;
-    let Range {
-        start: first,
-        end: last,
-    } = p.blocks(&ranks);
-    let mut parity = Parity::new(first, &w.prefix, w.parity_dependent());
-    for b in first..last {
+    let blocks = p.blocks(&ranks);
+    let mut parity = Parity::new(blocks.start, &w.prefix, w.parity_dependent());
+    for b in blocks {
         let target = p.mv.from + b * w.block - origin;
         let source = p.mv.to + b * w.block;
         let pos = &positions[parity.odd as usize];
