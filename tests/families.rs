@@ -678,7 +678,8 @@ fn twisty_layout(text: &str, metric: &str, blocks: bool) -> gpusearch::puzzle::T
 
 #[test]
 fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
-    // A: distinct pieces, 3 orientations, their sum kept; B: identical pieces (1 1 2), 2
+    // A: distinct pieces, 3 orientations, their sum kept (X twists the piece it leaves in
+    // place, so no potential on the positions fixes them); B: identical pieces (1 1 2), 2
     // orientations, their sum changed by X; C: distinct, no orientations, its parity tied to A's;
     // D: identical pieces that every move permutes as it permutes A's (their own twists, W
     // twisting D alone), so they follow from A's.
@@ -692,7 +693,7 @@ fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
         (
             "X",
             vec![
-                (0, vec![2, 3, 1, 4], vec![1, 1, 1, 0]),
+                (0, vec![2, 3, 1, 4], vec![1, 1, 0, 1]),
                 (1, vec![2, 1, 3], vec![1, 0, 0]),
                 (3, vec![2, 3, 1, 4], vec![1, 1, 0, 0]),
             ],
@@ -746,6 +747,68 @@ fn twisty_puzzles_match_naive_bfs_in_both_metrics() {
         let space = twisty_layout(&text, metric, true);
         check(&format!("twisty {metric} blocks"), &space, &naive, |s| s);
         assert_eq!(space.size(), naive.distance.len() as u64, "{metric}");
+    }
+}
+
+#[test]
+fn orientations_that_follow_the_positions_are_numbered_by_what_is_left_free() {
+    // T: 5 tiles of 4 orientations whose moves twist each tile, modulo 2, by what a potential
+    // on the positions (0 1 0 1 0) changes on its way, as TurnFour's do: every position has an
+    // orientation modulo 2 fixed by the tile there. A turns positions 1-4 (twist 1 each), B
+    // turns 3, 4, 5 (cycle twist 6: not 0 mod 4), C twists the tile at 5 by 2 in place; U, a
+    // set without orientations, is swapped by A.
+    let sets: Vec<TestSet> = vec![("T", 5, 4, vec![1, 2, 3, 4, 5]), ("U", 2, 1, vec![1, 2])];
+    let moves = vec![
+        (
+            "A",
+            vec![
+                (0, vec![4, 1, 2, 3, 5], vec![1, 1, 1, 1, 0]),
+                (1, vec![2, 1], vec![0, 0]),
+            ],
+        ),
+        ("B", vec![(0, vec![1, 2, 5, 3, 4], vec![0, 0, 1, 3, 2])]),
+        ("C", vec![(0, vec![1, 2, 3, 4, 5], vec![0, 0, 0, 0, 2])]),
+    ];
+    let text = tws_text(&sets, &moves);
+    let solved: Vec<u32> = vec![1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 1, 2, 0, 0];
+    for metric in ["htm", "qtm"] {
+        let naive = naive_bfs(vec![solved.clone()], |s: &Vec<u32>| {
+            let mut out = Vec::new();
+            for (_, mv) in &moves {
+                out.push(naive_twisty_move(&sets, s, mv, false));
+                if metric == "qtm" {
+                    out.push(naive_twisty_move(&sets, s, mv, true));
+                } else {
+                    let mut t = naive_twisty_move(&sets, &out[out.len() - 1], mv, false);
+                    while t != *s {
+                        out.push(t.clone());
+                        t = naive_twisty_move(&sets, &t, mv, false);
+                    }
+                }
+            }
+            out
+        });
+        for blocks in [false, true] {
+            let space = twisty_layout(&text, metric, blocks);
+            check(
+                &format!("potential {metric} {blocks}"),
+                &space,
+                &naive,
+                |s| s,
+            );
+            // Half of each orientation is fixed: 5! x 2^5 and U's 2 (tied by parity to T's),
+            // not 5! x 4^5.
+            assert!(space.size() <= 120 * 32 * 2, "{metric} {blocks}");
+            if blocks {
+                assert_eq!(space.size(), naive.distance.len() as u64, "{metric}");
+            }
+        }
+        // A position whose orientation the moves never give its tile is refused, by position.
+        let space = twisty_space(&text, metric);
+        let mut odd = solved.clone();
+        odd[6] = 1;
+        let err = space.rank(&odd).unwrap_err();
+        assert!(err.contains("position 2 of T"), "{err}");
     }
 }
 

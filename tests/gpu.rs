@@ -659,6 +659,13 @@ const FEATURES: &str = "Set A 6 1\nSet D 4 1\nSet E 4 2\nSet T 3 3\n\
     Move X\nA\n2 3 4 5 6 1\nD\n2 3 4 1\nE\n2 3 4 1\n1 0 0 0\nT\n2 3 1\n1 1 1\nEnd\n\
     Move Y\nA\n2 1 3 4 5 6\nD\n2 3 1 4\nE\n2 3 1 4\n0 0 0 0\nT\n1 2 3\n2 1 0\nEnd\n";
 
+/// Tiles whose orientations modulo 2 follow their positions (as TurnFour's): the shader moves
+/// the reduced orientations.
+const POTENTIAL: &str = "Set T 5 4\nSet U 2 1\n\
+    Move A\nT\n4 1 2 3 5\n1 1 1 1 0\nU\n2 1\nEnd\n\
+    Move B\nT\n1 2 5 3 4\n0 0 1 3 2\nEnd\n\
+    Move C\nT\n1 2 3 4 5\n0 0 0 0 2\nEnd\n";
+
 #[test]
 fn the_twisty_shader_ranks_as_the_cpu_does() {
     let Some(gpu) = gpu() else { return };
@@ -682,6 +689,8 @@ fn the_twisty_shader_gives_the_cpu_tables() {
         compare_space(&gpu, &space, metric, None, Strategy::Auto);
         compare_space(&gpu, &space, metric, Some(16 << 10), Strategy::BottomUp);
     }
+    let potential = twisty(POTENTIAL, "htm");
+    compare_space(&gpu, &potential, "potential", None, Strategy::Auto);
     let diamond = twisty(&definition("skewb-diamond.tws"), "htm");
     compare_space(&gpu, &diamond, "skewb diamond", None, Strategy::Auto);
 }

@@ -23,11 +23,13 @@
 mod block;
 pub mod format;
 mod gpu;
+mod potential;
 
 use super::{Cursor, GpuShader, PuzzleInfo, StateSpace};
 use crate::rank;
 use block::{Block, Values};
 pub use format::{Move, PieceSet, SetPart, TwistyDefinition};
+use potential::Reduction;
 
 /// Coordinates with at most this many values get a move table.
 const TABLE_LIMIT: u64 = 1 << 20;
@@ -341,7 +343,11 @@ pub struct Twisty {
     /// The weight of the parity index (the most significant digit).
     parity_weight: u64,
     size: u64,
+    /// The solved position, in reduced orientations.
     solved: Vec<SetPart>,
+    /// How positions are taken into reduced orientations and back ([`potential`]); `sets`,
+    /// `solved`, `moves` and the coordinates are the reduced ones.
+    reduction: Reduction,
     /// The last digit's move table, move by move (`[mv * rows + row]`), where it has one: a pass
     /// over a run move by move reads it in order.
     low_by_move: Option<Vec<u32>>,
@@ -380,6 +386,12 @@ impl Twisty {
         naming: Naming,
         blocks: bool,
     ) -> Result<Twisty, String> {
+        // Orientations that follow the positions are numbered by what the moves leave free;
+        // everything below works on that reduced definition, positions in and out excepted.
+        let original = def;
+        let reduction = Reduction::new(original);
+        let reduced = reduction.definition(original);
+        let def = &reduced;
         // Far too large a table is refused with its size before anything is built.
         let (least, words) = table_bound(def);
         if least > (MAX_ENTRIES as f64).log10() {
@@ -393,7 +405,11 @@ impl Twisty {
                 s.name, s.count
             ));
         }
-        let moves = metric_moves(def, metric)?;
+        let original_moves = metric_moves(original, metric)?;
+        let moves: Vec<Move> = original_moves
+            .iter()
+            .map(|m| reduction.move_of(m))
+            .collect();
         let mut coords = Vec::new();
         let mut tracked = 0;
         for (set, solved) in def.sets.iter().zip(&def.solved) {
@@ -545,8 +561,7 @@ impl Twisty {
         let mut info_params = naming.params;
         info_params.insert(
             "sets".into(),
-            def.sets
-                .iter()
+            (original.sets.iter())
                 .map(|s| serde_json::json!([s.name, s.count, s.orientations]))
                 .collect::<Vec<_>>()
                 .into(),
@@ -556,8 +571,8 @@ impl Twisty {
             params: info_params,
             metric: metric.into(),
             moves: moves.iter().map(|(n, _)| n.clone()).collect(),
-            rank_order: rank_order(&def.sets, &blocks),
-            group_order: group_order(&def.sets, &coords, &moves),
+            rank_order: rank_order(&def.sets, &blocks, &reduction),
+            group_order: group_order(&original.sets, &coords, &original_moves),
         };
         let mut parity_index = vec![u32::MAX; 1 << tracked];
         for (i, &v) in parities.iter().enumerate() {
@@ -578,6 +593,7 @@ impl Twisty {
             parity_weight,
             size: weight as u64,
             solved: def.solved.clone(),
+            reduction,
             low_by_move: None,
         };
         let m = twisty.moves.len();
@@ -846,8 +862,17 @@ fn group_order(sets: &[PieceSet], coords: &[Coords], moves: &[Move]) -> Option<u
 
 const RANK_ORDER: &str = "rank = mixed radix, most significant first: the index of the parity vector among the reachable ones, ascending (a bit per set of distinct pieces, set where it is odd, and per set of two orientations whose sum the moves change, that sum mod 2; bits in the sets' order); then for each set in the definition's order and outside the blocks, the rank of its pieces (lexicographic, halved where the pieces are distinct; the rank among the multiset's arrangements where some are identical; none where every move permutes the set as it permutes an earlier set of distinct pieces, whose pieces then give this set's), then its orientations in base o by position (the last left out where the moves keep their sum or the vector holds it)";
 
+/// The rank order, with the blocks and the reduced orientations where there are any.
+fn rank_order(sets: &[PieceSet], blocks: &[Block], reduction: &Reduction) -> String {
+    let order = rank_order_of_blocks(sets, blocks);
+    match reduction.describe() {
+        Some(reduced) => format!("{order}; {reduced}"),
+        None => order,
+    }
+}
+
 /// The rank order, with the blocks where there are any.
-fn rank_order(sets: &[PieceSet], blocks: &[Block]) -> String {
+fn rank_order_of_blocks(sets: &[PieceSet], blocks: &[Block]) -> String {
     if blocks.is_empty() {
         return RANK_ORDER.into();
     }
@@ -988,8 +1013,7 @@ impl StateSpace for Twisty {
 
     /// For each set, its pieces' labels (from 1), then their orientations.
     fn state(&self, rank: u64) -> Vec<u32> {
-        self.unrank_parts(rank)
-            .iter()
+        (self.reduction.original(self.unrank_parts(rank)).iter())
             .flat_map(|p| {
                 (p.pieces.iter().map(|&l| u32::from(l) + 1))
                     .chain(p.twists.iter().map(|&t| u32::from(t)))
@@ -1018,7 +1042,7 @@ impl StateSpace for Twisty {
             parts.push(SetPart { pieces, twists });
             at += 2 * n;
         }
-        self.rank_parts(&parts)
+        self.rank_parts(&self.reduction.position(&parts)?)
     }
 
     fn format_state(&self, state: &[u32]) -> String {
