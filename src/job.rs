@@ -162,8 +162,66 @@ pub struct Finished {
 /// Runs a job: every check first, then the search, then the output files (each complete or
 /// absent).
 pub fn run(job: &Job) -> Result<Finished, Error> {
+    run_in(job, None).map(|f| f.expect("a single process writes its files"))
+}
+
+/// The processes of an MPI job ([`crate::search::cluster`]); none in a build without MPI.
+#[cfg(feature = "mpi")]
+pub use crate::search::cluster::Cluster;
+/// The processes of an MPI job: none in a build without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+pub enum Cluster {}
+
+/// [`run`] as one of the processes of `cluster` where given: process 0 writes the files and
+/// returns what it wrote, the others `None`.
+pub fn run_in(job: &Job, cluster: Option<&Cluster>) -> Result<Option<Finished>, Error> {
     let space = job.puzzle.space().map_err(Error::Input)?;
-    with_space!(&space, s => run_space(s, job))
+    with_space!(&space, s => run_space(s, job, cluster))
+}
+
+/// The search across the processes of `cluster`: the outcome, the whole table on process 0.
+#[cfg(feature = "mpi")]
+fn search_across<S: StateSpace>(
+    space: &S,
+    cluster: &Cluster,
+    options: &Options,
+    progress: &dyn search::Progress,
+    quiet: bool,
+) -> Result<search::Outcome, String> {
+    let (outcome, exchanged) = search::cluster::search(space, cluster, options, progress)?;
+    if !quiet && cluster.rank() == 0 {
+        let levels: Vec<String> = (exchanged.compressed.iter().zip(&exchanged.ranks))
+            .map(|(bytes, ranks)| format!("{bytes}/{ranks}"))
+            .collect();
+        eprintln!(
+            "gpusearch: {} processes; exchanged per level (compressed bytes/ranks): {}",
+            cluster.size(),
+            levels.join(" ")
+        );
+    }
+    Ok(outcome)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn search_across<S: StateSpace>(
+    _: &S,
+    cluster: &Cluster,
+    _: &Options,
+    _: &dyn search::Progress,
+    _: bool,
+) -> Result<search::Outcome, String> {
+    match *cluster {}
+}
+
+/// How many processes `cluster` has, and this one's number.
+#[cfg(feature = "mpi")]
+fn processes(cluster: &Cluster) -> (usize, usize) {
+    (cluster.size(), cluster.rank())
+}
+
+#[cfg(not(feature = "mpi"))]
+fn processes(cluster: &Cluster) -> (usize, usize) {
+    match *cluster {}
 }
 
 /// The plan of a job, as text, without searching (`--dry-run`).
@@ -265,10 +323,37 @@ fn plan_for<S: StateSpace>(space: &S, job: &Job, gpu: bool, threads: usize) -> R
 }
 
 /// [`run`] on one space.
-fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
+fn run_space<S: StateSpace>(
+    space: &S,
+    job: &Job,
+    cluster: Option<&Cluster>,
+) -> Result<Option<Finished>, Error> {
     let out = output_folder(space, job);
     let pool = pool(job.threads)?;
     let threads = pool.current_num_threads();
+    if let Some(c) = cluster {
+        if job.backend == Backend::Gpu {
+            return Err(Error::Input(
+                "--backend gpu across MPI processes is not supported yet: use --backend cpu".into(),
+            ));
+        }
+        if job.resume {
+            return Err(Error::Input(
+                "--resume across MPI processes is not supported yet: run again without --resume"
+                    .into(),
+            ));
+        }
+        if processes(c).1 != 0 {
+            // Process 0 checks the output and writes the files; the others search.
+            let options = Options {
+                footprint: plan_for(space, job, false, threads)?.footprint,
+                ..Options::default()
+            };
+            pool.install(|| search_across(space, c, &options, &search::Silent, true))
+                .map_err(Error::Run)?;
+            return Ok(None);
+        }
+    }
     if let Some(every) = job.checkpoint_every
         && (every.is_nan() || every < 0.0)
     {
@@ -277,7 +362,7 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         )));
     }
     // The GPU with the table's layout on it, checked against its limits before any output.
-    let gpu = match open_gpu(job, space, threads)? {
+    let gpu = match open_gpu(job, space, threads).map(|g| g.filter(|_| cluster.is_none()))? {
         Some(gpu) => {
             let layout = gpu
                 .plan_with_tables(space.size(), puzzle_bytes(space), job.gpu_window_bytes)
@@ -384,7 +469,10 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
                 Ok((levels, antipodes, written, None))
             }
             None => {
-                let outcome = search::search_from(space, &options, &bar, Some(&saver), resume)?;
+                let outcome = match cluster {
+                    Some(c) => search_across(space, c, &options, &bar, job.quiet)?,
+                    None => search::search_from(space, &options, &bar, Some(&saver), resume)?,
+                };
                 let written = write(&outcome.table, &outcome.levels)?;
                 let picture = space.picture(&outcome.table);
                 Ok((outcome.levels, outcome.antipodes, written, picture))
@@ -400,7 +488,11 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
         antipode_count: levels.last(),
         antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
         levels: Written::from(&levels),
-        backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
+        backend: match (&gpu, cluster) {
+            (Some(_), _) => "gpu".into(),
+            (None, Some(c)) => format!("cpu, {} MPI processes", processes(c).0),
+            (None, None) => "cpu".into(),
+        },
         adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),
         threads,
         seconds: (seconds * 1000.0).round() / 1000.0,
@@ -429,11 +521,11 @@ fn run_space<S: StateSpace>(space: &S, job: &Job) -> Result<Finished, Error> {
     if checkpoint.exists() {
         std::fs::remove_file(&checkpoint).map_err(|e| Error::Run(write_error(&checkpoint, e)))?;
     }
-    Ok(Finished {
+    Ok(Some(Finished {
         report,
         out,
         picture: picture.map(|(_, text)| text),
-    })
+    }))
 }
 
 /// The checkpoint's name in the output folder.

@@ -227,13 +227,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Under mpirun, this process is one of the search's ([`gpusearch::search::cluster`]).
+    #[cfg(feature = "mpi")]
+    let cluster = gpusearch::search::cluster::Cluster::join();
+    #[cfg(not(feature = "mpi"))]
+    let cluster: Option<job::Cluster> = None;
     if let Err(e) = atomic::remove_partial_files_on_interrupt() {
         eprintln!("gpusearch: {e}");
         return ExitCode::from(1);
     }
     let outcome = match cli.command {
         None if cli.search.dry_run => job::dry_run(&cli.search.job()).map(|plan| print!("{plan}")),
-        None => search(cli.search.job()),
+        None => search(cli.search.job(), cluster.as_ref()),
         Some(Command::Solve {
             puzzle,
             run,
@@ -301,9 +306,13 @@ where
     pool.install(f)
 }
 
-/// The main job: search, write the folder, print a summary.
-fn search(job: Job) -> Result<(), Error> {
-    let done = job::run(&job)?;
+/// The main job: search, write the folder, print a summary (across the processes of `cluster`
+/// where given).
+fn search(job: Job, cluster: Option<&job::Cluster>) -> Result<(), Error> {
+    let Some(done) = job::run_in(&job, cluster)? else {
+        // An MPI process other than the first: process 0 reports.
+        return Ok(());
+    };
     let r = &done.report;
     let params: Vec<String> = (r.puzzle.shown_params().iter())
         .map(|(k, v)| format!("{k}={v}"))

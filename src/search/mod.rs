@@ -15,6 +15,8 @@
 //! engine in [`crate::gpu`].
 
 pub mod bitmap;
+#[cfg(feature = "mpi")]
+pub mod cluster;
 pub mod cpu;
 pub mod engine;
 pub mod levels;
