@@ -68,6 +68,23 @@ impl Prepared {
         (ranks.start - self.mv.from) / block..(ranks.end - self.mv.from) / block
     }
 
+    /// Calls `f` with each block of the target ranks `ranks`: its first target less `origin`,
+    /// its first source, and whether its prefix is odd (which table of positions it takes).
+    fn each_block(&self, ranks: &Range<u64>, origin: u64, mut f: impl FnMut(u64, u64, bool)) {
+        let w = &self.mv.window;
+        let blocks = self.blocks(ranks);
+        let mut parity = Parity::new(blocks.start, &w.prefix, w.parity_dependent());
+        for b in blocks {
+            let odd = parity.odd;
+            parity.step();
+            f(
+                self.mv.from + b * w.block - origin,
+                self.mv.to + b * w.block,
+                odd,
+            );
+        }
+    }
+
     /// The source ranks that the target ranks `ranks` (whole blocks) pull from.
     fn sources(&self, ranks: &Range<u64>) -> Range<u64> {
         let Range { start, end } = self.blocks(ranks);
@@ -509,28 +526,23 @@ fn push_positions<F: Frontier>(
     origin: u64,
     found: &mut [u64],
 ) {
-    let w = &p.mv.window;
-    let blocks = p.blocks(&ranks);
-    let mut parity = Parity::new(blocks.start, &w.prefix, w.parity_dependent());
-    for b in blocks {
-        let target = p.mv.from + b * w.block - origin;
-        let source = p.mv.to + b * w.block;
-        let pos = &positions[parity.odd as usize];
-        parity.step();
-        if w.block <= 64 {
+    let block = p.mv.window.block;
+    p.each_block(&ranks, origin, |target, source, odd| {
+        let pos = &positions[odd as usize];
+        if block <= 64 {
             // The whole block in one register.
-            let mut bits = frontier.bits_at(source, w.block);
+            let mut bits = frontier.bits_at(source, block);
             let mut moved = 0u64;
             while bits != 0 {
                 moved |= 1 << pos[bits.trailing_zeros() as usize];
                 bits &= bits - 1;
             }
             or_local(found, target, moved);
-            continue;
+            return;
         }
         let mut at = 0;
-        while at < w.block {
-            let take = (w.block - at).min(64);
+        while at < block {
+            let take = (block - at).min(64);
             let mut bits = frontier.bits_at(source + at, take);
             while bits != 0 {
                 let t = target + pos[(at + bits.trailing_zeros() as u64) as usize] as u64;
@@ -539,7 +551,7 @@ fn push_positions<F: Frontier>(
             }
             at += take;
         }
-    }
+    });
 }
 
 /// Short runs, pulled: each entry of the target blocks still unreached and not found looks up its
@@ -553,17 +565,12 @@ fn pull_positions<F: Frontier>(
     unreached: &[u64],
     found: &mut [u64],
 ) {
-    let w = &p.mv.window;
-    let blocks = p.blocks(&ranks);
-    let mut parity = Parity::new(blocks.start, &w.prefix, w.parity_dependent());
-    for b in blocks {
-        let target = p.mv.from + b * w.block - origin;
-        let source = p.mv.to + b * w.block;
-        let pos = &positions[parity.odd as usize];
-        parity.step();
+    let block = p.mv.window.block;
+    p.each_block(&ranks, origin, |target, source, odd| {
+        let pos = &positions[odd as usize];
         let mut at = 0;
-        while at < w.block {
-            let take = (w.block - at).min(64);
+        while at < block {
+            let take = (block - at).min(64);
             let t = target + at;
             let (u, shift) = ((t / 64) as usize, t % 64);
             let mut open = (unreached[u] & !found[u]) >> shift;
@@ -580,7 +587,7 @@ fn pull_positions<F: Frontier>(
             }
             at += take;
         }
-    }
+    });
 }
 
 /// The number of frontier states among `ranks`, counted by this thread alone.
