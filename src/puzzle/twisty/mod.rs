@@ -1275,19 +1275,24 @@ mod tests {
             Twisty::new(&def, "htm", naming()).unwrap_err()
         };
         // 12 edges (2 orientations) and 8 corners (3): at least 12! 2^11 / 2 x 8! 3^7 / 2 entries
-        // (the 3x3x3 cube has twice as many).
-        let cube = refused("Set E 12 2\nSet C 8 3\nMove M\nE\n2 1 3 4 5 6 7 8 9 10 11 12\nEnd\n");
+        // (the 3x3x3 cube has twice as many). M twists a piece of each set, so no potential on
+        // the positions fixes their orientations.
+        let cube = refused(
+            "Set E 12 2\nSet C 8 3\nMove M\nE\n2 1 3 4 5 6 7 8 9 10 11 12\n1 0 0 0 0 0 0 0 0 0 0 0\n\
+             C\n1 2 3 4 5 6 7 8\n1 0 0 0 0 0 0 0\nEnd\n",
+        );
         assert!(
             cube.contains("at least 2.16e19 entries (5.4 EB at 2 bits an entry)"),
             "{cube}"
         );
         // Beyond what a float holds: still a number.
         let text = format!(
-            "Set P 200 120\nMove M\nP\n2 1 {}\nEnd\n",
+            "Set P 200 120\nMove M\nP\n2 1 {}\n1{}\nEnd\n",
             (3..=200)
                 .map(|i| i.to_string())
                 .collect::<Vec<_>>()
-                .join(" ")
+                .join(" "),
+            " 0".repeat(199)
         );
         let huge = refused(&text);
         assert!(
