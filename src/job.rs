@@ -172,6 +172,19 @@ pub use crate::search::cluster::Cluster;
 #[cfg(not(feature = "mpi"))]
 pub enum Cluster {}
 
+#[cfg(not(feature = "mpi"))]
+impl Cluster {
+    /// This process's number (there is no such process).
+    pub fn rank(&self) -> usize {
+        match *self {}
+    }
+
+    /// How many processes the job has (there is no such job).
+    pub fn size(&self) -> usize {
+        match *self {}
+    }
+}
+
 /// [`run`] as one of the processes of `cluster` where given: process 0 writes the files and
 /// returns what it wrote, the others `None`.
 pub fn run_in(job: &Job, cluster: Option<&Cluster>) -> Result<Option<Finished>, Error> {
@@ -210,17 +223,6 @@ fn search_across<S: StateSpace>(
     _: &dyn search::Progress,
     _: bool,
 ) -> Result<search::Outcome, String> {
-    match *cluster {}
-}
-
-/// How many processes `cluster` has, and this one's number.
-#[cfg(feature = "mpi")]
-fn processes(cluster: &Cluster) -> (usize, usize) {
-    (cluster.size(), cluster.rank())
-}
-
-#[cfg(not(feature = "mpi"))]
-fn processes(cluster: &Cluster) -> (usize, usize) {
     match *cluster {}
 }
 
@@ -343,7 +345,7 @@ fn run_space<S: StateSpace>(
                     .into(),
             ));
         }
-        if processes(c).1 != 0 {
+        if c.rank() != 0 {
             // Process 0 checks the output and writes the files; the others search.
             let options = Options {
                 footprint: plan_for(space, job, false, threads)?.footprint,
@@ -362,7 +364,8 @@ fn run_space<S: StateSpace>(
         )));
     }
     // The GPU with the table's layout on it, checked against its limits before any output.
-    let gpu = match open_gpu(job, space, threads).map(|g| g.filter(|_| cluster.is_none()))? {
+    // Processes of an MPI job search on the CPU (`--backend gpu` was refused above).
+    let gpu = match cluster.map_or_else(|| open_gpu(job, space, threads), |_| Ok(None))? {
         Some(gpu) => {
             let layout = gpu
                 .plan_with_tables(space.size(), puzzle_bytes(space), job.gpu_window_bytes)
@@ -490,7 +493,7 @@ fn run_space<S: StateSpace>(
         levels: Written::from(&levels),
         backend: match (&gpu, cluster) {
             (Some(_), _) => "gpu".into(),
-            (None, Some(c)) => format!("cpu, {} MPI processes", processes(c).0),
+            (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
             (None, None) => "cpu".into(),
         },
         adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),

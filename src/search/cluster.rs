@@ -137,10 +137,11 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         self.bounds[self.me]
     }
 
-    fn sum(&self, value: u64) -> u64 {
-        let mut total = 0;
+    /// Each value summed over the processes, in one collective.
+    fn sum<const N: usize>(&self, values: [u64; N]) -> [u64; N] {
+        let mut total = [0; N];
         self.world
-            .all_reduce_into(&value, &mut total, SystemOperation::sum());
+            .all_reduce_into(&values[..], &mut total[..], SystemOperation::sum());
         total
     }
 
@@ -315,8 +316,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
             (bytes, ranks) = (bytes + b, ranks + n);
         }
         new.par_sort_unstable();
-        let count = self.sum(new.len() as u64);
-        let (bytes, ranks) = (self.sum(bytes), self.sum(ranks));
+        let [count, bytes, ranks] = self.sum([new.len() as u64, bytes, ranks]);
         if count > 0 {
             self.exchanged.compressed.push(bytes);
             self.exchanged.ranks.push(ranks);

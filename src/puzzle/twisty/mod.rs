@@ -1013,7 +1013,7 @@ impl StateSpace for Twisty {
 
     /// For each set, its pieces' labels (from 1), then their orientations.
     fn state(&self, rank: u64) -> Vec<u32> {
-        (self.reduction.original(self.unrank_parts(rank)).iter())
+        (self.reduction.original(&self.unrank_parts(rank)).iter())
             .flat_map(|p| {
                 (p.pieces.iter().map(|&l| u32::from(l) + 1))
                     .chain(p.twists.iter().map(|&t| u32::from(t)))

@@ -31,6 +31,15 @@ struct Potential {
     sigma: Vec<u8>,
 }
 
+impl Potential {
+    /// What the potential gives the orientation of piece `x` at position `i`, modulo d:
+    /// `g(i) - g(home(x)) + σ(x)`.
+    fn offset(&self, i: usize, x: u8) -> i32 {
+        let x = x as usize;
+        i32::from(self.g[i]) - i32::from(self.g[self.home[x] as usize]) + i32::from(self.sigma[x])
+    }
+}
+
 /// A definition's sets as the moves leave them free: the original sets, and per set its
 /// potential where it has one.
 #[derive(Clone, Debug)]
@@ -92,93 +101,80 @@ impl Reduction {
     }
 
     fn move_parts(&self, parts: &[SetPart]) -> Vec<SetPart> {
-        (parts.iter().zip(&self.original).zip(&self.potentials))
-            .map(|((part, set), p)| match p {
-                None => part.clone(),
-                Some(p) => {
-                    let o = i32::from(set.orientations);
-                    let twists = (part.pieces.iter().zip(&part.twists).enumerate())
-                        .map(|(j, (&f, &t))| {
-                            let raw = i32::from(t) + i32::from(p.g[f as usize]) - i32::from(p.g[j]);
-                            (raw.rem_euclid(o) / i32::from(p.d)) as u8
-                        })
-                        .collect();
-                    SetPart {
-                        pieces: part.pieces.clone(),
-                        twists,
-                    }
-                }
-            })
-            .collect()
+        let reduced = self.per_set(parts, |part, set, p| {
+            let twists = (part.pieces.iter().zip(&part.twists).enumerate())
+                .map(|(j, (&f, &t))| {
+                    // What the potential leaves of the twist: a multiple of d.
+                    let raw = i32::from(t) + i32::from(p.g[f as usize]) - i32::from(p.g[j]);
+                    (raw.rem_euclid(i32::from(set.orientations)) / i32::from(p.d)) as u8
+                })
+                .collect();
+            Ok(twists)
+        });
+        reduced.expect("every move reduces")
     }
 
     /// A position in reduced orientations, or why the moves never reach it (its labels are
     /// checked here only as far as the reduction needs them).
     pub fn position(&self, parts: &[SetPart]) -> Result<Vec<SetPart>, String> {
-        (parts.iter().zip(&self.original).zip(&self.potentials))
-            .map(|((part, set), p)| {
-                let Some(p) = p else {
-                    return Ok(part.clone());
-                };
-                let o = i32::from(set.orientations);
-                let mut twists = Vec::with_capacity(part.twists.len());
-                for (i, (&x, &t)) in part.pieces.iter().zip(&part.twists).enumerate() {
-                    if x as usize >= set.count {
-                        return Err(format!(
-                            "the pieces of {} are not those of the solved position",
-                            set.name
-                        ));
-                    }
-                    if t >= set.orientations {
-                        return Err(format!(
-                            "an orientation of {} is not below {}",
-                            set.name, set.orientations
-                        ));
-                    }
-                    let x = x as usize;
-                    let raw = i32::from(t) - i32::from(p.g[i])
-                        + i32::from(p.g[p.home[x] as usize])
-                        - i32::from(p.sigma[x]);
-                    let free = raw.rem_euclid(o);
-                    if free % i32::from(p.d) != 0 {
-                        return Err(format!(
-                            "the piece at position {} of {} has orientation {t}, which no move sequence gives it there: the moves fix its orientation modulo {}",
-                            i + 1,
-                            set.name,
-                            p.d
-                        ));
-                    }
-                    twists.push((free / i32::from(p.d)) as u8);
+        self.per_set(parts, |part, set, p| {
+            let mut twists = Vec::with_capacity(part.twists.len());
+            for (i, (&x, &t)) in part.pieces.iter().zip(&part.twists).enumerate() {
+                if x as usize >= set.count {
+                    return Err(format!(
+                        "the pieces of {} are not those of the solved position",
+                        set.name
+                    ));
                 }
-                Ok(SetPart {
-                    pieces: part.pieces.clone(),
-                    twists,
-                })
-            })
-            .collect()
+                if t >= set.orientations {
+                    return Err(format!(
+                        "an orientation of {} is not below {}",
+                        set.name, set.orientations
+                    ));
+                }
+                let free = (i32::from(t) - p.offset(i, x)).rem_euclid(i32::from(set.orientations));
+                if free % i32::from(p.d) != 0 {
+                    return Err(format!(
+                        "the piece at position {} of {} has orientation {t}, which no move sequence gives it there: the moves fix its orientation modulo {}",
+                        i + 1,
+                        set.name,
+                        p.d
+                    ));
+                }
+                twists.push((free / i32::from(p.d)) as u8);
+            }
+            Ok(twists)
+        })
     }
 
     /// A reduced position in the original orientations.
-    pub fn original(&self, parts: Vec<SetPart>) -> Vec<SetPart> {
-        (parts.into_iter().zip(&self.original).zip(&self.potentials))
-            .map(|((part, set), p)| {
-                let Some(p) = p else {
-                    return part;
-                };
-                let o = i32::from(set.orientations);
-                let twists = (part.pieces.iter().zip(&part.twists).enumerate())
-                    .map(|(i, (&x, &h))| {
-                        let x = x as usize;
-                        let raw = i32::from(h) * i32::from(p.d) + i32::from(p.g[i])
-                            - i32::from(p.g[p.home[x] as usize])
-                            + i32::from(p.sigma[x]);
-                        raw.rem_euclid(o) as u8
-                    })
-                    .collect();
-                SetPart {
-                    pieces: part.pieces,
-                    twists,
-                }
+    pub fn original(&self, parts: &[SetPart]) -> Vec<SetPart> {
+        let original = self.per_set(parts, |part, set, p| {
+            let twists = (part.pieces.iter().zip(&part.twists).enumerate())
+                .map(|(i, (&x, &h))| {
+                    let raw = i32::from(h) * i32::from(p.d) + p.offset(i, x);
+                    raw.rem_euclid(i32::from(set.orientations)) as u8
+                })
+                .collect();
+            Ok(twists)
+        });
+        original.expect("every reduced position has an original")
+    }
+
+    /// Each set's part of `parts`, its twists given by `twists` where the set has a potential,
+    /// as they are elsewhere.
+    fn per_set(
+        &self,
+        parts: &[SetPart],
+        twists: impl Fn(&SetPart, &PieceSet, &Potential) -> Result<Vec<u8>, String>,
+    ) -> Result<Vec<SetPart>, String> {
+        (parts.iter().zip(&self.original).zip(&self.potentials))
+            .map(|((part, set), p)| match p {
+                None => Ok(part.clone()),
+                Some(p) => Ok(SetPart {
+                    pieces: part.pieces.clone(),
+                    twists: twists(part, set, p)?,
+                }),
             })
             .collect()
     }
