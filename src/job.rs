@@ -8,6 +8,7 @@ use crate::puzzle::StateSpace;
 use crate::puzzle::spec::PuzzleArgs;
 use crate::report::Report;
 use crate::search::levels::{Levels, Written};
+use crate::search::slab::{self, Slab};
 use crate::search::table::TableView;
 use crate::search::{self, Checkpoints, Footprint, Options, Resume};
 use crate::store::{
@@ -27,6 +28,9 @@ pub enum Error {
     Input(String),
     /// Something failed while running (exit status 1).
     Run(String),
+    /// Another process of the MPI job failed and said why (this one exits with its status,
+    /// silently).
+    Elsewhere(i32),
 }
 
 impl Error {
@@ -35,6 +39,7 @@ impl Error {
         match self {
             Error::Input(_) => 2,
             Error::Run(_) => 1,
+            Error::Elsewhere(code) => *code,
         }
     }
 }
@@ -43,6 +48,7 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Input(m) | Error::Run(m) => f.write_str(m),
+            Error::Elsewhere(_) => f.write_str("another process of the MPI job failed"),
         }
     }
 }
@@ -183,6 +189,21 @@ impl Cluster {
     pub fn size(&self) -> usize {
         match *self {}
     }
+
+    /// Process 0's `value` (there is no such process).
+    pub fn decide(&self, _: bool) -> bool {
+        match *self {}
+    }
+
+    /// Waits for every process (there is none).
+    pub fn everywhere(&self, _: Result<(), String>) {
+        match *self {}
+    }
+
+    /// The first process that failed (there is none).
+    pub fn first_failure(&self, _: i32) -> Option<(usize, i32)> {
+        match *self {}
+    }
 }
 
 /// [`run`] as one of the processes of `cluster` where given: process 0 writes the files and
@@ -192,17 +213,26 @@ pub fn run_in(job: &Job, cluster: Option<&Cluster>) -> Result<Option<Finished>, 
     with_space!(&space, s => run_space(s, job, cluster))
 }
 
-/// The search across the processes of `cluster`: the outcome, the whole table on process 0.
+/// What a search wrote: the distances file (to be committed), its SHA-256 and the seconds of
+/// search (all runs of it together).
+type Written3 = (AtomicFile, String, f64);
+
+/// A search across the processes of `cluster`, each writing its part of the distances file
+/// `gsd`: the levels, the antipodes and, on process 0, what it wrote.
 #[cfg(feature = "mpi")]
 fn search_across<S: StateSpace>(
     space: &S,
     cluster: &Cluster,
     options: &Options,
-    progress: &dyn search::Progress,
-    quiet: bool,
-) -> Result<search::Outcome, String> {
-    let (outcome, exchanged) = search::cluster::search(space, cluster, options, progress)?;
-    if !quiet && cluster.rank() == 0 {
+    run: &RunParts,
+    resume: Option<Resume>,
+) -> Result<(Levels, Vec<u64>, Option<Written3>), String> {
+    let searched =
+        search::cluster::search(space, cluster, options, run.bar, Some(run.saver), resume)?;
+    let seconds = run.saver.earlier + run.saver.started.elapsed().as_secs_f64();
+    run.bar.finish();
+    let exchanged = &searched.exchanged;
+    if !run.quiet && cluster.rank() == 0 {
         let levels: Vec<String> = (exchanged.compressed.iter().zip(&exchanged.ranks))
             .map(|(bytes, ranks)| format!("{bytes}/{ranks}"))
             .collect();
@@ -212,7 +242,23 @@ fn search_across<S: StateSpace>(
             levels.join(" ")
         );
     }
-    Ok(outcome)
+    let info = space.info();
+    let starts = space.starts();
+    let header = |chunks| store::header(&info, &starts, &searched.levels, space.size(), chunks);
+    let written = search::cluster::write_distances(
+        cluster,
+        &searched.slab,
+        &searched.table,
+        space.size(),
+        header,
+        run.gsd,
+        run.frame_memory,
+    );
+    Ok((
+        searched.levels,
+        searched.antipodes,
+        written.map(|(file, sha)| (file, sha, seconds)),
+    ))
 }
 
 #[cfg(not(feature = "mpi"))]
@@ -220,10 +266,37 @@ fn search_across<S: StateSpace>(
     _: &S,
     cluster: &Cluster,
     _: &Options,
-    _: &dyn search::Progress,
-    _: bool,
-) -> Result<search::Outcome, String> {
+    _: &RunParts,
+    _: Option<Resume>,
+) -> Result<(Levels, Vec<u64>, Option<Written3>), String> {
     match *cluster {}
+}
+
+/// What a search across processes needs of its run besides the space.
+// Read only by the MPI build's search.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+struct RunParts<'a> {
+    bar: &'a LevelBar,
+    saver: &'a FileCheckpoints<'a>,
+    quiet: bool,
+    gsd: &'a Path,
+    frame_memory: u64,
+}
+
+/// `result` where every process of `cluster` succeeded; else the first failing process's error
+/// there (named where it is not process 0, which speaks for the job), [`Error::Elsewhere`] on
+/// the others.
+fn agree<T>(cluster: &Cluster, result: Result<T, Error>) -> Result<T, Error> {
+    let code = result.as_ref().err().map_or(0, Error::exit_code);
+    match cluster.first_failure(code) {
+        None => result,
+        Some((p, _)) if p == cluster.rank() => result.map_err(|e| match (p, e) {
+            (0, e) => e,
+            (p, Error::Input(m)) => Error::Input(format!("process {p}: {m}")),
+            (p, e) => Error::Run(format!("process {p}: {e}")),
+        }),
+        Some((_, code)) => Err(Error::Elsewhere(code)),
+    }
 }
 
 /// The plan of a job, as text, without searching (`--dry-run`).
@@ -231,7 +304,7 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
     let space = job.puzzle.space().map_err(Error::Input)?;
     with_space!(&space, s => {
         let threads = pool(job.threads)?.current_num_threads();
-        let plan = Plan::sketch(&shape_of(s, job, job.backend == Backend::Gpu, threads), budget(job));
+        let plan = Plan::sketch(&shape_of(s, s.size(), job, job.backend == Backend::Gpu, threads), budget(job));
         let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
         Ok(format!(
             "{} ({}): {} entries\n{}{}",
@@ -300,10 +373,11 @@ fn budget(job: &Job) -> u64 {
     }
 }
 
-/// What the memory plan of a job on `space` depends on.
-fn shape_of<S: StateSpace>(space: &S, job: &Job, gpu: bool, threads: usize) -> Shape {
+/// What the memory plan of a job on `space` depends on, for a table (or a process's slab) of
+/// `entries` entries.
+fn shape_of<S: StateSpace>(space: &S, entries: u64, job: &Job, gpu: bool, threads: usize) -> Shape {
     Shape {
-        entries: space.size(),
+        entries,
         moves: space.move_count(),
         swept: space.has_structure(),
         gpu,
@@ -312,9 +386,15 @@ fn shape_of<S: StateSpace>(space: &S, job: &Job, gpu: bool, threads: usize) -> S
     }
 }
 
-/// The memory plan of a job on `space` under its budget.
-fn plan_for<S: StateSpace>(space: &S, job: &Job, gpu: bool, threads: usize) -> Result<Plan, Error> {
-    Plan::new(&shape_of(space, job, gpu, threads), budget(job)).map_err(|e| {
+/// The memory plan of a job on `space` (a table of `entries` entries) under its budget.
+fn plan_for<S: StateSpace>(
+    space: &S,
+    entries: u64,
+    job: &Job,
+    gpu: bool,
+    threads: usize,
+) -> Result<Plan, Error> {
+    Plan::new(&shape_of(space, entries, job, gpu, threads), budget(job)).map_err(|e| {
         let source = if job.memory.is_some() {
             "--memory"
         } else {
@@ -324,37 +404,29 @@ fn plan_for<S: StateSpace>(space: &S, job: &Job, gpu: bool, threads: usize) -> R
     })
 }
 
-/// [`run`] on one space.
-fn run_space<S: StateSpace>(
+/// What a run settled before its search.
+struct Setup {
+    gpu: Option<(Gpu, Layout)>,
+    plan: Plan,
+    every: f64,
+    /// The state to go on from, and the seconds searched up to it.
+    resume: Option<(Resume, f64)>,
+}
+
+/// Every check of a run before its search (of this process's slab in an MPI job): the GPU and
+/// its layout, the memory plan, the checkpoints in the output folder, the disk; the folder is
+/// then made, and the checkpoint to go on from read.
+fn setup<S: StateSpace>(
     space: &S,
     job: &Job,
     cluster: Option<&Cluster>,
-) -> Result<Option<Finished>, Error> {
-    let out = output_folder(space, job);
-    let pool = pool(job.threads)?;
-    let threads = pool.current_num_threads();
-    if let Some(c) = cluster {
-        if job.backend == Backend::Gpu {
-            return Err(Error::Input(
-                "--backend gpu across MPI processes is not supported yet: use --backend cpu".into(),
-            ));
-        }
-        if job.resume {
-            return Err(Error::Input(
-                "--resume across MPI processes is not supported yet: run again without --resume"
-                    .into(),
-            ));
-        }
-        if c.rank() != 0 {
-            // Process 0 checks the output and writes the files; the others search.
-            let options = Options {
-                footprint: plan_for(space, job, false, threads)?.footprint,
-                ..Options::default()
-            };
-            pool.install(|| search_across(space, c, &options, &search::Silent, true))
-                .map_err(Error::Run)?;
-            return Ok(None);
-        }
+    out: &Path,
+    threads: usize,
+) -> Result<Setup, Error> {
+    if cluster.is_some() && job.backend == Backend::Gpu {
+        return Err(Error::Input(
+            "--backend gpu across MPI processes is not supported yet: use --backend cpu".into(),
+        ));
     }
     if let Some(every) = job.checkpoint_every
         && (every.is_nan() || every < 0.0)
@@ -379,25 +451,76 @@ fn run_space<S: StateSpace>(
         }
         None => None,
     };
-    let plan = plan_for(space, job, gpu.is_some(), threads)?;
-    let checkpoint = out.join(CHECKPOINT);
-    if job.resume && !checkpoint.exists() {
+    let slab = cluster.map(|c| Slab::of(space.size(), c.rank(), c.size()));
+    let entries = slab.as_ref().map_or(space.size(), Slab::entries);
+    let plan = plan_for(space, entries, job, gpu.is_some(), threads)?;
+    let saved = Saved::find(out, cluster.map_or(1, Cluster::size))?;
+    if job.resume && saved.level.is_none() {
         return Err(Error::Input(format!(
-            "--resume: there is no checkpoint {} (the run finished, or never saved one): run without --resume",
-            checkpoint.display()
+            "--resume: there is no checkpoint in {} (the run finished, or never saved one): run without --resume",
+            out.display()
         )));
     }
-    if !job.resume && checkpoint.exists() {
+    if !job.resume && saved.any {
         return Err(Error::Input(format!(
-            "{} holds the checkpoint of an interrupted run: add --resume to go on from it, or delete {} to start again",
+            "{} holds the checkpoint of an interrupted run: add --resume to go on from it, or delete its checkpoint files ({}) to start again",
             out.display(),
-            checkpoint.display()
+            saved.pattern
         )));
     }
-    check_disk(&out, &plan, job.resume.then_some(&checkpoint))?;
-    prepare_output(&out)?;
+    let checkpoint = match (&slab, saved.level) {
+        (Some(slab), Some(level)) => out.join(slab.checkpoint_name(level)),
+        _ => out.join(CHECKPOINT),
+    };
+    if cluster.is_none_or(|c| c.rank() == 0) {
+        // The folder is the job's: process 0 checks its disk for every slab and makes it.
+        let whole;
+        let disk = match &slab {
+            Some(_) => {
+                whole = Plan::sketch(&shape_of(space, space.size(), job, false, threads), 0);
+                &whole
+            }
+            None => &plan,
+        };
+        check_disk(out, disk, job.resume.then_some(&checkpoint))?;
+        prepare_output(out)?;
+    }
+    let resume = if job.resume {
+        Some(resume_from(space, slab.as_ref(), &checkpoint)?)
+    } else {
+        None
+    };
     let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
-    if !job.quiet && space.size() >= NOTE_PLAN_ENTRIES {
+    Ok(Setup {
+        gpu,
+        plan,
+        every,
+        resume,
+    })
+}
+
+/// [`run`] on one space.
+fn run_space<S: StateSpace>(
+    space: &S,
+    job: &Job,
+    cluster: Option<&Cluster>,
+) -> Result<Option<Finished>, Error> {
+    let out = output_folder(space, job);
+    let pool = pool(job.threads)?;
+    let threads = pool.current_num_threads();
+    // Across the processes of an MPI job, the first process's failure ends them all alike.
+    let setup = setup(space, job, cluster, &out, threads);
+    let Setup {
+        gpu,
+        plan,
+        every,
+        resume,
+    } = match cluster {
+        Some(c) => agree(c, setup)?,
+        None => setup?,
+    };
+    let root = cluster.is_none_or(|c| c.rank() == 0);
+    if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
         eprintln!(
             "gpusearch: {} strategy: {}; a checkpoint every {every:.0} s (~{:.0} s each); up to {} of disk",
             plan::footprint_name(plan.footprint),
@@ -410,11 +533,6 @@ fn run_space<S: StateSpace>(
         "its checkpoint is in {}: to go on, run the same command with --resume",
         out.display()
     ));
-    let resume = if job.resume {
-        Some(resume_from(space, &checkpoint)?)
-    } else {
-        None
-    };
     // Seconds of search before this run, when it goes on from a checkpoint.
     let (resume, earlier) = match resume {
         Some((r, seconds)) => (Some(r), seconds),
@@ -422,15 +540,17 @@ fn run_space<S: StateSpace>(
     };
     let started = Instant::now();
     let saver = FileCheckpoints {
-        path: checkpoint.clone(),
+        folder: out.clone(),
         info: space.info(),
+        slab: cluster.map(|c| Slab::of(space.size(), c.rank(), c.size())),
+        cluster,
         every,
         since: Mutex::new(Instant::now()),
         earlier,
         started,
     };
 
-    let bar = LevelBar::new(space.size(), job.quiet);
+    let bar = LevelBar::new(space.size(), job.quiet || !root);
     let options = Options {
         footprint: plan.footprint,
         ..Options::default()
@@ -456,9 +576,9 @@ fn run_space<S: StateSpace>(
         .map_err(|e| write_error(&gsd, e))?;
         Ok((file, sha, seconds))
     };
-    let (levels, antipodes, (file, sha, seconds), picture) = pool
-        .install(|| match &gpu {
-            Some((gpu, layout)) => {
+    let (levels, antipodes, written, picture) = pool
+        .install(|| match (&gpu, cluster) {
+            (Some((gpu, layout)), _) => {
                 let (levels, antipodes, written) = gpu.search_then(
                     space,
                     layout,
@@ -469,66 +589,162 @@ fn run_space<S: StateSpace>(
                     plan.host_table,
                     write,
                 )?;
+                Ok((levels, antipodes, Some(written), None))
+            }
+            (None, Some(c)) => {
+                let run = RunParts {
+                    bar: &bar,
+                    saver: &saver,
+                    quiet: job.quiet,
+                    gsd: &gsd,
+                    frame_memory: plan.frame_memory,
+                };
+                let (levels, antipodes, written) = search_across(space, c, &options, &run, resume)?;
                 Ok((levels, antipodes, written, None))
             }
-            None => {
-                let outcome = match cluster {
-                    Some(c) => search_across(space, c, &options, &bar, job.quiet)?,
-                    None => search::search_from(space, &options, &bar, Some(&saver), resume)?,
-                };
+            (None, None) => {
+                let outcome = search::search_from(space, &options, &bar, Some(&saver), resume)?;
                 let written = write(&outcome.table, &outcome.levels)?;
                 let picture = space.picture(&outcome.table);
-                Ok((outcome.levels, outcome.antipodes, written, picture))
+                Ok((outcome.levels, outcome.antipodes, Some(written), picture))
             }
         })
         .map_err(Error::Run)?;
-    let reachable = levels.total();
-    let report = Report {
-        puzzle: info,
-        rank_space: space.size(),
-        reachable,
-        diameter: levels.len() - 1,
-        antipode_count: levels.last(),
-        antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
-        levels: Written::from(&levels),
-        backend: match (&gpu, cluster) {
-            (Some(_), _) => "gpu".into(),
-            (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
-            (None, None) => "cpu".into(),
-        },
-        adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),
-        threads,
-        seconds: (seconds * 1000.0).round() / 1000.0,
-        states_per_second: (reachable as f64 / seconds).round(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        distances_file: "distances.gsd".into(),
-        distances_sha256: sha,
+    let finished = match written {
+        Some((file, sha, seconds)) => {
+            let report = Report {
+                puzzle: info,
+                rank_space: space.size(),
+                reachable: levels.total(),
+                diameter: levels.len() - 1,
+                antipode_count: levels.last(),
+                antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
+                levels: Written::from(&levels),
+                backend: match (&gpu, cluster) {
+                    (Some(_), _) => "gpu".into(),
+                    (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
+                    (None, None) => "cpu".into(),
+                },
+                adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),
+                threads,
+                seconds: (seconds * 1000.0).round() / 1000.0,
+                states_per_second: (levels.total() as f64 / seconds).round(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                distances_file: "distances.gsd".into(),
+                distances_sha256: sha,
+            };
+            let done = write_files(&out, file, &report, picture.as_ref());
+            Some(done.map(|()| Finished {
+                report,
+                out: out.clone(),
+                picture: picture.map(|(_, text)| text),
+            }))
+        }
+        None => None,
     };
-    file.commit()
-        .map_err(|e| Error::Run(write_error(&gsd, e)))?;
+    if let Some(c) = cluster {
+        // The others wait for process 0's files before their checkpoints go.
+        let failed = finished.as_ref().and_then(|f| f.as_ref().err());
+        c.everywhere(failed.map_or(Ok(()), |e| Err(e.to_string())));
+    }
+    let finished = finished.transpose()?;
+    // The run is complete: nothing to resume any more.
+    saver.remove_all().map_err(Error::Run)?;
+    Ok(finished)
+}
+
+/// Commits the distances file `file` and writes the report's files (and the picture) beside it.
+fn write_files(
+    out: &Path,
+    file: AtomicFile,
+    report: &Report,
+    picture: Option<&(&'static str, String)>,
+) -> Result<(), Error> {
+    let write_error = |what: &Path, e: std::io::Error| {
+        Error::Run(format!("cannot write {}: {e}", what.display()))
+    };
+    let gsd = out.join(&report.distances_file);
+    file.commit().map_err(|e| write_error(&gsd, e))?;
     let mut files = vec![
         ("levels.csv", report.levels_csv()),
         ("levels.svg", report.levels_svg()),
         ("report.md", report.to_markdown()),
         ("report.json", report.to_json()),
     ];
-    if let Some((name, text)) = &picture {
+    if let Some((name, text)) = picture {
         files.push((name, text.clone()));
     }
     for (name, text) in files {
         let path = out.join(name);
-        AtomicFile::write_all(&path, text.as_bytes())
-            .map_err(|e| Error::Run(write_error(&path, e)))?;
+        AtomicFile::write_all(&path, text.as_bytes()).map_err(|e| write_error(&path, e))?;
     }
-    // The run is complete: nothing to resume any more.
-    if checkpoint.exists() {
-        std::fs::remove_file(&checkpoint).map_err(|e| Error::Run(write_error(&checkpoint, e)))?;
+    Ok(())
+}
+
+/// The checkpoints an output folder holds, for a job of some number of processes.
+struct Saved {
+    /// Whether it holds any.
+    any: bool,
+    /// The last level saved by every process (by the one process of a plain run).
+    level: Option<u64>,
+    /// The checkpoint files' names, as a pattern (for messages).
+    pattern: &'static str,
+}
+
+impl Saved {
+    /// The checkpoints in `out` for a job of `processes` processes (1: a plain run); those of
+    /// a job of another number of processes are refused, naming both.
+    fn find(out: &Path, processes: usize) -> Result<Saved, Error> {
+        let mut single = None;
+        // Each process's levels, and the process counts of the jobs that saved them.
+        let mut levels = vec![Vec::new(); processes];
+        let mut counts = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(out).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == CHECKPOINT {
+                single = Some(0);
+                counts.insert(1);
+            } else if let Some((p, of, level)) = slab::parse_checkpoint_name(&name) {
+                counts.insert(of);
+                if of == processes && p < processes {
+                    levels[p].push(level);
+                }
+            }
+        }
+        if let Some(&other) = counts.iter().find(|&&c| c != processes) {
+            let saved_by = |p: usize| match p {
+                1 => "a single process".to_string(),
+                p => format!("{p} MPI processes"),
+            };
+            let how = match other {
+                1 => "run it as one process (without mpirun)".to_string(),
+                p => format!("run it with mpirun -np {p} (a build with --features mpi)"),
+            };
+            return Err(Error::Input(format!(
+                "{} holds the checkpoint of a run of {} and this run has {}: {how}, or delete its checkpoint files to start again",
+                out.display(),
+                saved_by(other),
+                saved_by(processes)
+            )));
+        }
+        let level = if processes == 1 && single.is_some() {
+            single
+        } else {
+            // The last level every process saved.
+            (levels[0].iter().copied())
+                .filter(|l| levels.iter().all(|mine| mine.contains(l)))
+                .max()
+        };
+        Ok(Saved {
+            any: !counts.is_empty(),
+            level,
+            pattern: if processes == 1 {
+                CHECKPOINT
+            } else {
+                "checkpoint.process-*.gsc"
+            },
+        })
     }
-    Ok(Some(Finished {
-        report,
-        out,
-        picture: picture.map(|(_, text)| text),
-    }))
 }
 
 /// The checkpoint's name in the output folder.
@@ -551,10 +767,14 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Error> {
         .map_err(|e| Error::Run(format!("cannot start {threads} worker threads: {e}")))
 }
 
-/// Checkpoints written into the output folder, atomically, at most every `every` seconds.
-struct FileCheckpoints {
-    path: PathBuf,
+/// Checkpoints written into the output folder, atomically, at most every `every` seconds: of
+/// the table, or of each process's slab in an MPI job (after the same levels everywhere; a
+/// slab's older checkpoints go once every process has saved the new level).
+struct FileCheckpoints<'c> {
+    folder: PathBuf,
     info: crate::puzzle::PuzzleInfo,
+    slab: Option<Slab>,
+    cluster: Option<&'c Cluster>,
     every: f64,
     since: Mutex<Instant>,
     /// Seconds searched by the runs before this one.
@@ -563,10 +783,54 @@ struct FileCheckpoints {
     started: Instant,
 }
 
-impl Checkpoints for FileCheckpoints {
+impl FileCheckpoints<'_> {
+    /// The checkpoint after level `level`.
+    fn path(&self, level: u64) -> PathBuf {
+        match &self.slab {
+            None => self.folder.join(CHECKPOINT),
+            Some(slab) => self.folder.join(slab.checkpoint_name(level)),
+        }
+    }
+
+    /// Removes this process's checkpoints of levels below `below` (all with `u64::MAX`).
+    fn remove_below(&self, below: u64) -> Result<(), String> {
+        let Some(slab) = &self.slab else {
+            let path = self.folder.join(CHECKPOINT);
+            return match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(format!("cannot remove {}: {e}", path.display()))
+                }
+                _ => Ok(()),
+            };
+        };
+        for entry in std::fs::read_dir(&self.folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some((p, of, level)) = slab::parse_checkpoint_name(&name)
+                && (p, of) == (slab.process, slab.processes)
+                && level < below
+            {
+                std::fs::remove_file(entry.path())
+                    .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes this process's checkpoints: the run is complete.
+    fn remove_all(&self) -> Result<(), String> {
+        self.remove_below(u64::MAX)
+    }
+}
+
+impl Checkpoints for FileCheckpoints<'_> {
     fn due(&self) -> bool {
         let since = self.since.lock().unwrap_or_else(|e| e.into_inner());
-        since.elapsed().as_secs_f64() >= self.every
+        let due = since.elapsed().as_secs_f64() >= self.every;
+        self.cluster.map_or(due, |c| c.decide(due))
     }
 
     fn save(
@@ -575,21 +839,43 @@ impl Checkpoints for FileCheckpoints {
         levels: &Levels,
         antipodes: &[u64],
     ) -> Result<(), String> {
+        let level = levels.len() - 1;
+        let path = self.path(level);
         let fail =
-            |e: std::io::Error| format!("cannot write the checkpoint {}: {e}", self.path.display());
-        let mut file = AtomicFile::create(&self.path).map_err(fail)?;
+            |e: std::io::Error| format!("cannot write the checkpoint {}: {e}", path.display());
         let seconds = self.earlier + self.started.elapsed().as_secs_f64();
-        store::write_checkpoint(file.writer(), &self.info, levels, seconds, antipodes, table)
-            .map_err(fail)?;
-        file.commit().map_err(fail)?;
+        let saved = AtomicFile::create(&path).and_then(|mut file| {
+            let slab = self.slab.as_ref();
+            store::write_checkpoint(
+                file.writer(),
+                &self.info,
+                slab,
+                levels,
+                seconds,
+                antipodes,
+                table,
+            )?;
+            file.commit()
+        });
+        match self.cluster {
+            None => saved.map_err(fail)?,
+            Some(c) => {
+                c.everywhere(saved.map_err(fail));
+                self.remove_below(level)?;
+            }
+        }
         *self.since.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         Ok(())
     }
 }
 
-/// The state saved in `path`, checked to be a checkpoint of `space`, and the seconds searched
-/// up to it.
-fn resume_from<S: StateSpace>(space: &S, path: &Path) -> Result<(Resume, f64), Error> {
+/// The state saved in `path` (of this process's `slab` in an MPI job), checked to be a
+/// checkpoint of `space` (and of that slab), and the seconds searched up to it.
+fn resume_from<S: StateSpace>(
+    space: &S,
+    slab: Option<&Slab>,
+    path: &Path,
+) -> Result<(Resume, f64), Error> {
     let other = |header: &store::CheckpointHeader| {
         format!(
             "it is a checkpoint of another puzzle ({} {}): give that puzzle's options, or another --out",
@@ -597,9 +883,12 @@ fn resume_from<S: StateSpace>(space: &S, path: &Path) -> Result<(Resume, f64), E
             serde_json::Value::Object(header.puzzle.params.clone())
         )
     };
+    let entries = slab.map_or(space.size(), Slab::entries);
     let (header, table) = store::open_checkpoint(path, |header| {
-        if header.puzzle != space.info() || header.entries != space.size() {
+        if header.puzzle != space.info() {
             Err(other(header))
+        } else if header.entries != entries || header.slab.as_ref() != slab {
+            Err("it is not the checkpoint of this process's part of the table".into())
         } else {
             Ok(())
         }

@@ -1,5 +1,6 @@
 //! The MPI engine end to end (`cargo test --features mpi`, with Open MPI's `mpirun`): a search
-//! across P processes writes the single process's distances file, byte for byte.
+//! across P processes writes the single process's distances file, byte for byte, and goes on
+//! from its checkpoints after one of them is killed.
 #![cfg(feature = "mpi")]
 
 use std::path::{Path, PathBuf};
@@ -98,5 +99,111 @@ fn what_the_processes_cannot_do_yet_is_refused() {
         "{stderr}"
     );
     assert!(!dir.join("gpu").join("distances.gsd").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The process of rank `rank` of an MPI job whose command line names `out`, once it runs.
+fn process_of(rank: usize, out: &Path) -> Option<u32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        let named = String::from_utf8_lossy(&cmdline).contains(&*out.to_string_lossy());
+        if named && environ.split(|&b| b == 0).any(|v| v == want.as_bytes()) {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+#[test]
+fn a_job_killed_mid_run_goes_on_from_its_last_checkpoint() {
+    let dir = scratch("killed");
+    let args = ["--puzzle", "turnstyle", "--n", "11"];
+    let single = distances(&args, 0, &dir.join("single"));
+    let out = dir.join("job");
+    let mpirun = |processes: usize, resume: bool| {
+        let mut c = Command::new("mpirun");
+        c.args(["--oversubscribe", "--allow-run-as-root", "-np"])
+            .arg(processes.to_string())
+            .arg(env!("CARGO_BIN_EXE_gpusearch"))
+            .args(args)
+            .args(["--backend", "cpu", "--checkpoint-every", "0"])
+            .arg("--out")
+            .arg(&out);
+        // The first run quiet; the others show where they go on from.
+        c.arg(if resume { "--resume" } else { "--quiet" });
+        c
+    };
+    let mut job = mpirun(2, false)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both processes saved level 20 (of 36): kill process 1 while it searches on.
+    let saved = |p| out.join(format!("checkpoint.process-{p}-of-2.level-20.gsc"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    while !(saved(0).exists() && saved(1).exists()) {
+        assert!(
+            job.try_wait().unwrap().is_none(),
+            "the job ended before level 20"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no checkpoint of level 20"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let victim = process_of(1, &out).expect("process 1 runs");
+    let killed = Command::new("kill")
+        .args(["-9", &victim.to_string()])
+        .status();
+    assert!(killed.unwrap().success());
+    let ended = job.wait_with_output().unwrap();
+    assert!(!ended.status.success(), "the job went on without process 1");
+    assert!(!out.join("distances.gsd").exists());
+    assert!(!out.join("report.json").exists());
+
+    // Another number of processes, or none, is refused with both counts.
+    let refused = mpirun(3, true).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("a run of 2 MPI processes and this run has 3 MPI processes"),
+        "{stderr}"
+    );
+    let alone = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(args)
+        .args(["--backend", "cpu", "--resume", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(alone.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("run it with mpirun -np 2"));
+
+    let resumed = mpirun(2, true).output().unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    // It went on after level 20 (or a later level saved before the kill), not from the start.
+    let progress = String::from_utf8_lossy(&resumed.stderr);
+    assert!(
+        progress.contains("level  36:") && !progress.contains("level  20:"),
+        "{progress}"
+    );
+    assert!(std::fs::read(out.join("distances.gsd")).unwrap() == single);
+    // The run is complete: its checkpoints are gone.
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("checkpoint"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,20 +7,26 @@
 //! outboxes leave in bounded rounds (sorted, delta-coded, zstd-compressed; all-to-all), each
 //! process claims what it receives, and the level's count is summed across processes. The
 //! level loop runs in every process alike ([`super::drive`]): its decisions follow from the
-//! counts, which every process has the same. At the end the slabs are gathered to process 0,
-//! which writes the files.
+//! counts, which every process has the same; checkpoints are per process (its slab), saved
+//! after the same levels everywhere. At the end every process writes the file's chunks that
+//! begin in its slab at their offsets ([`write_distances`]); process 0 writes the header and the
+//! other files.
 
 use super::engine::Engine;
 use super::levels::Levels;
+use super::slab::{self, Slab};
 use super::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
-use super::{Progress, Step};
+use super::{Checkpoints, Progress, Resume, Step};
 use crate::puzzle::{Cursor, StateSpace};
+use crate::store::{self, CHUNK_ENTRIES, Chunk, atomic::AtomicFile};
 use ::mpi::Threading;
 use ::mpi::collective::SystemOperation;
 use ::mpi::datatype::{Partition, PartitionMut};
 use ::mpi::topology::{Communicator, SimpleCommunicator};
 use ::mpi::traits::*;
 use rayon::prelude::*;
+use std::io::Read;
+use std::path::Path;
 
 /// Frontier states each process expands per exchange round: bounds the outboxes (at most this
 /// many states times the moves, 8 bytes each, before compression).
@@ -67,8 +73,91 @@ impl Cluster {
 
     /// Ends the whole job with `code` (every process), after `message` on this one's stderr.
     pub fn abort(&self, message: &str, code: i32) -> ! {
-        eprintln!("gpusearch: process {}: {message}", self.rank());
+        eprintln!("gpusearch: error: process {}: {message}", self.rank());
         self.world.abort(code)
+    }
+
+    /// `value` as process 0 has it, on every process: for a decision all must take alike (a
+    /// checkpoint's clock differs a little from process to process).
+    pub fn decide(&self, value: bool) -> bool {
+        let mut v = u8::from(value);
+        self.world.process_at_rank(0).broadcast_into(&mut v);
+        v != 0
+    }
+
+    /// Waits for every process to get here; a process whose `result` is an error ends the whole
+    /// job with it, naming itself (the others end with it).
+    pub fn everywhere(&self, result: Result<(), String>) {
+        if let Err(e) = result {
+            self.abort(&e, 1)
+        }
+        self.world.barrier();
+    }
+
+    /// The lowest-numbered process whose check failed, and its exit code: every process calls
+    /// it with its own code (0 where its check passed).
+    pub fn first_failure(&self, code: i32) -> Option<(usize, i32)> {
+        let mut codes = vec![0i32; self.size()];
+        self.world.all_gather_into(&code, &mut codes[..]);
+        codes.iter().position(|&c| c != 0).map(|p| (p, codes[p]))
+    }
+
+    /// Sends `outgoing[q]` to each process `q` (all-to-all): what each process sent this one,
+    /// in process order, and how many items came from each.
+    fn exchange<T: Equivalence + Copy + Default>(&self, outgoing: &[Vec<T>]) -> (Vec<T>, Vec<i32>) {
+        let processes = self.size();
+        let send_counts: Vec<i32> = outgoing.iter().map(|c| c.len() as i32).collect();
+        let mut recv_counts = vec![0i32; processes];
+        self.world
+            .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+        // An item beyond keeps the buffers distinct allocations even when empty (MPI refuses a
+        // send buffer that is its receive buffer, as two empty vectors would be).
+        let mut send: Vec<T> = outgoing.concat();
+        send.push(T::default());
+        let total: usize = recv_counts.iter().map(|&c| c as usize).sum();
+        let mut received = vec![T::default(); total + 1];
+        {
+            let send_displs = displacements(&send_counts);
+            let recv_displs = displacements(&recv_counts);
+            let out = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
+            let mut into = PartitionMut::new(&mut received[..], &recv_counts[..], &recv_displs[..]);
+            self.world.all_to_all_varcount_into(&out, &mut into);
+        }
+        received.truncate(total);
+        (received, recv_counts)
+    }
+
+    /// Every process's `mine`, in process order (all-gather).
+    fn gather_all<T: Equivalence + Copy + Default>(&self, mine: &[T]) -> Vec<T> {
+        let count = mine.len() as i32;
+        let mut counts = vec![0i32; self.size()];
+        self.world.all_gather_into(&count, &mut counts[..]);
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        // One item beyond: never the same (empty) buffer as `mine`.
+        let mut all = vec![T::default(); total + 1];
+        {
+            let displs = displacements(&counts);
+            let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+            self.world.all_gather_varcount_into(mine, &mut into);
+        }
+        all.truncate(total);
+        all
+    }
+
+    /// Process 0's `bytes` on every process (the others' are ignored).
+    fn broadcast_bytes(&self, bytes: Vec<u8>) -> Vec<u8> {
+        let root = self.world.process_at_rank(0);
+        let mut len = bytes.len() as u64;
+        root.broadcast_into(&mut len);
+        let mut all = if self.rank() == 0 {
+            bytes
+        } else {
+            vec![0u8; len as usize]
+        };
+        if len > 0 {
+            root.broadcast_into(&mut all[..]);
+        }
+        all
     }
 
     /// The communicator the engine uses.
@@ -83,14 +172,6 @@ impl Cluster {
 unsafe impl Sync for Cluster {}
 unsafe impl Send for Cluster {}
 
-/// The first rank of each process's slab, and the end: `P + 1` bounds at table words.
-pub fn slab_bounds(entries: u64, processes: usize) -> Vec<u64> {
-    let words = entries.div_ceil(ENTRIES_PER_WORD);
-    (0..=processes as u64)
-        .map(|p| (words * p / processes as u64 * ENTRIES_PER_WORD).min(entries))
-        .collect()
-}
-
 /// Bytes each exchange moved, level by level (summed over the processes).
 #[derive(Clone, Debug, Default)]
 pub struct Exchanged {
@@ -103,9 +184,12 @@ pub struct Exchanged {
 /// The engine of one process: its slab of the table and the last level's states in it.
 pub struct ClusterEngine<'s, 'c, S: StateSpace> {
     space: &'s S,
+    cluster: &'c Cluster,
     world: &'c SimpleCommunicator,
     bounds: Vec<u64>,
     me: usize,
+    slab: Slab,
+    /// The table of the slab: its entry `i` is rank `slab.first + i`.
     table: DistanceTable,
     /// The last level's states in this slab (global ranks), ascending.
     last: Vec<u64>,
@@ -113,19 +197,23 @@ pub struct ClusterEngine<'s, 'c, S: StateSpace> {
 }
 
 impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
-    /// This process's engine on `space`, in the job `cluster`.
-    pub fn new(space: &'s S, cluster: &'c Cluster) -> Self {
-        let bounds = slab_bounds(space.size(), cluster.size());
+    /// This process's engine on `space`, in the job `cluster`, or why its slab's table cannot
+    /// be allocated.
+    pub fn new(space: &'s S, cluster: &'c Cluster) -> Result<Self, String> {
+        let bounds = slab::bounds(space.size(), cluster.size());
         let me = cluster.rank();
-        ClusterEngine {
+        let slab = Slab::of(space.size(), me, cluster.size());
+        Ok(ClusterEngine {
             space,
+            cluster,
             world: cluster.world(),
-            table: DistanceTable::new(bounds[me + 1] - bounds[me]),
+            table: DistanceTable::try_new(slab.entries())?,
+            slab,
             bounds,
             me,
             last: Vec::new(),
             exchanged: Exchanged::default(),
-        }
+        })
     }
 
     /// The bytes the exchanges moved so far.
@@ -184,26 +272,11 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         }
         let sent_ranks: u64 = outboxes.iter().map(|b| b.len() as u64).sum();
         let chunks: Vec<Vec<u8>> = outboxes.into_par_iter().map(encode).collect();
-        let send_counts: Vec<i32> = chunks.iter().map(|c| c.len() as i32).collect();
         let sent_bytes: u64 = chunks.iter().map(|c| c.len() as u64).sum();
-        let mut recv_counts = vec![0i32; processes];
-        self.world
-            .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
-        // A byte beyond the chunks keeps the buffers distinct allocations even when empty (MPI
-        // refuses a send buffer that is its receive buffer, as two empty vectors would be).
-        let mut send: Vec<u8> = chunks.concat();
-        send.push(0);
-        let mut received = vec![0u8; recv_counts.iter().map(|&c| c as usize).sum::<usize>() + 1];
-        {
-            let send_displs = displacements(&send_counts);
-            let recv_displs = displacements(&recv_counts);
-            let out = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
-            let mut into = PartitionMut::new(&mut received[..], &recv_counts[..], &recv_displs[..]);
-            self.world.all_to_all_varcount_into(&out, &mut into);
-        }
+        let (received, counts) = self.cluster.exchange(&chunks);
         let mut at = 0;
         let mut incoming = Vec::new();
-        for &c in &recv_counts {
+        for &c in &counts {
             incoming.push(&received[at..at + c as usize]);
             at += c as usize;
         }
@@ -282,7 +355,7 @@ fn decode(chunk: &[u8]) -> Vec<u64> {
 
 impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
-        let slab = self.bounds[self.me]..self.bounds[self.me + 1];
+        let slab = self.slab.first..self.slab.end;
         self.last = starts
             .iter()
             .copied()
@@ -294,8 +367,38 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         Ok(())
     }
 
-    fn load(&mut self, _: Box<dyn TableSource>, _: u64, _: Option<Vec<u64>>) -> Result<(), String> {
-        Err("--resume across MPI processes is not supported yet: run again without --resume".into())
+    /// Takes over this process's slab from its checkpoint; the last level's states in it are
+    /// `list`'s, or else every entry holding `depth mod 3` (levels `depth - 3`, ... too, whose
+    /// neighbours are all reached: the same table).
+    fn load(
+        &mut self,
+        table: Box<dyn TableSource>,
+        depth: u64,
+        list: Option<Vec<u64>>,
+    ) -> Result<(), String> {
+        let table = table.into_table()?;
+        if table.entries() != self.slab.entries() {
+            return Err(format!(
+                "the checkpoint holds {} entries, not the {} of process {}'s slab",
+                table.entries(),
+                self.slab.entries(),
+                self.me
+            ));
+        }
+        let slab = self.slab.first..self.slab.end;
+        self.last = match list {
+            Some(list) => list.into_iter().filter(|s| slab.contains(s)).collect(),
+            None => {
+                let value = (depth % 3) as u8;
+                (0..table.entries())
+                    .into_par_iter()
+                    .filter(|&i| table.get(i) == value)
+                    .map(|i| i + slab.start)
+                    .collect()
+            }
+        };
+        self.table = table;
+        Ok(())
     }
 
     fn pass(&mut self, _: Step, levels: &Levels, progress: &dyn Progress) -> Result<u64, String> {
@@ -329,73 +432,209 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
 
     fn smallest(&mut self, _: u64, limit: usize) -> Result<Vec<u64>, String> {
         let mine = &self.last[..self.last.len().min(limit)];
-        let processes = self.bounds.len() - 1;
-        let count = mine.len() as i32;
-        let mut counts = vec![0i32; processes];
-        self.world.all_gather_into(&count, &mut counts[..]);
-        // One element beyond: never the same (empty) buffer as `mine`.
-        let mut all = vec![0u64; counts.iter().map(|&c| c as usize).sum::<usize>() + 1];
-        {
-            let displs = displacements(&counts);
-            let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            self.world.all_gather_varcount_into(mine, &mut into);
-        }
         // Slabs are in rank order, so the concatenation is ascending.
-        all.truncate(limit.min(all.len() - 1));
+        let mut all = self.cluster.gather_all(mine);
+        all.truncate(limit);
         Ok(all)
     }
 
+    /// Calls `f` with this process's slab of the table.
     fn with_table(
         &mut self,
-        _: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
+        f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
     ) -> Result<(), String> {
-        Err("checkpoints across MPI processes are not supported yet".into())
+        f(&self.table)
     }
 
-    /// The whole table on process 0 (its slab gathered from every process); an empty one on
-    /// the others.
+    /// This process's slab of the table.
     fn into_table(self) -> Result<DistanceTable, String> {
-        let words: Vec<u64> = (0..self.table.word_count())
-            .map(|w| self.table.word(w))
-            .collect();
-        let root = self.world.process_at_rank(0);
-        if self.me != 0 {
-            root.gather_varcount_into(&words[..]);
-            return Ok(DistanceTable::new(0));
-        }
-        let counts: Vec<i32> = (self.bounds.windows(2))
-            .map(|b| (b[1] - b[0]).div_ceil(ENTRIES_PER_WORD) as i32)
-            .collect();
-        let mut all = vec![0u64; counts.iter().map(|&c| c as usize).sum()];
-        {
-            let displs = displacements(&counts);
-            let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            root.gather_varcount_into_root(&words[..], &mut into);
-        }
-        Ok(DistanceTable::from_words(self.space.size(), all))
+        Ok(self.table)
     }
 }
 
-/// A search of `space` across the processes of `cluster` (every process calls it): the
-/// outcome, with the whole table on process 0 only, and the bytes exchanged per level.
+/// What one process of a search across processes ends with.
+pub struct Searched {
+    /// The level counts (of the whole space).
+    pub levels: Levels,
+    /// The smallest ranks of the last level.
+    pub antipodes: Vec<u64>,
+    /// This process's slab.
+    pub slab: Slab,
+    /// The table of the slab.
+    pub table: DistanceTable,
+    /// The bytes the exchanges moved, level by level.
+    pub exchanged: Exchanged,
+}
+
+/// A search of `space` across the processes of `cluster` (every process calls it), saving
+/// checkpoints of each slab where `checkpoints` asks, from `resume` (this process's slab) if
+/// given.
 pub fn search<S: StateSpace>(
     space: &S,
     cluster: &Cluster,
     options: &super::Options,
     progress: &dyn Progress,
-) -> Result<(super::Outcome, Exchanged), String> {
-    let mut engine = ClusterEngine::new(space, cluster);
-    let (levels, antipodes) = super::drive(space, &mut engine, options, progress, None, None)?;
+    checkpoints: Option<&dyn Checkpoints>,
+    resume: Option<Resume>,
+) -> Result<Searched, String> {
+    let mut engine = ClusterEngine::new(space, cluster)?;
+    let (levels, antipodes) =
+        super::drive(space, &mut engine, options, progress, checkpoints, resume)?;
     let exchanged = engine.exchanged().clone();
-    let table = engine.into_table()?;
-    Ok((
-        super::Outcome {
-            table,
-            levels,
-            antipodes,
-        },
+    let slab = engine.slab.clone();
+    Ok(Searched {
+        levels,
+        antipodes,
+        slab,
+        table: engine.into_table()?,
         exchanged,
-    ))
+    })
+}
+
+/// Writes the distances file `gsd` of a search across the processes of `cluster`, every
+/// process from its slab's `table` (every process calls it). Each compresses the file's chunks
+/// that begin in its slab, with the words of the next slabs they reach into (sent by their
+/// owners); process 0 writes the header, which `header` makes from every chunk's entry, into a
+/// temporary file, and each process writes its frames there at their offsets. Process 0 returns
+/// the file, to be committed, and its SHA-256 (read back); the others `None`. A process that
+/// cannot write ends the job, naming itself.
+pub fn write_distances(
+    cluster: &Cluster,
+    slab: &Slab,
+    table: &DistanceTable,
+    entries: u64,
+    header: impl FnOnce(Vec<Chunk>) -> std::io::Result<Vec<u8>>,
+    gsd: &Path,
+    frame_memory: u64,
+) -> Option<(AtomicFile, String)> {
+    let written = write_parts(cluster, slab, table, entries, header, gsd, frame_memory);
+    written.unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", gsd.display()), 1))
+}
+
+/// [`write_distances`], failing with this process's error.
+fn write_parts(
+    cluster: &Cluster,
+    slab: &Slab,
+    table: &DistanceTable,
+    entries: u64,
+    header: impl FnOnce(Vec<Chunk>) -> std::io::Result<Vec<u8>>,
+    gsd: &Path,
+    frame_memory: u64,
+) -> std::io::Result<Option<(AtomicFile, String)>> {
+    use std::os::unix::fs::FileExt;
+    let bounds = slab::bounds(entries, slab.processes);
+    let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
+    let first_word = slab.first_word();
+    let end_word = first_word + table.word_count();
+    // A chunk belongs to the process whose slab holds its first entry: only this slab's first
+    // chunk can begin in an earlier slab, and its words here go to that chunk's owner.
+    let mut outgoing = vec![Vec::new(); slab.processes];
+    if first_word < end_word {
+        let chunk = first_word / words_per_chunk;
+        let owner = owner(&bounds, chunk as u64 * CHUNK_ENTRIES);
+        if owner != slab.process {
+            let end = end_word.min((chunk + 1) * words_per_chunk);
+            outgoing[owner] = (first_word..end)
+                .map(|w| table.word(w - first_word))
+                .collect();
+        }
+    }
+    // The words of the next slabs that this slab's last chunk reaches into, in order.
+    let (beyond, _) = cluster.exchange(&outgoing);
+    let owned =
+        slab.first.div_ceil(CHUNK_ENTRIES) as usize..slab.end.div_ceil(CHUNK_ENTRIES) as usize;
+    let view = Extended {
+        slab: table,
+        beyond,
+    };
+    let frames = store::compress_chunks(&view, first_word, entries, owned, frame_memory)?;
+    let list = serde_json::to_vec(frames.list()).map_err(std::io::Error::other)?;
+    let lists = cluster.gather_all(&list[..]);
+    let mut lengths = vec![0u64; cluster.size()];
+    let mine: u64 = frames.list().iter().map(|c| c.compressed_bytes).sum();
+    cluster.world().all_gather_into(&mine, &mut lengths[..]);
+    // Process 0 makes the header and the file; its length and the file's name go to all.
+    let mut file = None;
+    let mut start = Vec::new();
+    if cluster.rank() == 0 {
+        let mut all: Vec<Chunk> = Vec::new();
+        let mut rest = &lists[..];
+        while !rest.is_empty() {
+            let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<Vec<Chunk>>();
+            let part = stream
+                .next()
+                .expect("a list was sent")
+                .map_err(std::io::Error::other)?;
+            rest = &rest[stream.byte_offset()..];
+            all.extend(part);
+        }
+        let bytes = header(all)?;
+        let mut f = AtomicFile::create(gsd)?;
+        std::io::Write::write_all(f.writer(), &bytes)?;
+        std::io::Write::flush(f.writer())?;
+        start = (bytes.len() as u64).to_le_bytes().to_vec();
+        start.extend(std::os::unix::ffi::OsStrExt::as_bytes(
+            f.temp_path().as_os_str(),
+        ));
+        file = Some(f);
+    }
+    let start = cluster.broadcast_bytes(start);
+    let header_len = u64::from_le_bytes(start[..8].try_into().expect("8 bytes of length"));
+    let temp =
+        Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&start[8..]));
+    let mut at = header_len + lengths[..cluster.rank()].iter().sum::<u64>();
+    let part = std::fs::OpenOptions::new().write(true).open(temp)?;
+    frames.write(&view, first_word, entries, &mut |frame| {
+        part.write_all_at(frame, at)?;
+        at += frame.len() as u64;
+        Ok(())
+    })?;
+    part.sync_all()?;
+    cluster.everywhere(Ok(()));
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    // The checksum of the whole file, as it lies on the disk.
+    let mut sha = <sha2::Sha256 as sha2::Digest>::new();
+    let mut reader = std::fs::File::open(temp)?;
+    let mut buffer = vec![0u8; 1 << 22];
+    loop {
+        let n = reader.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        sha2::Digest::update(&mut sha, &buffer[..n]);
+    }
+    Ok(Some((file, store::hex(&sha2::Digest::finalize(sha)))))
+}
+
+/// A slab's table followed by the words of the next slabs it was sent.
+struct Extended<'a> {
+    slab: &'a DistanceTable,
+    beyond: Vec<u64>,
+}
+
+impl TableView for Extended<'_> {
+    fn entries(&self) -> u64 {
+        (self.slab.word_count() + self.beyond.len()) as u64 * ENTRIES_PER_WORD
+    }
+
+    fn append_le_bytes(
+        &self,
+        words: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let own = self.slab.word_count();
+        out.reserve(words.len() * 8);
+        for w in words {
+            let word = match w.checked_sub(own) {
+                None => self.slab.word(w),
+                Some(b) => self.beyond[b],
+            };
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -413,20 +652,13 @@ mod tests {
     }
 
     #[test]
-    fn slabs_cover_the_table_in_whole_words() {
+    fn each_rank_has_the_slab_that_holds_it() {
         for (entries, p) in [(1000, 3), (64, 4), (31, 2), (10_000_019, 7)] {
-            let b = slab_bounds(entries, p);
-            assert_eq!((b[0], b[p]), (0, entries));
-            assert!(b.windows(2).all(|w| w[0] <= w[1]));
-            assert!(
-                b[..p]
-                    .iter()
-                    .all(|&x| x % ENTRIES_PER_WORD == 0 || x == entries)
-            );
-            assert_eq!(
-                owner(&b, entries - 1),
-                (0..p).rev().find(|&q| b[q] < b[q + 1]).unwrap()
-            );
+            let b = slab::bounds(entries, p);
+            for rank in [0, entries / 2, entries - 1] {
+                let o = owner(&b, rank);
+                assert!(b[o] <= rank && rank < b[o + 1], "{entries} {p} {rank}");
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod cpu;
 pub mod engine;
 pub mod levels;
 pub mod path;
+pub mod slab;
 pub mod sweep;
 pub mod table;
 

@@ -75,11 +75,22 @@ impl DistanceTable {
 
     /// A table of `entries` entries, all [`UNREACHED`].
     pub fn new(entries: u64) -> DistanceTable {
+        DistanceTable::try_new(entries).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`DistanceTable::new`], or why its memory cannot be had (instead of ending the process).
+    pub fn try_new(entries: u64) -> Result<DistanceTable, String> {
         let len = entries.div_ceil(ENTRIES_PER_WORD) as usize;
-        let mut words = Vec::with_capacity(len);
+        let mut words: Vec<AtomicU64> = Vec::new();
+        words.try_reserve_exact(len).map_err(|e| {
+            format!(
+                "cannot allocate a table of {} bytes: {e}",
+                DistanceTable::bytes_for(entries)
+            )
+        })?;
         huge_pages(words.as_ptr(), len * 8);
         words.par_extend((0..len).into_par_iter().map(|_| AtomicU64::new(u64::MAX)));
-        DistanceTable { words, entries }
+        Ok(DistanceTable { words, entries })
     }
 
     /// A table holding `words` (entry `r` at bits `2 * (r % 32)` of word `r / 32`).

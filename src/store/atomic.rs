@@ -98,6 +98,12 @@ impl AtomicFile {
             .expect("writer is present until commit")
     }
 
+    /// Where the file is written until it is committed (other processes of an MPI job write
+    /// their parts of it there).
+    pub fn temp_path(&self) -> &Path {
+        &self.temp
+    }
+
     /// Flushes, syncs and writes `bytes` as the whole file, then commits it.
     pub fn write_all(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let mut file = AtomicFile::create(target)?;

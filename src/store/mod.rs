@@ -19,6 +19,7 @@ pub mod atomic;
 
 use crate::puzzle::PuzzleInfo;
 use crate::search::levels::{Levels, Written};
+use crate::search::slab::Slab;
 use crate::search::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -91,21 +92,34 @@ pub fn write(
     table: &dyn TableView,
     frame_memory: u64,
 ) -> std::io::Result<String> {
-    let chunks = TableChunks::new(table);
-    let mut kept: Vec<Option<Vec<u8>>> = Vec::with_capacity(chunks.count);
-    let mut list = Vec::with_capacity(chunks.count);
-    let mut held = 0u64;
-    for batch in batches(chunks.count) {
-        let frames = compress_batch(batch, |c| chunks.raw(c))?;
-        for (frame, sha) in frames {
-            list.push(Chunk {
-                compressed_bytes: frame.len() as u64,
-                sha256: sha,
-            });
-            held += frame.len() as u64;
-            kept.push((held <= frame_memory).then_some(frame));
-        }
-    }
+    let chunks = TableChunks::new(table, 0, table.entries());
+    let frames = compress_range(&chunks, 0..chunks.count, frame_memory)?;
+    let header = header(
+        puzzle,
+        starts,
+        levels,
+        table.entries(),
+        frames.list().to_vec(),
+    )?;
+    let mut sha = Sha256::new();
+    let mut emit = |bytes: &[u8]| -> std::io::Result<()> {
+        sha.update(bytes);
+        out.write_all(bytes)
+    };
+    emit(&header)?;
+    frames.emit(&chunks, &mut emit)?;
+    Ok(hex(&sha.finalize()))
+}
+
+/// The start of a distances file: magic, version, the header's length and the header, whose
+/// chunk list is `chunks`.
+pub fn header(
+    puzzle: &PuzzleInfo,
+    starts: &[u64],
+    levels: &Levels,
+    entries: u64,
+    chunks: Vec<Chunk>,
+) -> std::io::Result<Vec<u8>> {
     let header = Header {
         format: "gpusearch distances".into(),
         puzzle: puzzle.clone(),
@@ -115,65 +129,146 @@ pub fn write(
         } else {
             Vec::new()
         },
-        entries: table.entries(),
+        entries,
         encoding: ENCODING.into(),
         levels: Written::from(levels),
         compression: "zstd".into(),
         chunk_entries: CHUNK_ENTRIES,
-        chunks: list,
+        chunks,
     };
     let json = serde_json::to_vec_pretty(&header).map_err(std::io::Error::other)?;
-    let mut sha = Sha256::new();
-    let mut emit = |bytes: &[u8]| -> std::io::Result<()> {
-        sha.update(bytes);
-        out.write_all(bytes)
-    };
-    emit(MAGIC)?;
-    emit(&VERSION.to_le_bytes())?;
-    emit(&(json.len() as u32).to_le_bytes())?;
-    emit(&json)?;
-    for batch in batches(chunks.count) {
-        let again: Vec<usize> = batch.clone().filter(|&c| kept[c].is_none()).collect();
-        let mut fresh = again
-            .par_iter()
-            .map(|&c| zstd::bulk::compress(&chunks.raw(c)?, ZSTD_LEVEL))
-            .collect::<std::io::Result<Vec<_>>>()?
-            .into_iter();
-        for c in batch {
-            match kept[c].take() {
-                Some(frame) => emit(&frame)?,
-                None => emit(&fresh.next().expect("one frame per chunk compressed again"))?,
-            }
-        }
-    }
-    Ok(hex(&sha.finalize()))
+    let mut bytes = Vec::with_capacity(PREAMBLE + json.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    Ok(bytes)
 }
 
-/// The table's bytes (`ceil(entries / 4)`) in chunks of [`CHUNK_ENTRIES`] entries.
+/// Some of a table's chunks, compressed before any is written: each one's entry in the header,
+/// and the frames kept in memory (the others are compressed again as they are written).
+pub struct CompressedChunks {
+    range: std::ops::Range<usize>,
+    list: Vec<Chunk>,
+    kept: Vec<Option<Vec<u8>>>,
+}
+
+/// Compresses the file's chunks `range`, whose words (from the file table's word `first_word`
+/// on, of `entries` entries in all) `table` holds, keeping the frames that fit in
+/// `frame_memory` bytes.
+pub fn compress_chunks(
+    table: &dyn TableView,
+    first_word: usize,
+    entries: u64,
+    range: std::ops::Range<usize>,
+    frame_memory: u64,
+) -> std::io::Result<CompressedChunks> {
+    compress_range(
+        &TableChunks::new(table, first_word, entries),
+        range,
+        frame_memory,
+    )
+}
+
+impl CompressedChunks {
+    /// Each chunk's entry in the header, in order.
+    pub fn list(&self) -> &[Chunk] {
+        &self.list
+    }
+
+    /// Writes the frames in order through `emit`; `table`, `first_word` and `entries` as given
+    /// to [`compress_chunks`].
+    pub fn write(
+        self,
+        table: &dyn TableView,
+        first_word: usize,
+        entries: u64,
+        emit: &mut impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.emit(&TableChunks::new(table, first_word, entries), emit)
+    }
+
+    fn emit(
+        mut self,
+        chunks: &TableChunks,
+        emit: &mut impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let first = self.range.start;
+        for batch in batches_of(self.range.clone()) {
+            let again: Vec<usize> = (batch.clone())
+                .filter(|&c| self.kept[c - first].is_none())
+                .collect();
+            let mut fresh = again
+                .par_iter()
+                .map(|&c| zstd::bulk::compress(&chunks.raw(c)?, ZSTD_LEVEL))
+                .collect::<std::io::Result<Vec<_>>>()?
+                .into_iter();
+            for c in batch {
+                match self.kept[c - first].take() {
+                    Some(frame) => emit(&frame)?,
+                    None => emit(&fresh.next().expect("one frame per chunk compressed again"))?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Chunks `range` of `chunks` compressed, keeping the frames that fit in `frame_memory`.
+fn compress_range(
+    chunks: &TableChunks,
+    range: std::ops::Range<usize>,
+    frame_memory: u64,
+) -> std::io::Result<CompressedChunks> {
+    let mut kept = Vec::with_capacity(range.len());
+    let mut list = Vec::with_capacity(range.len());
+    let mut held = 0u64;
+    for batch in batches_of(range.clone()) {
+        for (frame, sha) in compress_batch(batch, |c| chunks.raw(c))? {
+            list.push(Chunk {
+                compressed_bytes: frame.len() as u64,
+                sha256: sha,
+            });
+            held += frame.len() as u64;
+            kept.push((held <= frame_memory).then_some(frame));
+        }
+    }
+    Ok(CompressedChunks { range, list, kept })
+}
+
+/// A file table's bytes (`ceil(entries / 4)`) in chunks of [`CHUNK_ENTRIES`] entries, read
+/// from a table holding its words from `first_word` on (all of them, or a slab's).
 struct TableChunks<'a> {
     table: &'a dyn TableView,
+    first_word: usize,
+    entries: u64,
     count: usize,
 }
 
 impl<'a> TableChunks<'a> {
-    fn new(table: &'a dyn TableView) -> Self {
+    fn new(table: &'a dyn TableView, first_word: usize, entries: u64) -> Self {
         TableChunks {
             table,
-            count: table.entries().div_ceil(CHUNK_ENTRIES) as usize,
+            first_word,
+            entries,
+            count: entries.div_ceil(CHUNK_ENTRIES) as usize,
         }
     }
 
     /// Chunk `c`'s bytes.
     fn raw(&self, c: usize) -> std::io::Result<Vec<u8>> {
         let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
-        let word_count = self.table.entries().div_ceil(ENTRIES_PER_WORD) as usize;
+        let word_count = self.entries.div_ceil(ENTRIES_PER_WORD) as usize;
         let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(word_count);
         let mut raw = Vec::new();
         self.table
-            .append_le_bytes(words, &mut raw)
+            .append_le_bytes(
+                words.start - self.first_word..words.end - self.first_word,
+                &mut raw,
+            )
             .map_err(std::io::Error::other)?;
         // Entries past the end are padding: keep only the bytes that hold real entries.
-        let total = self.table.entries().div_ceil(4);
+        let total = self.entries.div_ceil(4);
         let first_byte = c as u64 * CHUNK_ENTRIES / 4;
         raw.truncate((total - first_byte).min(raw.len() as u64) as usize);
         Ok(raw)
@@ -197,10 +292,16 @@ pub fn batch_bytes(threads: usize) -> u64 {
 
 /// Chunk ranges of one batch each, in order.
 fn batches(count: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    batches_of(0..count)
+}
+
+/// The chunks `range` in batches, in order.
+fn batches_of(range: std::ops::Range<usize>) -> impl Iterator<Item = std::ops::Range<usize>> {
     let size = batch_chunks(rayon::current_num_threads());
-    (0..count)
+    let end = range.end;
+    range
         .step_by(size)
-        .map(move |first| first..(first + size).min(count))
+        .map(move |first| first..(first + size).min(end))
 }
 
 /// Compresses chunks `batch`, each given by `raw(c)`, in parallel: each frame and the SHA-256
@@ -523,8 +624,11 @@ pub struct CheckpointHeader {
     /// The puzzle.
     #[serde(flatten)]
     pub puzzle: PuzzleInfo,
-    /// Table entries.
+    /// Table entries (of the slab, in a process's checkpoint of an MPI job).
     pub entries: u64,
+    /// The part of the table this checkpoint holds, in a process's checkpoint of an MPI job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slab: Option<Slab>,
     /// The levels found so far.
     #[serde(flatten)]
     pub levels: Written,
@@ -536,13 +640,14 @@ pub struct CheckpointHeader {
     pub chunk_entries: u64,
 }
 
-/// Writes a checkpoint: the table after a level, the levels so far and that level's smallest
-/// ranks, in one pass over the table. Layout: magic, version, header length and JSON header
+/// Writes a checkpoint (of the table, or of a process's `slab` of it): the table after a level,
+/// the levels so far and that level's smallest ranks, in one pass over the table. Layout: magic, version, header length and JSON header
 /// ([`CheckpointHeader`]), the table's chunks as zstd frames, then the chunk list (JSON, as a
 /// distances header's `chunks`), its length (8 bytes) and the end magic `GSCHEND\n`.
 pub fn write_checkpoint(
     out: &mut impl Write,
     puzzle: &PuzzleInfo,
+    slab: Option<&Slab>,
     levels: &Levels,
     seconds: f64,
     antipodes: &[u64],
@@ -552,6 +657,7 @@ pub fn write_checkpoint(
         format: "gpusearch checkpoint".into(),
         puzzle: puzzle.clone(),
         entries: table.entries(),
+        slab: slab.cloned(),
         levels: Written::from(levels),
         seconds,
         antipodes: antipodes.to_vec(),
@@ -562,7 +668,7 @@ pub fn write_checkpoint(
     out.write_all(&CHECKPOINT_VERSION.to_le_bytes())?;
     out.write_all(&(json.len() as u32).to_le_bytes())?;
     out.write_all(&json)?;
-    let chunks = TableChunks::new(table);
+    let chunks = TableChunks::new(table, 0, table.entries());
     let mut list = Vec::with_capacity(chunks.count);
     for batch in batches(chunks.count) {
         for (frame, sha) in compress_batch(batch, |c| chunks.raw(c))? {
@@ -743,7 +849,7 @@ mod tests {
         let info = Ring::turnstyle(5, Metric::Lrf).unwrap().info();
         let levels = Levels::from_counts(&[1, 3, 5]);
         let mut bytes = Vec::new();
-        write_checkpoint(&mut bytes, &info, &levels, 12.5, &[4, 9], &table).unwrap();
+        write_checkpoint(&mut bytes, &info, None, &levels, 12.5, &[4, 9], &table).unwrap();
         let path = std::env::temp_dir().join(format!("gsc-{}.gsc", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();
         let (header, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
