@@ -12,6 +12,7 @@
 //! begin in its slab at their offsets ([`write_distances`]); process 0 writes the header and the
 //! other files.
 
+use super::bitmap::Bitmap;
 use super::engine::Engine;
 use super::levels::Levels;
 use super::slab::{self, Slab};
@@ -28,11 +29,19 @@ use rayon::prelude::*;
 use std::io::Read;
 use std::path::Path;
 
-/// Frontier states each process expands per exchange round: bounds the outboxes (at most this
-/// many states times the moves, 8 bytes each, before compression).
-const STATES_PER_ROUND: usize = 1 << 18;
-/// Frontier states per rayon task within a round.
+/// Bytes of neighbour ranks a process's outboxes hold at most in one exchange round (8 bytes a
+/// rank before compression): a round expands at most this over `8 * moves` frontier states.
+const ROUND_BYTES: u64 = 64 << 20;
+/// Frontier states per rayon task within a round, from a list.
 const STATES_PER_TASK: usize = 4096;
+/// Bitmap words per block: a rayon task within a round, from bits, and the unit rounds are cut
+/// in (at most 2^18 states a block).
+const BLOCK_WORDS: usize = 4096;
+/// A process keeps a level as a list (8 bytes a state) while it has at most this share of its
+/// slab's entries, where the list is no larger than the bits (1 bit an entry) would be.
+const LIST_SHARE: u64 = 64;
+/// Levels this short stay lists in any slab (long thin graphs: the Chinese rings).
+const MIN_LIST: u64 = 4096;
 /// zstd's level for the exchanged chunks: fast, and sorted deltas compress well at any level.
 const ZSTD_LEVEL: i32 = 1;
 
@@ -191,8 +200,10 @@ pub struct ClusterEngine<'s, 'c, S: StateSpace> {
     slab: Slab,
     /// The table of the slab: its entry `i` is rank `slab.first + i`.
     table: DistanceTable,
-    /// The last level's states in this slab (global ranks), ascending.
-    last: Vec<u64>,
+    /// The last level's states in this slab.
+    last: Frontier,
+    /// An empty bitmap of the slab, kept for the next level found as bits.
+    spare: Option<Bitmap>,
     exchanged: Exchanged,
 }
 
@@ -211,7 +222,8 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             slab,
             bounds,
             me,
-            last: Vec::new(),
+            last: Frontier::List(Vec::new()),
+            spare: None,
             exchanged: Exchanged::default(),
         })
     }
@@ -219,10 +231,6 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
     /// The bytes the exchanges moved so far.
     pub fn exchanged(&self) -> &Exchanged {
         &self.exchanged
-    }
-
-    fn first(&self) -> u64 {
-        self.bounds[self.me]
     }
 
     /// Each value summed over the processes, in one collective.
@@ -233,21 +241,67 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         total
     }
 
-    /// One round: expands `states`, claims the local neighbours and sends the others to their
-    /// owners; returns the states this process set, and the bytes and ranks it sent.
-    fn round(&self, states: &[u64], next: u8) -> (Vec<u64>, u64, u64) {
+    /// The most states a process expands in one round.
+    fn states_per_round(&self) -> u64 {
+        (ROUND_BYTES / (8 * self.space.move_count() as u64)).max(1)
+    }
+
+    /// The rounds this process expands the last level in: `tasks` of each (a list's chunks or
+    /// the bitmap's blocks), cut where a round would expand more than
+    /// [`ClusterEngine::states_per_round`] states.
+    fn rounds(&self) -> Vec<std::ops::Range<usize>> {
+        let per_round = self.states_per_round();
+        match &self.last {
+            Frontier::List(list) => {
+                let per = (per_round as usize).div_ceil(STATES_PER_TASK);
+                let tasks = list.len().div_ceil(STATES_PER_TASK);
+                (0..tasks.div_ceil(per))
+                    .map(|r| r * per..((r + 1) * per).min(tasks))
+                    .collect()
+            }
+            Frontier::Bits(bits) => {
+                let blocks = bits.word_count().div_ceil(BLOCK_WORDS);
+                let counts: Vec<u64> = (0..blocks)
+                    .into_par_iter()
+                    .map(|b| {
+                        let words = b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(bits.word_count());
+                        words.map(|w| u64::from(bits.word(w).count_ones())).sum()
+                    })
+                    .collect();
+                let mut rounds = Vec::new();
+                let (mut start, mut held) = (0, 0);
+                for (b, &c) in counts.iter().enumerate() {
+                    if held > 0 && held + c > per_round {
+                        rounds.push(start..b);
+                        (start, held) = (b, 0);
+                    }
+                    held += c;
+                }
+                if held > 0 {
+                    rounds.push(start..blocks);
+                }
+                rounds
+            }
+        }
+    }
+
+    /// One round: expands the last level's states in `tasks`, claims the local neighbours and
+    /// sends the others to their owners; returns the states this process set (global ranks),
+    /// and the bytes and ranks it sent.
+    fn round(&self, tasks: std::ops::Range<usize>, next: u8) -> (Vec<u64>, u64, u64) {
         let processes = self.bounds.len() - 1;
-        let first = self.first();
+        let first = self.slab.first;
         // The workers see the space, the table and the bounds, not the communicator.
         let (space, table, bounds, me) = (self.space, &self.table, &self.bounds, self.me);
+        let last = &self.last;
         let moves = space.move_count();
-        let parts: Vec<(Vec<u64>, Vec<Vec<u64>>)> = states
-            .par_chunks(STATES_PER_TASK)
-            .map(|chunk| {
+        let parts: Vec<(Vec<u64>, Vec<Vec<u64>>)> = tasks
+            .into_par_iter()
+            .map(|t| {
                 let mut cursor = space.cursor();
                 let mut new = Vec::new();
                 let mut outboxes = vec![Vec::new(); processes];
-                for &rank in chunk {
+                last.visit(first, t, &mut |rank| {
                     cursor.seek(rank);
                     for mv in 0..moves {
                         let n = cursor.neighbour(mv);
@@ -258,7 +312,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                             new.push(n);
                         }
                     }
-                }
+                });
                 (new, outboxes)
             })
             .collect();
@@ -291,6 +345,36 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             .collect();
         new.extend(claimed.into_iter().flatten());
         (new, sent_bytes, sent_ranks)
+    }
+}
+
+/// The last level's states in a slab: a list of global ranks (ascending) while it is short, else
+/// one bit an entry of the slab.
+enum Frontier {
+    List(Vec<u64>),
+    Bits(Bitmap),
+}
+
+impl Frontier {
+    /// Calls `each` with the global rank of every state in task `t` (a list's chunk or a
+    /// block of the bits of a slab from rank `first`).
+    fn visit(&self, first: u64, t: usize, each: &mut dyn FnMut(u64)) {
+        match self {
+            Frontier::List(list) => {
+                let end = ((t + 1) * STATES_PER_TASK).min(list.len());
+                list[t * STATES_PER_TASK..end].iter().for_each(|&r| each(r));
+            }
+            Frontier::Bits(bits) => {
+                let end = ((t + 1) * BLOCK_WORDS).min(bits.word_count());
+                for w in t * BLOCK_WORDS..end {
+                    let mut word = bits.word(w);
+                    while word != 0 {
+                        each(first + w as u64 * 64 + u64::from(word.trailing_zeros()));
+                        word &= word - 1;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -356,14 +440,13 @@ fn decode(chunk: &[u8]) -> Vec<u64> {
 impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
         let slab = self.slab.first..self.slab.end;
-        self.last = starts
-            .iter()
-            .copied()
+        let mine: Vec<u64> = (starts.iter().copied())
             .filter(|s| slab.contains(s))
             .collect();
-        for &s in &self.last {
+        for &s in &mine {
             self.table.claim(s - slab.start, 0);
         }
+        self.last = Frontier::List(mine);
         Ok(())
     }
 
@@ -387,14 +470,15 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         }
         let slab = self.slab.first..self.slab.end;
         self.last = match list {
-            Some(list) => list.into_iter().filter(|s| slab.contains(s)).collect(),
+            Some(list) => Frontier::List(list.into_iter().filter(|s| slab.contains(s)).collect()),
             None => {
                 let value = (depth % 3) as u8;
-                (0..table.entries())
-                    .into_par_iter()
-                    .filter(|&i| table.get(i) == value)
-                    .map(|i| i + slab.start)
-                    .collect()
+                let entries = table.entries();
+                Frontier::Bits(Bitmap::from_fn(entries, |w| {
+                    let ranks = w as u64 * 64..(w as u64 * 64 + 64).min(entries);
+                    (ranks.filter(|&i| table.get(i) == value))
+                        .fold(0, |bits, i| bits | 1 << (i % 64))
+                }))
             }
         };
         self.table = table;
@@ -404,36 +488,66 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
     fn pass(&mut self, _: Step, levels: &Levels, progress: &dyn Progress) -> Result<u64, String> {
         let depth = levels.len() - 1;
         let next = ((depth + 1) % 3) as u8;
-        let last = std::mem::take(&mut self.last);
-        let mine = last.len().div_ceil(STATES_PER_ROUND) as u64;
-        let mut rounds = 0;
+        let rounds = self.rounds();
+        let mine = rounds.len() as u64;
+        let mut all = 0;
         self.world
-            .all_reduce_into(&mine, &mut rounds, SystemOperation::max());
-        let (mut new, mut bytes, mut ranks) = (Vec::new(), 0, 0);
-        for r in 0..rounds as usize {
-            let start = (r * STATES_PER_ROUND).min(last.len());
-            let end = ((r + 1) * STATES_PER_ROUND).min(last.len());
-            let (found, b, n) = self.round(&last[start..end], next);
-            progress.found(found.len() as u64);
-            new.extend(found);
-            (bytes, ranks) = (bytes + b, ranks + n);
+            .all_reduce_into(&mine, &mut all, SystemOperation::max());
+        let list_limit = (self.slab.entries() / LIST_SHARE).max(MIN_LIST);
+        // The new level: a list until it outgrows the limit, then bits.
+        let mut found = Frontier::List(Vec::new());
+        let (mut count, mut bytes, mut ranks) = (0, 0, 0);
+        for r in 0..all as usize {
+            let tasks = rounds.get(r).cloned().unwrap_or(0..0);
+            let (new, b, n) = self.round(tasks, next);
+            progress.found(new.len() as u64);
+            (count, bytes, ranks) = (count + new.len() as u64, bytes + b, ranks + n);
+            found = match found {
+                Frontier::List(mut list) if count <= list_limit => {
+                    list.extend(new);
+                    Frontier::List(list)
+                }
+                Frontier::List(list) => {
+                    let bits = self
+                        .spare
+                        .take()
+                        .unwrap_or_else(|| Bitmap::new(self.slab.entries()));
+                    for r in list.into_iter().chain(new) {
+                        bits.insert(r - self.slab.first);
+                    }
+                    Frontier::Bits(bits)
+                }
+                Frontier::Bits(bits) => {
+                    new.into_par_iter()
+                        .for_each(|r| bits.insert(r - self.slab.first));
+                    Frontier::Bits(bits)
+                }
+            };
         }
-        new.par_sort_unstable();
-        let [count, bytes, ranks] = self.sum([new.len() as u64, bytes, ranks]);
+        let [count, bytes, ranks] = self.sum([count, bytes, ranks]);
         if count > 0 {
             self.exchanged.compressed.push(bytes);
             self.exchanged.ranks.push(ranks);
-            self.last = new;
-        } else {
-            self.last = last;
+            if let Frontier::List(list) = &mut found {
+                list.par_sort_unstable();
+            }
+            if let Frontier::Bits(old) = std::mem::replace(&mut self.last, found) {
+                old.clear();
+                self.spare = Some(old);
+            }
         }
         Ok(count)
     }
 
     fn smallest(&mut self, _: u64, limit: usize) -> Result<Vec<u64>, String> {
-        let mine = &self.last[..self.last.len().min(limit)];
+        let mine = match &self.last {
+            Frontier::List(list) => list[..list.len().min(limit)].to_vec(),
+            Frontier::Bits(bits) => (bits.smallest(limit).into_iter())
+                .map(|r| r + self.slab.first)
+                .collect(),
+        };
         // Slabs are in rank order, so the concatenation is ascending.
-        let mut all = self.cluster.gather_all(mine);
+        let mut all = self.cluster.gather_all(&mine);
         all.truncate(limit);
         Ok(all)
     }
