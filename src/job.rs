@@ -253,7 +253,8 @@ fn search_across<S: StateSpace>(
         header,
         run.gsd,
         run.frame_memory,
-    );
+    )
+    .unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", run.gsd.display()), 1));
     Ok((
         searched.levels,
         searched.antipodes,

@@ -610,23 +610,9 @@ pub fn search<S: StateSpace>(
 /// that begin in its slab, with the words of the next slabs they reach into (sent by their
 /// owners); process 0 writes the header, which `header` makes from every chunk's entry, into a
 /// temporary file, and each process writes its frames there at their offsets. Process 0 returns
-/// the file, to be committed, and its SHA-256 (read back); the others `None`. A process that
-/// cannot write ends the job, naming itself.
+/// the file, to be committed, and its SHA-256 (read back); the others `None`. Fails with this
+/// process's error (the caller ends the job: the others wait in a collective).
 pub fn write_distances(
-    cluster: &Cluster,
-    slab: &Slab,
-    table: &DistanceTable,
-    entries: u64,
-    header: impl FnOnce(Vec<Chunk>) -> std::io::Result<Vec<u8>>,
-    gsd: &Path,
-    frame_memory: u64,
-) -> Option<(AtomicFile, String)> {
-    let written = write_parts(cluster, slab, table, entries, header, gsd, frame_memory);
-    written.unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", gsd.display()), 1))
-}
-
-/// [`write_distances`], failing with this process's error.
-fn write_parts(
     cluster: &Cluster,
     slab: &Slab,
     table: &DistanceTable,
