@@ -452,7 +452,7 @@ fn setup<S: StateSpace>(
         }
         None => None,
     };
-    let slab = cluster.map(|c| Slab::of(space.size(), c.rank(), c.size()));
+    let slab = cluster.map(|c| Slab::of(space.size(), space.slab_planes(), c.rank(), c.size()));
     let entries = slab.as_ref().map_or(space.size(), Slab::entries);
     let plan = plan_for(space, entries, job, gpu.is_some(), threads)?;
     let saved = Saved::find(out, cluster.map_or(1, Cluster::size))?;
@@ -543,7 +543,7 @@ fn run_space<S: StateSpace>(
     let saver = FileCheckpoints {
         folder: out.clone(),
         info: space.info(),
-        slab: cluster.map(|c| Slab::of(space.size(), c.rank(), c.size())),
+        slab: cluster.map(|c| Slab::of(space.size(), space.slab_planes(), c.rank(), c.size())),
         cluster,
         every,
         since: Mutex::new(Instant::now()),

@@ -114,6 +114,14 @@ pub trait StateSpace: Sync {
         self.structure().is_some()
     }
 
+    /// The planes the ranks fall into for the slabs of an MPI job ([`crate::search::slab`]):
+    /// `rank = plane * (size / planes) + column`, where most moves keep a state's column (a
+    /// ring puzzle's offsets of one arrangement). 1 (the default): slabs are ranges of ranks.
+    /// With more, a plane's width is a multiple of 32 (whole table words).
+    fn slab_planes(&self) -> u64 {
+        1
+    }
+
     /// The shader that gives the GPU backend this space's ranks and moves, or `None` where the
     /// space has none.
     fn gpu_shader(&self) -> Option<GpuShader> {

@@ -25,6 +25,7 @@
 
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::rank::{self, window::WindowMove, window::window_move};
+use crate::search::table::ENTRIES_PER_WORD;
 
 /// Largest supported number of pieces (ranks fit in 64 bits; labels fit in four bits).
 pub const MAX_PIECES: usize = 16;
@@ -350,6 +351,17 @@ impl StateSpace for Ring {
 
     fn solved(&self) -> u64 {
         0
+    }
+
+    /// In metric `lrf`, the `n` offsets: `L` and `R` change only the plane, so slabs of whole
+    /// arrangements keep them local (where an arrangement count fills whole table words: from
+    /// 9 pieces on).
+    fn slab_planes(&self) -> u64 {
+        if self.arrangements.is_multiple_of(ENTRIES_PER_WORD) {
+            self.planes()
+        } else {
+            1
+        }
     }
 
     fn cursor(&self) -> RingCursor<'_> {

@@ -195,6 +195,7 @@ pub struct ClusterEngine<'s, 'c, S: StateSpace> {
     space: &'s S,
     cluster: &'c Cluster,
     world: &'c SimpleCommunicator,
+    /// The first column of each process's slab, and the end.
     bounds: Vec<u64>,
     me: usize,
     slab: Slab,
@@ -211,9 +212,9 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
     /// This process's engine on `space`, in the job `cluster`, or why its slab's table cannot
     /// be allocated.
     pub fn new(space: &'s S, cluster: &'c Cluster) -> Result<Self, String> {
-        let bounds = slab::bounds(space.size(), cluster.size());
         let me = cluster.rank();
-        let slab = Slab::of(space.size(), me, cluster.size());
+        let slab = Slab::of(space.size(), space.slab_planes(), me, cluster.size());
+        let bounds = slab::bounds(slab.width, cluster.size());
         Ok(ClusterEngine {
             space,
             cluster,
@@ -290,7 +291,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
     /// and the bytes and ranks it sent.
     fn round(&self, tasks: std::ops::Range<usize>, next: u8) -> (Vec<u64>, u64, u64) {
         let processes = self.bounds.len() - 1;
-        let first = self.slab.first;
+        let slab = &self.slab;
         // The workers see the space, the table and the bounds, not the communicator.
         let (space, table, bounds, me) = (self.space, &self.table, &self.bounds, self.me);
         let last = &self.last;
@@ -301,14 +302,14 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                 let mut cursor = space.cursor();
                 let mut new = Vec::new();
                 let mut outboxes = vec![Vec::new(); processes];
-                last.visit(first, t, &mut |rank| {
+                last.visit(slab, t, &mut |rank| {
                     cursor.seek(rank);
                     for mv in 0..moves {
                         let n = cursor.neighbour(mv);
-                        let owner = owner(bounds, n);
+                        let owner = owner(bounds, n % slab.width);
                         if owner != me {
                             outboxes[owner].push(n);
-                        } else if table.claim(n - first, next) {
+                        } else if table.claim(slab.local(n), next) {
                             new.push(n);
                         }
                     }
@@ -339,7 +340,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             .map(|bytes| {
                 decode(bytes)
                     .into_iter()
-                    .filter(|&n| table.claim(n - first, next))
+                    .filter(|&n| table.claim(slab.local(n), next))
                     .collect()
             })
             .collect();
@@ -357,8 +358,8 @@ enum Frontier {
 
 impl Frontier {
     /// Calls `each` with the global rank of every state in task `t` (a list's chunk or a
-    /// block of the bits of a slab from rank `first`).
-    fn visit(&self, first: u64, t: usize, each: &mut dyn FnMut(u64)) {
+    /// block of the bits of `slab`).
+    fn visit(&self, slab: &Slab, t: usize, each: &mut dyn FnMut(u64)) {
         match self {
             Frontier::List(list) => {
                 let end = ((t + 1) * STATES_PER_TASK).min(list.len());
@@ -369,7 +370,7 @@ impl Frontier {
                 for w in t * BLOCK_WORDS..end {
                     let mut word = bits.word(w);
                     while word != 0 {
-                        each(first + w as u64 * 64 + u64::from(word.trailing_zeros()));
+                        each(slab.global(w as u64 * 64 + u64::from(word.trailing_zeros())));
                         word &= word - 1;
                     }
                 }
@@ -378,9 +379,9 @@ impl Frontier {
     }
 }
 
-/// The process whose slab holds `rank`.
-fn owner(bounds: &[u64], rank: u64) -> usize {
-    bounds.partition_point(|&b| b <= rank) - 1
+/// The process whose slab holds `column`.
+fn owner(bounds: &[u64], column: u64) -> usize {
+    bounds.partition_point(|&b| b <= column) - 1
 }
 
 /// Offsets of consecutive chunks of these lengths.
@@ -439,12 +440,11 @@ fn decode(chunk: &[u8]) -> Vec<u64> {
 
 impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
-        let slab = self.slab.first..self.slab.end;
         let mine: Vec<u64> = (starts.iter().copied())
-            .filter(|s| slab.contains(s))
+            .filter(|&s| self.slab.contains(s))
             .collect();
         for &s in &mine {
-            self.table.claim(s - slab.start, 0);
+            self.table.claim(self.slab.local(s), 0);
         }
         self.last = Frontier::List(mine);
         Ok(())
@@ -468,9 +468,9 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                 self.me
             ));
         }
-        let slab = self.slab.first..self.slab.end;
+        let slab = &self.slab;
         self.last = match list {
-            Some(list) => Frontier::List(list.into_iter().filter(|s| slab.contains(s)).collect()),
+            Some(list) => Frontier::List(list.into_iter().filter(|&s| slab.contains(s)).collect()),
             None => {
                 let value = (depth % 3) as u8;
                 let entries = table.entries();
@@ -513,13 +513,13 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                         .take()
                         .unwrap_or_else(|| Bitmap::new(self.slab.entries()));
                     for r in list.into_iter().chain(new) {
-                        bits.insert(r - self.slab.first);
+                        bits.insert(self.slab.local(r));
                     }
                     Frontier::Bits(bits)
                 }
                 Frontier::Bits(bits) => {
-                    new.into_par_iter()
-                        .for_each(|r| bits.insert(r - self.slab.first));
+                    let slab = &self.slab;
+                    new.into_par_iter().for_each(|r| bits.insert(slab.local(r)));
                     Frontier::Bits(bits)
                 }
             };
@@ -543,11 +543,12 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         let mine = match &self.last {
             Frontier::List(list) => list[..list.len().min(limit)].to_vec(),
             Frontier::Bits(bits) => (bits.smallest(limit).into_iter())
-                .map(|r| r + self.slab.first)
+                .map(|r| self.slab.global(r))
                 .collect(),
         };
-        // Slabs are in rank order, so the concatenation is ascending.
+        // Each process's are ascending; slabs of columns interleave.
         let mut all = self.cluster.gather_all(&mine);
+        all.sort_unstable();
         all.truncate(limit);
         Ok(all)
     }
@@ -606,12 +607,13 @@ pub fn search<S: StateSpace>(
 }
 
 /// Writes the distances file `gsd` of a search across the processes of `cluster`, every
-/// process from its slab's `table` (every process calls it). Each compresses the file's chunks
-/// that begin in its slab, with the words of the next slabs they reach into (sent by their
-/// owners); process 0 writes the header, which `header` makes from every chunk's entry, into a
-/// temporary file, and each process writes its frames there at their offsets. Process 0 returns
-/// the file, to be committed, and its SHA-256 (read back); the others `None`. Fails with this
-/// process's error (the caller ends the job: the others wait in a collective).
+/// process from its slab's `table` (every process calls it). A chunk of the file belongs to the
+/// process whose slab holds its first entry: the others send it their words of the chunk, and
+/// it compresses the chunk. Process 0 gathers every chunk's entry, writes the header (which
+/// `header` makes from them) into a temporary file and sends every chunk's offset; each process
+/// writes its frames there. Process 0 returns the file, to be committed, and its SHA-256 (read
+/// back); the others `None`. Fails with this process's error (the caller ends the job: the
+/// others wait in a collective).
 pub fn write_distances(
     cluster: &Cluster,
     slab: &Slab,
@@ -622,72 +624,86 @@ pub fn write_distances(
     frame_memory: u64,
 ) -> std::io::Result<Option<(AtomicFile, String)>> {
     use std::os::unix::fs::FileExt;
-    let bounds = slab::bounds(entries, slab.processes);
+    let bounds = slab::bounds(slab.width, slab.processes);
     let words_per_chunk = (CHUNK_ENTRIES / ENTRIES_PER_WORD) as usize;
-    let first_word = slab.first_word();
-    let end_word = first_word + table.word_count();
-    // A chunk belongs to the process whose slab holds its first entry: only this slab's first
-    // chunk can begin in an earlier slab, and its words here go to that chunk's owner.
+    let chunk_owner = |c: usize| owner(&bounds, (c as u64 * CHUNK_ENTRIES) % slab.width);
+    let runs = slab.word_runs();
+    // This slab's words of the chunks other processes own, to them: (first word, words, the
+    // words) in the order of the whole table.
     let mut outgoing = vec![Vec::new(); slab.processes];
-    if first_word < end_word {
-        let chunk = first_word / words_per_chunk;
-        let owner = owner(&bounds, chunk as u64 * CHUNK_ENTRIES);
-        if owner != slab.process {
-            let end = end_word.min((chunk + 1) * words_per_chunk);
-            outgoing[owner] = (first_word..end)
-                .map(|w| table.word(w - first_word))
-                .collect();
+    for &(start, local, len) in &runs {
+        let mut w = start;
+        while w < start + len {
+            let c = w / words_per_chunk;
+            let end = (start + len).min((c + 1) * words_per_chunk);
+            let owner = chunk_owner(c);
+            if owner != slab.process {
+                let piece = &mut outgoing[owner];
+                piece.extend([w as u64, (end - w) as u64]);
+                piece.extend((w..end).map(|g| table.word(local + g - start)));
+            }
+            w = end;
         }
     }
-    // The words of the next slabs that this slab's last chunk reaches into, in order.
-    let (beyond, _) = cluster.exchange(&outgoing);
-    let owned =
-        slab.first.div_ceil(CHUNK_ENTRIES) as usize..slab.end.div_ceil(CHUNK_ENTRIES) as usize;
-    let view = Extended {
-        slab: table,
-        beyond,
+    let (received, _) = cluster.exchange(&outgoing);
+    let mut pieces = Vec::new();
+    let mut rest = &received[..];
+    while let [start, len, tail @ ..] = rest {
+        let (words, after) = tail.split_at(*len as usize);
+        pieces.push((*start as usize, words.to_vec()));
+        rest = after;
+    }
+    pieces.sort_unstable_by_key(|&(start, _)| start);
+    let mine: Vec<usize> = (0..entries.div_ceil(CHUNK_ENTRIES) as usize)
+        .filter(|&c| chunk_owner(c) == slab.process)
+        .collect();
+    let view = Assembled {
+        table,
+        runs,
+        pieces,
     };
-    let frames = store::compress_chunks(&view, first_word, entries, owned, frame_memory)?;
-    let list = serde_json::to_vec(frames.list()).map_err(std::io::Error::other)?;
+    let frames = store::compress_chunks(&view, entries, mine, frame_memory)?;
+    let listed: Vec<(usize, &Chunk)> = frames.chunks().iter().copied().zip(frames.list()).collect();
+    let list = serde_json::to_vec(&listed).map_err(std::io::Error::other)?;
     let lists = cluster.gather_all(&list[..]);
-    let mut lengths = vec![0u64; cluster.size()];
-    let mine: u64 = frames.list().iter().map(|c| c.compressed_bytes).sum();
-    cluster.world().all_gather_into(&mine, &mut lengths[..]);
-    // Process 0 makes the header and the file; its length and the file's name go to all.
+    // Process 0 makes the header, the file and every chunk's offset; they and the file's name
+    // go to all.
     let mut file = None;
     let mut start = Vec::new();
     if cluster.rank() == 0 {
-        let mut all: Vec<Chunk> = Vec::new();
-        let mut rest = &lists[..];
-        while !rest.is_empty() {
-            let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<Vec<Chunk>>();
-            let part = stream
-                .next()
-                .expect("a list was sent")
-                .map_err(std::io::Error::other)?;
-            rest = &rest[stream.byte_offset()..];
-            all.extend(part);
+        let mut all: Vec<(usize, Chunk)> = Vec::new();
+        let stream =
+            serde_json::Deserializer::from_slice(&lists).into_iter::<Vec<(usize, Chunk)>>();
+        for part in stream {
+            all.extend(part.map_err(std::io::Error::other)?);
         }
-        let bytes = header(all)?;
+        all.sort_unstable_by_key(|&(c, _)| c);
+        let lengths: Vec<u64> = all.iter().map(|(_, c)| c.compressed_bytes).collect();
+        let bytes = header(all.into_iter().map(|(_, c)| c).collect())?;
         let mut f = AtomicFile::create(gsd)?;
         std::io::Write::write_all(f.writer(), &bytes)?;
         std::io::Write::flush(f.writer())?;
-        start = (bytes.len() as u64).to_le_bytes().to_vec();
+        let mut at = bytes.len() as u64;
+        start.extend((lengths.len() as u64).to_le_bytes());
+        for length in lengths {
+            start.extend(at.to_le_bytes());
+            at += length;
+        }
         start.extend(std::os::unix::ffi::OsStrExt::as_bytes(
             f.temp_path().as_os_str(),
         ));
         file = Some(f);
     }
     let start = cluster.broadcast_bytes(start);
-    let header_len = u64::from_le_bytes(start[..8].try_into().expect("8 bytes of length"));
-    let temp =
-        Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&start[8..]));
-    let mut at = header_len + lengths[..cluster.rank()].iter().sum::<u64>();
+    let number =
+        |i: usize| u64::from_le_bytes(start[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    let count = number(0) as usize;
+    let temp = Path::new(
+        <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&start[8 * (count + 1)..]),
+    );
     let part = std::fs::OpenOptions::new().write(true).open(temp)?;
-    frames.write(&view, first_word, entries, &mut |frame| {
-        part.write_all_at(frame, at)?;
-        at += frame.len() as u64;
-        Ok(())
+    frames.write(&view, entries, &mut |c, frame| {
+        part.write_all_at(frame, number(c + 1))
     })?;
     part.sync_all()?;
     cluster.everywhere(Ok(()));
@@ -708,15 +724,38 @@ pub fn write_distances(
     Ok(Some((file, store::hex(&sha2::Digest::finalize(sha)))))
 }
 
-/// A slab's table followed by the words of the next slabs it was sent.
-struct Extended<'a> {
-    slab: &'a DistanceTable,
-    beyond: Vec<u64>,
+/// The words of the chunks a process owns, by their index in the whole table: its slab's
+/// (`runs`, as [`Slab::word_runs`]) and those the other processes sent (`pieces`: first word
+/// and words, ascending).
+struct Assembled<'a> {
+    table: &'a DistanceTable,
+    runs: Vec<(usize, usize, usize)>,
+    pieces: Vec<(usize, Vec<u64>)>,
 }
 
-impl TableView for Extended<'_> {
+impl Assembled<'_> {
+    /// Calls `each` with word `w` of the whole table and those after it up to `end` that lie in
+    /// the same run or piece (one of the chunks this process owns); returns where it stopped.
+    fn span(&self, w: usize, end: usize, each: &mut dyn FnMut(u64)) -> usize {
+        let run = self.runs.partition_point(|&(start, _, _)| start <= w);
+        if let Some(&(start, local, len)) = run.checked_sub(1).map(|r| &self.runs[r])
+            && w < start + len
+        {
+            let stop = end.min(start + len);
+            (w..stop).for_each(|g| each(self.table.word(local + g - start)));
+            return stop;
+        }
+        let p = self.pieces.partition_point(|(start, _)| *start <= w) - 1;
+        let (start, words) = &self.pieces[p];
+        let stop = end.min(start + words.len());
+        words[w - start..stop - start].iter().for_each(|&x| each(x));
+        stop
+    }
+}
+
+impl TableView for Assembled<'_> {
     fn entries(&self) -> u64 {
-        (self.slab.word_count() + self.beyond.len()) as u64 * ENTRIES_PER_WORD
+        self.table.entries()
     }
 
     fn append_le_bytes(
@@ -724,14 +763,12 @@ impl TableView for Extended<'_> {
         words: std::ops::Range<usize>,
         out: &mut Vec<u8>,
     ) -> Result<(), String> {
-        let own = self.slab.word_count();
         out.reserve(words.len() * 8);
-        for w in words {
-            let word = match w.checked_sub(own) {
-                None => self.slab.word(w),
-                Some(b) => self.beyond[b],
-            };
-            out.extend_from_slice(&word.to_le_bytes());
+        let mut w = words.start;
+        while w < words.end {
+            w = self.span(w, words.end, &mut |x| {
+                out.extend_from_slice(&x.to_le_bytes())
+            });
         }
         Ok(())
     }

@@ -1,8 +1,12 @@
 //! Slabs: the parts of the rank space that the processes of an MPI job own, one each
 //! ([`crate::search::cluster`]), and how a process's part of a checkpoint is named.
 //!
-//! A slab is a range of ranks in whole table words (the last ends with the table), so that a
-//! process's table words are the whole table's words from its first on.
+//! A space's ranks are `planes` planes of `width` ranks each (`rank = plane * width + column`;
+//! one plane where the space has no such structure, [`crate::puzzle::StateSpace::slab_planes`]).
+//! A slab is a range of columns, the same in every plane, cut at whole table words: for the ring
+//! puzzles, whole arrangements with all their offsets, so that `L` and `R` (which change the
+//! plane only) never leave it. A process's table holds its slab plane by plane: its entry `i` is
+//! column `first + i % w` of plane `i / w`, `w` the slab's width.
 
 use super::table::ENTRIES_PER_WORD;
 use serde::{Deserialize, Serialize};
@@ -14,32 +18,72 @@ pub struct Slab {
     pub process: usize,
     /// How many processes the job has.
     pub processes: usize,
-    /// Its first rank.
+    /// Its first column.
     pub first: u64,
-    /// The rank after its last.
+    /// The column after its last.
     pub end: u64,
+    /// The planes of the space.
+    pub planes: u64,
+    /// Ranks a plane (the space's size divided by `planes`).
+    pub width: u64,
 }
 
 impl Slab {
-    /// Process `process`'s slab of a table of `entries` in a job of `processes`.
-    pub fn of(entries: u64, process: usize, processes: usize) -> Slab {
-        let bounds = bounds(entries, processes);
+    /// Process `process`'s slab of a space of `entries` ranks in `planes` planes, in a job of
+    /// `processes`. With several planes, each plane's width must be a multiple of a table word.
+    pub fn of(entries: u64, planes: u64, process: usize, processes: usize) -> Slab {
+        let width = entries / planes;
+        debug_assert!(planes == 1 || width.is_multiple_of(ENTRIES_PER_WORD));
+        let bounds = bounds(width, processes);
         Slab {
             process,
             processes,
             first: bounds[process],
             end: bounds[process + 1],
+            planes,
+            width,
         }
     }
 
     /// Its number of entries.
     pub fn entries(&self) -> u64 {
+        self.planes * self.columns()
+    }
+
+    /// Its number of columns.
+    pub fn columns(&self) -> u64 {
         self.end - self.first
     }
 
-    /// The table word holding its first rank.
-    pub fn first_word(&self) -> usize {
-        (self.first / ENTRIES_PER_WORD) as usize
+    /// Whether `rank` is in it.
+    pub fn contains(&self, rank: u64) -> bool {
+        (self.first..self.end).contains(&(rank % self.width))
+    }
+
+    /// The entry of `rank` (in it) in its table.
+    pub fn local(&self, rank: u64) -> u64 {
+        (rank / self.width) * self.columns() + rank % self.width - self.first
+    }
+
+    /// The rank of entry `local` of its table.
+    pub fn global(&self, local: u64) -> u64 {
+        let columns = self.columns();
+        (local / columns) * self.width + self.first + local % columns
+    }
+
+    /// Its table's words as runs of the whole table's words, one a plane: (the whole table's
+    /// first word, its table's first word, words), in order.
+    pub fn word_runs(&self) -> Vec<(usize, usize, usize)> {
+        if self.first == self.end {
+            return Vec::new();
+        }
+        let words = self.columns().div_ceil(ENTRIES_PER_WORD) as usize;
+        (0..self.planes as usize)
+            .map(|p| {
+                let start = (p as u64 * self.width + self.first) / ENTRIES_PER_WORD;
+                (start as usize, p * words, words)
+            })
+            .collect()
     }
 
     /// The name of its checkpoint after level `level`.
@@ -51,11 +95,12 @@ impl Slab {
     }
 }
 
-/// The first rank of each process's slab, and the end: `processes + 1` bounds at table words.
-pub fn bounds(entries: u64, processes: usize) -> Vec<u64> {
-    let words = entries.div_ceil(ENTRIES_PER_WORD);
+/// The first column of each process's slab, and the end: `processes + 1` bounds at table
+/// words, over planes of `width` ranks.
+pub fn bounds(width: u64, processes: usize) -> Vec<u64> {
+    let words = width.div_ceil(ENTRIES_PER_WORD);
     (0..=processes as u64)
-        .map(|p| (words * p / processes as u64 * ENTRIES_PER_WORD).min(entries))
+        .map(|p| (words * p / processes as u64 * ENTRIES_PER_WORD).min(width))
         .collect()
 }
 
@@ -93,8 +138,33 @@ mod tests {
     }
 
     #[test]
+    fn a_slab_of_columns_numbers_its_ranks_plane_by_plane() {
+        // 3 planes of 128 ranks across 3 processes: columns 0..32, 32..64, 64..128.
+        let slabs: Vec<Slab> = (0..3).map(|p| Slab::of(384, 3, p, 3)).collect();
+        let mut owners = vec![0; 384];
+        for slab in &slabs {
+            assert_eq!(slab.entries(), 3 * slab.columns());
+            for local in 0..slab.entries() {
+                let rank = slab.global(local);
+                assert!(slab.contains(rank));
+                assert_eq!(slab.local(rank), local);
+                owners[rank as usize] += 1;
+            }
+            let runs = slab.word_runs();
+            assert_eq!(runs.len(), 3);
+            assert_eq!(
+                runs[1],
+                ((128 + slab.first as usize) / 32, runs[1].2, runs[1].2)
+            );
+        }
+        assert!(owners.iter().all(|&o| o == 1));
+        assert_eq!(Slab::of(384, 3, 2, 3).global(0), 64);
+        assert_eq!(Slab::of(384, 3, 2, 3).global(64), 128 + 64);
+    }
+
+    #[test]
     fn checkpoint_names_give_back_their_slab_and_level() {
-        let slab = Slab::of(1000, 2, 3);
+        let slab = Slab::of(1000, 1, 2, 3);
         let name = slab.checkpoint_name(17);
         assert_eq!(parse_checkpoint_name(&name), Some((2, 3, 17)));
         assert_eq!(parse_checkpoint_name("checkpoint.gsc"), None);

@@ -92,8 +92,8 @@ pub fn write(
     table: &dyn TableView,
     frame_memory: u64,
 ) -> std::io::Result<String> {
-    let chunks = TableChunks::new(table, 0, table.entries());
-    let frames = compress_range(&chunks, 0..chunks.count, frame_memory)?;
+    let chunks = TableChunks::new(table, table.entries());
+    let frames = compress_some(&chunks, (0..chunks.count).collect(), frame_memory)?;
     let header = header(
         puzzle,
         starts,
@@ -107,7 +107,7 @@ pub fn write(
         out.write_all(bytes)
     };
     emit(&header)?;
-    frames.emit(&chunks, &mut emit)?;
+    frames.emit(&chunks, &mut |_, frame| emit(frame))?;
     Ok(hex(&sha.finalize()))
 }
 
@@ -148,65 +148,69 @@ pub fn header(
 /// Some of a table's chunks, compressed before any is written: each one's entry in the header,
 /// and the frames kept in memory (the others are compressed again as they are written).
 pub struct CompressedChunks {
-    range: std::ops::Range<usize>,
+    chunks: Vec<usize>,
     list: Vec<Chunk>,
     kept: Vec<Option<Vec<u8>>>,
 }
 
-/// Compresses the file's chunks `range`, whose words (from the file table's word `first_word`
-/// on, of `entries` entries in all) `table` holds, keeping the frames that fit in
+/// Compresses the file's chunks `chunks` (ascending) of a table of `entries` entries, whose
+/// words `table` gives by their index in the whole table, keeping the frames that fit in
 /// `frame_memory` bytes.
 pub fn compress_chunks(
     table: &dyn TableView,
-    first_word: usize,
     entries: u64,
-    range: std::ops::Range<usize>,
+    chunks: Vec<usize>,
     frame_memory: u64,
 ) -> std::io::Result<CompressedChunks> {
-    compress_range(
-        &TableChunks::new(table, first_word, entries),
-        range,
-        frame_memory,
-    )
+    compress_some(&TableChunks::new(table, entries), chunks, frame_memory)
 }
 
 impl CompressedChunks {
-    /// Each chunk's entry in the header, in order.
+    /// Each chunk's entry in the header, in the order of the chunks given.
     pub fn list(&self) -> &[Chunk] {
         &self.list
     }
 
-    /// Writes the frames in order through `emit`; `table`, `first_word` and `entries` as given
+    /// The chunks, as given.
+    pub fn chunks(&self) -> &[usize] {
+        &self.chunks
+    }
+
+    /// Writes the frames in order through `emit(chunk, frame)`; `table` and `entries` as given
     /// to [`compress_chunks`].
     pub fn write(
         self,
         table: &dyn TableView,
-        first_word: usize,
         entries: u64,
-        emit: &mut impl FnMut(&[u8]) -> std::io::Result<()>,
+        emit: &mut impl FnMut(usize, &[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        self.emit(&TableChunks::new(table, first_word, entries), emit)
+        self.emit(&TableChunks::new(table, entries), emit)
     }
 
     fn emit(
         mut self,
-        chunks: &TableChunks,
-        emit: &mut impl FnMut(&[u8]) -> std::io::Result<()>,
+        table: &TableChunks,
+        emit: &mut impl FnMut(usize, &[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let first = self.range.start;
-        for batch in batches_of(self.range.clone()) {
-            let again: Vec<usize> = (batch.clone())
-                .filter(|&c| self.kept[c - first].is_none())
+        let size = batch_chunks(rayon::current_num_threads());
+        for (b, batch) in self.chunks.chunks(size).enumerate() {
+            let at = b * size;
+            let again: Vec<(usize, usize)> = (batch.iter().enumerate())
+                .filter(|&(i, _)| self.kept[at + i].is_none())
+                .map(|(i, &c)| (i, c))
                 .collect();
             let mut fresh = again
                 .par_iter()
-                .map(|&c| zstd::bulk::compress(&chunks.raw(c)?, ZSTD_LEVEL))
+                .map(|&(_, c)| zstd::bulk::compress(&table.raw(c)?, ZSTD_LEVEL))
                 .collect::<std::io::Result<Vec<_>>>()?
                 .into_iter();
-            for c in batch {
-                match self.kept[c - first].take() {
-                    Some(frame) => emit(&frame)?,
-                    None => emit(&fresh.next().expect("one frame per chunk compressed again"))?,
+            for (i, &c) in batch.iter().enumerate() {
+                match self.kept[at + i].take() {
+                    Some(frame) => emit(c, &frame)?,
+                    None => emit(
+                        c,
+                        &fresh.next().expect("one frame per chunk compressed again"),
+                    )?,
                 }
             }
         }
@@ -214,17 +218,18 @@ impl CompressedChunks {
     }
 }
 
-/// Chunks `range` of `chunks` compressed, keeping the frames that fit in `frame_memory`.
-fn compress_range(
-    chunks: &TableChunks,
-    range: std::ops::Range<usize>,
+/// Chunks `chunks` of `table` compressed, keeping the frames that fit in `frame_memory`.
+fn compress_some(
+    table: &TableChunks,
+    chunks: Vec<usize>,
     frame_memory: u64,
 ) -> std::io::Result<CompressedChunks> {
-    let mut kept = Vec::with_capacity(range.len());
-    let mut list = Vec::with_capacity(range.len());
+    let mut kept = Vec::with_capacity(chunks.len());
+    let mut list = Vec::with_capacity(chunks.len());
     let mut held = 0u64;
-    for batch in batches_of(range.clone()) {
-        for (frame, sha) in compress_batch(batch, |c| chunks.raw(c))? {
+    let size = batch_chunks(rayon::current_num_threads());
+    for batch in chunks.chunks(size) {
+        for (frame, sha) in compress_batch(batch, |c| table.raw(c))? {
             list.push(Chunk {
                 compressed_bytes: frame.len() as u64,
                 sha256: sha,
@@ -233,23 +238,21 @@ fn compress_range(
             kept.push((held <= frame_memory).then_some(frame));
         }
     }
-    Ok(CompressedChunks { range, list, kept })
+    Ok(CompressedChunks { chunks, list, kept })
 }
 
 /// A file table's bytes (`ceil(entries / 4)`) in chunks of [`CHUNK_ENTRIES`] entries, read
-/// from a table holding its words from `first_word` on (all of them, or a slab's).
+/// from a view that gives (at least) their words by their index in the whole table.
 struct TableChunks<'a> {
     table: &'a dyn TableView,
-    first_word: usize,
     entries: u64,
     count: usize,
 }
 
 impl<'a> TableChunks<'a> {
-    fn new(table: &'a dyn TableView, first_word: usize, entries: u64) -> Self {
+    fn new(table: &'a dyn TableView, entries: u64) -> Self {
         TableChunks {
             table,
-            first_word,
             entries,
             count: entries.div_ceil(CHUNK_ENTRIES) as usize,
         }
@@ -262,10 +265,7 @@ impl<'a> TableChunks<'a> {
         let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(word_count);
         let mut raw = Vec::new();
         self.table
-            .append_le_bytes(
-                words.start - self.first_word..words.end - self.first_word,
-                &mut raw,
-            )
+            .append_le_bytes(words, &mut raw)
             .map_err(std::io::Error::other)?;
         // Entries past the end are padding: keep only the bytes that hold real entries.
         let total = self.entries.div_ceil(4);
@@ -292,27 +292,21 @@ pub fn batch_bytes(threads: usize) -> u64 {
 
 /// Chunk ranges of one batch each, in order.
 fn batches(count: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
-    batches_of(0..count)
-}
-
-/// The chunks `range` in batches, in order.
-fn batches_of(range: std::ops::Range<usize>) -> impl Iterator<Item = std::ops::Range<usize>> {
     let size = batch_chunks(rayon::current_num_threads());
-    let end = range.end;
-    range
+    (0..count)
         .step_by(size)
-        .map(move |first| first..(first + size).min(end))
+        .map(move |first| first..(first + size).min(count))
 }
 
 /// Compresses chunks `batch`, each given by `raw(c)`, in parallel: each frame and the SHA-256
 /// of its uncompressed bytes.
 fn compress_batch(
-    batch: std::ops::Range<usize>,
+    batch: &[usize],
     raw: impl Fn(usize) -> std::io::Result<Vec<u8>> + Sync,
 ) -> std::io::Result<Vec<(Vec<u8>, String)>> {
     batch
-        .into_par_iter()
-        .map(|c| {
+        .par_iter()
+        .map(|&c| {
             let raw = raw(c)?;
             let sha = hex(&Sha256::digest(&raw));
             Ok((zstd::bulk::compress(&raw, ZSTD_LEVEL)?, sha))
@@ -668,10 +662,11 @@ pub fn write_checkpoint(
     out.write_all(&CHECKPOINT_VERSION.to_le_bytes())?;
     out.write_all(&(json.len() as u32).to_le_bytes())?;
     out.write_all(&json)?;
-    let chunks = TableChunks::new(table, 0, table.entries());
+    let chunks = TableChunks::new(table, table.entries());
     let mut list = Vec::with_capacity(chunks.count);
     for batch in batches(chunks.count) {
-        for (frame, sha) in compress_batch(batch, |c| chunks.raw(c))? {
+        let batch: Vec<usize> = batch.collect();
+        for (frame, sha) in compress_batch(&batch, |c| chunks.raw(c))? {
             out.write_all(&frame)?;
             list.push(Chunk {
                 compressed_bytes: frame.len() as u64,
