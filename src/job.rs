@@ -700,7 +700,9 @@ impl Saved {
         // Each process's levels, and the process counts of the jobs that saved them.
         let mut levels = vec![Vec::new(); processes];
         let mut counts = std::collections::BTreeSet::new();
-        for entry in std::fs::read_dir(out).into_iter().flatten().flatten() {
+        let files = (std::fs::read_dir(out).into_iter().flatten().flatten())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()));
+        for entry in files {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name == CHECKPOINT {
                 single = Some(0);

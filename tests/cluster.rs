@@ -207,3 +207,34 @@ fn a_job_killed_mid_run_goes_on_from_its_last_checkpoint() {
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_process_that_cannot_save_its_checkpoint_ends_the_job_naming_itself() {
+    let dir = scratch("fault");
+    let out = dir.join("job");
+    // A folder where process 1's checkpoint after level 10 would go: its rename fails.
+    std::fs::create_dir_all(out.join("checkpoint.process-1-of-2.level-10.gsc")).unwrap();
+    let output = Command::new("mpirun")
+        .args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
+        .arg(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(["--puzzle", "turnstyle", "--n", "10", "--backend", "cpu"])
+        .args(["--quiet", "--checkpoint-every", "0", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("gpusearch: error: process 1: cannot write the checkpoint"),
+        "{stderr}"
+    );
+    // Nothing half-written: no distances file, no temporary file.
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') || n == "distances.gsd")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -74,6 +74,7 @@ pub struct AtomicFile {
     target: PathBuf,
     temp: PathBuf,
     writer: Option<BufWriter<File>>,
+    committed: bool,
 }
 
 impl AtomicFile {
@@ -88,6 +89,7 @@ impl AtomicFile {
             target: target.to_path_buf(),
             temp,
             writer: Some(BufWriter::with_capacity(1 << 20, file)),
+            committed: false,
         })
     }
 
@@ -119,13 +121,15 @@ impl AtomicFile {
         let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
         std::fs::rename(&self.temp, &self.target)?;
         pending.retain(|p| p != &self.temp);
+        self.committed = true;
         Ok(())
     }
 }
 
 impl Drop for AtomicFile {
+    /// A file never committed (dropped, or its commit failed) leaves no temporary file.
     fn drop(&mut self) {
-        if self.writer.is_some() {
+        if !self.committed {
             let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
             let _ = std::fs::remove_file(&self.temp);
             pending.retain(|p| p != &self.temp);
