@@ -206,6 +206,8 @@ pub struct ClusterEngine<'s, 'c, S: StateSpace> {
     table: DistanceTable,
     /// The last level's states in this slab.
     last: Frontier,
+    /// Whether the last pass went bottom-up.
+    bottom_up: bool,
     /// An empty bitmap of the slab, kept for the next level found as bits.
     spare: Option<Bitmap>,
     exchanged: Exchanged,
@@ -227,6 +229,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             bounds,
             me,
             last: Frontier::List(Vec::new()),
+            bottom_up: false,
             spare: None,
             exchanged: Exchanged::default(),
         })
@@ -644,6 +647,15 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         Ok(())
     }
 
+    /// Top-down or bottom-up, as this engine chose.
+    fn ran(&self, _: Step) -> Step {
+        if self.bottom_up {
+            Step::BottomUp
+        } else {
+            Step::TopDown
+        }
+    }
+
     /// 3: a check seeks the cursor to the unreached entry as an expansion does for a state,
     /// and the entries not found at this level check every move (measured on Turnstyle 12:
     /// with 2, level 34 went bottom-up and took 6.2 s against 4.8 s top-down).
@@ -661,6 +673,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         let unreached = self.space.size() - levels.total();
         let weight = self.bottom_up_weight(moves);
         let bottom_up = super::prefer_bottom_up(unreached, levels.last(), moves, weight);
+        self.bottom_up = bottom_up;
         let rounds = if bottom_up {
             self.unreached_rounds()
         } else {

@@ -33,6 +33,12 @@ pub trait Engine {
     fn pass(&mut self, step: Step, levels: &Levels, progress: &dyn Progress)
     -> Result<u64, String>;
 
+    /// The kind of pass the last [`Engine::pass`] carried out when asked for `asked` (for
+    /// progress): the same, unless the engine chooses its own.
+    fn ran(&self, asked: Step) -> Step {
+        asked
+    }
+
     /// What one unreached entry costs a bottom-up pass, in neighbours a top-down pass expands
     /// (for the switch rule, [`super::prefer_bottom_up`]), in a space of `moves` moves: 2 where
     /// a check costs far less than a claim and stops at the first neighbour found.

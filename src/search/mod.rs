@@ -323,7 +323,7 @@ pub fn drive<S: StateSpace, E: Engine>(
         if count == 0 {
             break;
         }
-        progress.level(depth + 1, count, step);
+        progress.level(depth + 1, count, engine.ran(step));
         levels.push(count);
         reached += count;
         listed = (step == Step::Frontier).then_some(count);
