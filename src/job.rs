@@ -79,6 +79,8 @@ pub struct Job {
     pub memory: Option<u64>,
     /// The strategy asked for; `None` for the fastest that fits the budget.
     pub footprint: Option<Footprint>,
+    /// With `--dry-run`: also the plan of each process of an MPI job of this many.
+    pub processes: Option<usize>,
 }
 
 /// Which engine carries out a search's passes.
@@ -307,8 +309,17 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
         let threads = pool(job.threads)?.current_num_threads();
         let plan = Plan::sketch(&shape_of(s, s.size(), job, job.backend == Backend::Gpu, threads), budget(job));
         let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
+        let across = match job.processes {
+            None => String::new(),
+            Some(0) => {
+                return Err(Error::Input(
+                    "--processes 0: give the number of processes the MPI job will have, 1 or more".into(),
+                ))
+            }
+            Some(p) => slab::describe(s.size(), s.slab_planes(), p, budget(job)),
+        };
         Ok(format!(
-            "{} ({}): {} entries\n{}{}",
+            "{} ({}): {} entries\n{}{}{across}",
             s.slug(),
             job.backend.name(),
             s.size(),
@@ -453,8 +464,30 @@ fn setup<S: StateSpace>(
         None => None,
     };
     let slab = cluster.map(|c| Slab::of(space.size(), space.slab_planes(), c.rank(), c.size()));
-    let entries = slab.as_ref().map_or(space.size(), Slab::entries);
-    let plan = plan_for(space, entries, job, gpu.is_some(), threads)?;
+    let plan = match &slab {
+        None => plan_for(space, space.size(), job, gpu.is_some(), threads)?,
+        Some(slab) => {
+            // A process holds its slab's table, its levels and a round's buffers.
+            let needed: u64 = slab::memory(slab).iter().map(|(_, b)| b).sum();
+            if needed > budget(job) {
+                return Err(Error::Input(format!(
+                    "a process's slab of {} entries needs {} (table, levels, exchange rounds) but {} has {}: run more processes, or on machines with more memory",
+                    slab.entries(),
+                    bytes(needed),
+                    if job.memory.is_some() {
+                        "--memory"
+                    } else {
+                        "this machine"
+                    },
+                    bytes(budget(job))
+                )));
+            }
+            Plan::sketch(
+                &shape_of(space, slab.entries(), job, false, threads),
+                budget(job),
+            )
+        }
+    };
     let saved = Saved::find(out, cluster.map_or(1, Cluster::size))?;
     if job.resume && saved.level.is_none() {
         return Err(Error::Input(format!(

@@ -156,6 +156,10 @@ struct SearchArgs {
     /// and checkpoints, the strategy) and exit without searching.
     #[arg(long)]
     dry_run: bool,
+    /// With --dry-run: also plan each process of an MPI job of this many (mpirun -np N; under
+    /// mpirun, the job's own number).
+    #[arg(long)]
+    processes: Option<usize>,
     /// Largest GPU storage window in bytes (for testing the windowed table).
     #[arg(long, hide = true)]
     gpu_window_bytes: Option<u64>,
@@ -172,6 +176,7 @@ impl SearchArgs {
         job.gpu_memory = self.gpu_memory;
         job.resume = self.resume;
         job.checkpoint_every = self.checkpoint_every;
+        job.processes = self.processes;
         job.footprint = match self.strategy {
             StrategyArg::Auto => None,
             StrategyArg::Full => Some(Footprint::Full),
@@ -205,6 +210,7 @@ fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
         checkpoint_every: None,
         memory: run.memory,
         footprint: None,
+        processes: None,
     }
 }
 
@@ -237,7 +243,20 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     let outcome = match cli.command {
-        None if cli.search.dry_run => job::dry_run(&cli.search.job()).map(|plan| print!("{plan}")),
+        None if cli.search.dry_run => {
+            let mut job = cli.search.job();
+            // Under mpirun, the plan of this job's processes, printed once.
+            let root = cluster.as_ref().is_none_or(|c| c.rank() == 0);
+            job.processes = job.processes.or(cluster.as_ref().map(|c| c.size()));
+            job::dry_run(&job).map(|plan| {
+                if root {
+                    print!("{plan}")
+                }
+            })
+        }
+        None if cli.search.processes.is_some() => Err(Error::Input(
+            "--processes plans an MPI job with --dry-run; to run one, start gpusearch with mpirun -np N".into(),
+        )),
         None => search(cli.search.job(), cluster.as_ref()),
         Some(Command::Solve {
             puzzle,

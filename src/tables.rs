@@ -118,6 +118,7 @@ pub fn run(
             checkpoint_every: None,
             memory: None,
             footprint: None,
+            processes: None,
         };
         if !quiet {
             eprintln!("gpusearch tables: {slug}");

@@ -238,3 +238,31 @@ fn a_process_that_cannot_save_its_checkpoint_ends_the_job_naming_itself() {
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_slab_beyond_a_process_s_memory_is_refused_before_any_search() {
+    let dir = scratch("memory");
+    let out = dir.join("job");
+    let output = Command::new("mpirun")
+        .args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
+        .arg(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(["--puzzle", "turnstyle", "--n", "10", "--backend", "cpu"])
+        .args(["--memory", "100MB", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Said once, by process 0 for the job.
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("gpusearch"))
+        .collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(
+        said[0].contains("a process's slab of 1814400 entries needs"),
+        "{stderr}"
+    );
+    assert!(!out.join("distances.gsd").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

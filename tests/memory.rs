@@ -395,3 +395,42 @@ fn a_twisty_puzzles_move_tables_count_in_the_gpu_plan() {
     let ring = dry_run(&["--puzzle", "turnstyle", "--n", "8", "--gpu-memory", "1GB"]);
     assert!(!ring.contains("puzzle tables"), "{ring}");
 }
+
+#[test]
+fn the_plan_of_each_process_of_an_mpi_job_is_printed_before_any_is_started() {
+    // Turnstyle 12 on 4 processes: slabs of whole arrangements (12 planes of 11! ranks), each
+    // 311,850 table words of columns, 12 * 9,979,200 entries.
+    let plan = dry_run(&["--puzzle", "turnstyle", "--n", "12", "--processes", "4"]);
+    assert!(plan.contains("across 4 MPI processes"), "{plan}");
+    assert!(plan.contains("12 planes of 39916800 ranks"), "{plan}");
+    assert!(plan.contains("holds 119750400 entries"), "{plan}");
+    // Its table (2 bits an entry) and three level bitmaps (1 bit an entry).
+    assert!(plan.contains("(29937600 bytes)"), "{plan}");
+    assert!(plan.contains("(44906400 bytes)"), "{plan}");
+    // A puzzle without planes: ranges of ranks.
+    let flips = dry_run(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "10",
+        "--metric",
+        "flips",
+        "--processes",
+        "3",
+    ]);
+    assert!(flips.contains("slabs of ranges of ranks"), "{flips}");
+    let dir = scratch("processes");
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let args = ["--puzzle", "turnstyle", "--n", "9", "--out", o];
+    refused(
+        &[&args[..], &["--processes", "2"]].concat(),
+        &out,
+        &["mpirun -np N"],
+    );
+    refused(
+        &[&args[..], &["--dry-run", "--processes", "0"]].concat(),
+        &out,
+        &["--processes 0"],
+    );
+}

@@ -15,7 +15,7 @@
 use super::bitmap::Bitmap;
 use super::engine::Engine;
 use super::levels::Levels;
-use super::slab::{self, Slab};
+use super::slab::{self, LIST_SHARE, ROUND_BYTES, Slab};
 use super::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use super::{Checkpoints, Progress, Resume, Step};
 use crate::puzzle::{Cursor, StateSpace};
@@ -29,9 +29,6 @@ use rayon::prelude::*;
 use std::io::Read;
 use std::path::Path;
 
-/// Bytes of neighbour ranks a process's outboxes hold at most in one exchange round (8 bytes a
-/// rank before compression): a round expands at most this over `8 * moves` frontier states.
-const ROUND_BYTES: u64 = 64 << 20;
 /// Frontier states per rayon task within a round, from a list.
 const STATES_PER_TASK: usize = 4096;
 /// Bitmap words per block: a rayon task within a round, from bits, and the unit rounds are cut
@@ -40,9 +37,6 @@ const BLOCK_WORDS: usize = 4096;
 /// Table words per block of a bottom-up pass: a rayon task within a round, and the unit rounds
 /// are cut in (2^18 entries a block).
 const TABLE_BLOCK_WORDS: usize = 8192;
-/// A process keeps a level as a list (8 bytes a state) while it has at most this share of its
-/// slab's entries, where the list is no larger than the bits (1 bit an entry) would be.
-const LIST_SHARE: u64 = 64;
 /// Levels this short stay lists in any slab (long thin graphs: the Chinese rings).
 const MIN_LIST: u64 = 4096;
 /// zstd's level for the exchanged chunks: fast, and sorted deltas compress well at any level.
