@@ -28,9 +28,9 @@ pub enum Error {
     Input(String),
     /// Something failed while running (exit status 1).
     Run(String),
-    /// Another process of the MPI job failed and said why (this one exits with its status,
+    /// A process of the MPI job failed and has said why (every process exits with its status,
     /// silently).
-    Elsewhere(i32),
+    Reported(i32),
 }
 
 impl Error {
@@ -39,7 +39,7 @@ impl Error {
         match self {
             Error::Input(_) => 2,
             Error::Run(_) => 1,
-            Error::Elsewhere(code) => *code,
+            Error::Reported(code) => *code,
         }
     }
 }
@@ -48,7 +48,7 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Input(m) | Error::Run(m) => f.write_str(m),
-            Error::Elsewhere(_) => f.write_str("another process of the MPI job failed"),
+            Error::Reported(_) => f.write_str("a process of the MPI job failed and said why"),
         }
     }
 }
@@ -286,20 +286,26 @@ struct RunParts<'a> {
     frame_memory: u64,
 }
 
-/// `result` where every process of `cluster` succeeded; else the first failing process's error
-/// there (named where it is not process 0, which speaks for the job), [`Error::Elsewhere`] on
-/// the others.
+/// `result` where every process of `cluster` succeeded. Otherwise the first failing process
+/// prints its error (named where it is not process 0, which speaks for the job) and every
+/// process returns [`Error::Reported`] with its exit status, once all are ready to end: mpirun
+/// stops the others as soon as one exits with an error, and they then end silently.
 fn agree<T>(cluster: &Cluster, result: Result<T, Error>) -> Result<T, Error> {
     let code = result.as_ref().err().map_or(0, Error::exit_code);
-    match cluster.first_failure(code) {
-        None => result,
-        Some((p, _)) if p == cluster.rank() => result.map_err(|e| match (p, e) {
-            (0, e) => e,
-            (p, Error::Input(m)) => Error::Input(format!("process {p}: {m}")),
-            (p, e) => Error::Run(format!("process {p}: {e}")),
-        }),
-        Some((_, code)) => Err(Error::Elsewhere(code)),
+    let Some((p, code)) = cluster.first_failure(code) else {
+        return result;
+    };
+    if let Err(e) = result
+        && p == cluster.rank()
+    {
+        match p {
+            0 => eprintln!("gpusearch: error: {e}"),
+            p => eprintln!("gpusearch: error: process {p}: {e}"),
+        }
     }
+    atomic::ending();
+    cluster.everywhere(Ok(()));
+    Err(Error::Reported(code))
 }
 
 /// The plan of a job, as text, without searching (`--dry-run`).

@@ -306,8 +306,8 @@ fn main() -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        // Another process of the MPI job said why.
-        Err(e @ Error::Elsewhere(_)) => ExitCode::from(e.exit_code() as u8),
+        // A process of the MPI job said why.
+        Err(e @ Error::Reported(_)) => ExitCode::from(e.exit_code() as u8),
         Err(e) => {
             eprintln!("gpusearch: error: {}", one_line(&e.to_string()));
             ExitCode::from(e.exit_code() as u8)

@@ -58,10 +58,13 @@ fn distances(args: &[&str], processes: usize, out: &Path) -> Vec<u8> {
 #[test]
 fn processes_write_the_single_process_file() {
     let dir = scratch("files");
-    let puzzles: [&[&str]; 6] = [
+    let puzzles: [&[&str]; 9] = [
         &["--puzzle", "turnstyle", "--n", "9"],
-        &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
+        &["--puzzle", "turnstyle", "--n", "10"],
         &["--puzzle", "turnstyle", "--n", "11"],
+        &["--puzzle", "turnstyle", "--n", "9", "--metric", "flips"],
+        &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
+        &["--puzzle", "turnstyle", "--n", "11", "--metric", "flips"],
         &["--puzzle", "topspin", "--n", "9"],
         &[
             "--puzzle",

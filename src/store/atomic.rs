@@ -18,6 +18,16 @@ static RESUME_HINT: Mutex<Option<String>> = Mutex::new(None);
 /// Exit status of a run stopped by an interrupt (128 + SIGINT).
 pub const INTERRUPTED_EXIT: i32 = 130;
 
+/// Set once the process is ending anyway (another process of its MPI job failed and said why):
+/// an interrupt then only removes the temporary files, without a message of its own.
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes an interrupt from now on end the process silently (see [`ENDING`]): mpirun stops the
+/// other processes of a job as soon as one exits with an error.
+pub fn ending() {
+    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// Installs the handler for Ctrl-C and SIGTERM (what batch schedulers send before they kill a
 /// job): remove pending temporary files, say so and how to go on, exit 130.
 pub fn remove_partial_files_on_interrupt() -> Result<(), String> {
@@ -25,6 +35,9 @@ pub fn remove_partial_files_on_interrupt() -> Result<(), String> {
         let pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
         for path in pending.iter() {
             let _ = std::fs::remove_file(path);
+        }
+        if ENDING.load(std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(INTERRUPTED_EXIT);
         }
         let hint = RESUME_HINT.lock().unwrap_or_else(|e| e.into_inner());
         match hint.as_deref() {
