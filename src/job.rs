@@ -217,7 +217,7 @@ pub fn run_in(job: &Job, cluster: Option<&Cluster>) -> Result<Option<Finished>, 
 
 /// What a search wrote: the distances file (to be committed), its SHA-256 and the seconds of
 /// search (all runs of it together).
-type Written3 = (AtomicFile, String, f64);
+type WrittenFile = (AtomicFile, String, f64);
 
 /// A search across the processes of `cluster`, each writing its part of the distances file
 /// `gsd`: the levels, the antipodes and, on process 0, what it wrote.
@@ -228,7 +228,7 @@ fn search_across<S: StateSpace>(
     options: &Options,
     run: &RunParts,
     resume: Option<Resume>,
-) -> Result<(Levels, Vec<u64>, Option<Written3>), String> {
+) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
     let searched =
         search::cluster::search(space, cluster, options, run.bar, Some(run.saver), resume)?;
     let seconds = run.saver.earlier + run.saver.started.elapsed().as_secs_f64();
@@ -271,7 +271,7 @@ fn search_across<S: StateSpace>(
     _: &Options,
     _: &RunParts,
     _: Option<Resume>,
-) -> Result<(Levels, Vec<u64>, Option<Written3>), String> {
+) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
     match *cluster {}
 }
 
@@ -425,6 +425,8 @@ fn plan_for<S: StateSpace>(
 /// What a run settled before its search.
 struct Setup {
     gpu: Option<(Gpu, Layout)>,
+    /// This process's slab, in an MPI job.
+    slab: Option<Slab>,
     plan: Plan,
     every: f64,
     /// The state to go on from, and the seconds searched up to it.
@@ -533,6 +535,7 @@ fn setup<S: StateSpace>(
     let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
     Ok(Setup {
         gpu,
+        slab,
         plan,
         every,
         resume,
@@ -552,6 +555,7 @@ fn run_space<S: StateSpace>(
     let setup = setup(space, job, cluster, &out, threads);
     let Setup {
         gpu,
+        slab,
         plan,
         every,
         resume,
@@ -582,7 +586,7 @@ fn run_space<S: StateSpace>(
     let saver = FileCheckpoints {
         folder: out.clone(),
         info: space.info(),
-        slab: cluster.map(|c| Slab::of(space.size(), space.slab_planes(), c.rank(), c.size())),
+        slab,
         cluster,
         every,
         since: Mutex::new(Instant::now()),

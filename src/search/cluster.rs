@@ -1,16 +1,17 @@
 //! The MPI engine: one search across the processes of an MPI job (`mpirun -np P gpusearch ...`).
 //!
-//! Each process owns a *slab*, a range of ranks (whole table words, in rank order: a ring
-//! puzzle's offsets of one arrangement are consecutive, so L and R mostly stay inside), and
-//! holds the table for it. Every pass is top-down from the last level's local states: a
-//! neighbour in the slab is claimed at once; one outside goes to its owner's outbox. The
-//! outboxes leave in bounded rounds (sorted, delta-coded, zstd-compressed; all-to-all), each
-//! process claims what it receives, and the level's count is summed across processes. The
-//! level loop runs in every process alike ([`super::drive`]): its decisions follow from the
-//! counts, which every process has the same; checkpoints are per process (its slab), saved
-//! after the same levels everywhere. At the end every process writes the file's chunks that
-//! begin in its slab at their offsets ([`write_distances`]); process 0 writes the header and the
-//! other files.
+//! Each process owns a *slab* ([`super::slab`]): the same columns of every plane of the rank
+//! space, whole table words (for a ring puzzle, whole arrangements with all their offsets, so
+//! that `L` and `R` never leave it), and holds the table for it. A pass is top-down from the
+//! last level's states in the slab (a neighbour in the slab is claimed at once, one outside goes
+//! to its owner's outbox), or bottom-up from its unreached entries where the loop's switch rule
+//! prefers it (a neighbour outside is asked of its owner, who answers one bit). Outboxes and
+//! questions leave in bounded rounds (sorted, delta-coded, zstd-compressed; all-to-all), and the
+//! level's count is summed across processes. The level loop runs in every process alike
+//! ([`super::drive`]): its decisions follow from the counts, which every process has the same;
+//! checkpoints are per process (its slab), saved after the same levels everywhere. At the end
+//! every process writes the file's chunks whose first entry is in its slab at their offsets
+//! ([`write_distances`]); process 0 writes the header and the other files.
 
 use super::bitmap::Bitmap;
 use super::engine::Engine;
@@ -108,6 +109,22 @@ impl Cluster {
         codes.iter().position(|&c| c != 0).map(|p| (p, codes[p]))
     }
 
+    /// Each value summed over the processes, in one collective.
+    fn sum<const N: usize>(&self, values: [u64; N]) -> [u64; N] {
+        let mut total = [0; N];
+        self.world
+            .all_reduce_into(&values[..], &mut total[..], SystemOperation::sum());
+        total
+    }
+
+    /// The largest of the processes' `value`s.
+    fn max(&self, value: u64) -> u64 {
+        let mut most = 0;
+        self.world
+            .all_reduce_into(&value, &mut most, SystemOperation::max());
+        most
+    }
+
     /// Sends `outgoing[q]` to each process `q` (all-to-all): what each process sent this one,
     /// in process order, and how many items came from each.
     fn exchange<T: Equivalence + Copy + Default>(&self, outgoing: &[Vec<T>]) -> (Vec<T>, Vec<i32>) {
@@ -165,11 +182,6 @@ impl Cluster {
         }
         all
     }
-
-    /// The communicator the engine uses.
-    pub fn world(&self) -> &SimpleCommunicator {
-        &self.world
-    }
 }
 
 // SAFETY: MPI is initialised for serialized calls from any thread, and only the thread that
@@ -191,12 +203,10 @@ pub struct Exchanged {
 pub struct ClusterEngine<'s, 'c, S: StateSpace> {
     space: &'s S,
     cluster: &'c Cluster,
-    world: &'c SimpleCommunicator,
     /// The first column of each process's slab, and the end.
     bounds: Vec<u64>,
-    me: usize,
     slab: Slab,
-    /// The table of the slab: its entry `i` is rank `slab.first + i`.
+    /// The table of the slab, plane by plane ([`Slab::local`], [`Slab::global`]).
     table: DistanceTable,
     /// The last level's states in this slab.
     last: Frontier,
@@ -211,17 +221,19 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
     /// This process's engine on `space`, in the job `cluster`, or why its slab's table cannot
     /// be allocated.
     pub fn new(space: &'s S, cluster: &'c Cluster) -> Result<Self, String> {
-        let me = cluster.rank();
-        let slab = Slab::of(space.size(), space.slab_planes(), me, cluster.size());
+        let slab = Slab::of(
+            space.size(),
+            space.slab_planes(),
+            cluster.rank(),
+            cluster.size(),
+        );
         let bounds = slab::bounds(slab.width, cluster.size());
         Ok(ClusterEngine {
             space,
             cluster,
-            world: cluster.world(),
             table: DistanceTable::try_new(slab.entries())?,
             slab,
             bounds,
-            me,
             last: Frontier::List(Vec::new()),
             bottom_up: false,
             spare: None,
@@ -232,14 +244,6 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
     /// The bytes the exchanges moved so far.
     pub fn exchanged(&self) -> &Exchanged {
         &self.exchanged
-    }
-
-    /// Each value summed over the processes, in one collective.
-    fn sum<const N: usize>(&self, values: [u64; N]) -> [u64; N] {
-        let mut total = [0; N];
-        self.world
-            .all_reduce_into(&values[..], &mut total[..], SystemOperation::sum());
-        total
     }
 
     /// The most states a process expands in one round.
@@ -299,11 +303,10 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
     /// sent.
     fn bottom_up_round(&self, blocks: std::ops::Range<usize>, next: u8) -> (Vec<u64>, u64, u64) {
         let processes = self.bounds.len() - 1;
-        let (space, table, bounds, me) = (self.space, &self.table, &self.bounds, self.me);
+        let (space, table, bounds) = (self.space, &self.table, &self.bounds);
         let (slab, last) = (&self.slab, &self.last);
         let moves = space.move_count();
-        type Asks = Vec<Vec<(u64, u64)>>;
-        let parts: Vec<(Vec<u64>, Asks)> = blocks
+        let parts: Vec<Part<(u64, u64)>> = blocks
             .into_par_iter()
             .map(|b| {
                 let mut cursor = space.cursor();
@@ -324,10 +327,11 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                         let mut found = false;
                         for mv in 0..moves {
                             let n = cursor.neighbour(mv);
-                            let owner = owner(bounds, n % slab.width);
-                            if owner != me {
+                            let (plane, column) = slab.place(n);
+                            let owner = owner(bounds, column);
+                            if owner != slab.process {
                                 elsewhere.push((owner, n));
-                            } else if last.contains(slab, n) {
+                            } else if last.contains(n, slab.entry(plane, column)) {
                                 found = true;
                                 break;
                             }
@@ -346,14 +350,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                 (new, asks)
             })
             .collect();
-        let mut new = Vec::new();
-        let mut asks: Asks = vec![Vec::new(); processes];
-        for (n, a) in parts {
-            new.extend(n);
-            for (all, a) in asks.iter_mut().zip(a) {
-                all.extend(a);
-            }
-        }
+        let (mut new, mut asks) = merge(parts, processes);
         asks.par_iter_mut().for_each(|a| a.sort_unstable());
         let sent_ranks: u64 = asks.iter().map(|a| a.len() as u64).sum();
         let requests: Vec<Vec<u8>> = asks
@@ -368,7 +365,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                 let ranks = decode(bytes);
                 let mut bits = vec![0u8; ranks.len().div_ceil(8)];
                 for (i, &n) in ranks.iter().enumerate() {
-                    bits[i / 8] |= u8::from(last.contains(slab, n)) << (i % 8);
+                    bits[i / 8] |= u8::from(last.contains(n, slab.local(n))) << (i % 8);
                 }
                 bits
             })
@@ -404,10 +401,10 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         let processes = self.bounds.len() - 1;
         let slab = &self.slab;
         // The workers see the space, the table and the bounds, not the communicator.
-        let (space, table, bounds, me) = (self.space, &self.table, &self.bounds, self.me);
+        let (space, table, bounds) = (self.space, &self.table, &self.bounds);
         let last = &self.last;
         let moves = space.move_count();
-        let parts: Vec<(Vec<u64>, Vec<Vec<u64>>)> = tasks
+        let parts: Vec<Part<u64>> = tasks
             .into_par_iter()
             .map(|t| {
                 let mut cursor = space.cursor();
@@ -417,10 +414,11 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                     cursor.seek(rank);
                     for mv in 0..moves {
                         let n = cursor.neighbour(mv);
-                        let owner = owner(bounds, n % slab.width);
-                        if owner != me {
+                        let (plane, column) = slab.place(n);
+                        let owner = owner(bounds, column);
+                        if owner != slab.process {
                             outboxes[owner].push(n);
-                        } else if table.claim(slab.local(n), next) {
+                        } else if table.claim(slab.entry(plane, column), next) {
                             new.push(n);
                         }
                     }
@@ -428,14 +426,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                 (new, outboxes)
             })
             .collect();
-        let mut new = Vec::new();
-        let mut outboxes = vec![Vec::new(); processes];
-        for (n, boxes) in parts {
-            new.extend(n);
-            for (all, b) in outboxes.iter_mut().zip(boxes) {
-                all.extend(b);
-            }
-        }
+        let (mut new, outboxes) = merge(parts, processes);
         let sent_ranks: u64 = outboxes.iter().map(|b| b.len() as u64).sum();
         let chunks: Vec<Vec<u8>> = outboxes.into_par_iter().map(encode).collect();
         let sent_bytes: u64 = chunks.iter().map(|c| c.len() as u64).sum();
@@ -462,11 +453,11 @@ enum Frontier {
 }
 
 impl Frontier {
-    /// Whether `rank` (in `slab`) is one of its states.
-    fn contains(&self, slab: &Slab, rank: u64) -> bool {
+    /// Whether `rank`, entry `local` of the slab's table, is one of its states.
+    fn contains(&self, rank: u64, local: u64) -> bool {
         match self {
             Frontier::List(list) => list.binary_search(&rank).is_ok(),
-            Frontier::Bits(bits) => bits.contains(slab.local(rank)),
+            Frontier::Bits(bits) => bits.contains(local),
         }
     }
 
@@ -490,6 +481,22 @@ impl Frontier {
             }
         }
     }
+}
+
+/// A worker's part of a round: the states it set, and per process what it would send it.
+type Part<T> = (Vec<u64>, Vec<Vec<T>>);
+
+/// The workers' parts of a round joined.
+fn merge<T>(parts: Vec<Part<T>>, processes: usize) -> Part<T> {
+    let mut new = Vec::new();
+    let mut outgoing: Vec<Vec<T>> = (0..processes).map(|_| Vec::new()).collect();
+    for (n, boxes) in parts {
+        new.extend(n);
+        for (all, b) in outgoing.iter_mut().zip(boxes) {
+            all.extend(b);
+        }
+    }
+    (new, outgoing)
 }
 
 /// Blocks, with `counts` states each, grouped into rounds in order: a round ends before the
@@ -621,7 +628,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                 "the checkpoint holds {} entries, not the {} of process {}'s slab",
                 table.entries(),
                 self.slab.entries(),
-                self.me
+                self.slab.process
             ));
         }
         let slab = &self.slab;
@@ -673,10 +680,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         } else {
             self.rounds()
         };
-        let mine = rounds.len() as u64;
-        let mut all = 0;
-        self.world
-            .all_reduce_into(&mine, &mut all, SystemOperation::max());
+        let all = self.cluster.max(rounds.len() as u64);
         let list_limit = (self.slab.entries() / LIST_SHARE).max(MIN_LIST);
         // The new level: a list until it outgrows the limit, then bits.
         let mut found = Frontier::List(Vec::new());
@@ -689,7 +693,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                 self.round(tasks, next)
             };
             // Progress counts the whole job's states (process 0 shows it).
-            let [everywhere] = self.sum([new.len() as u64]);
+            let [everywhere] = self.cluster.sum([new.len() as u64]);
             progress.found(everywhere);
             (count, bytes, ranks) = (count + new.len() as u64, bytes + b, ranks + n);
             found = match found {
@@ -714,7 +718,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                 }
             };
         }
-        let [count, bytes, ranks] = self.sum([count, bytes, ranks]);
+        let [count, bytes, ranks] = self.cluster.sum([count, bytes, ranks]);
         if count > 0 {
             self.exchanged.compressed.push(bytes);
             self.exchanged.ranks.push(ranks);

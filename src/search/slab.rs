@@ -72,9 +72,21 @@ impl Slab {
         (self.first..self.end).contains(&(rank % self.width))
     }
 
+    /// The plane and the column of `rank` (one division, for callers that need both: which
+    /// slab holds a rank, and where).
+    pub fn place(&self, rank: u64) -> (u64, u64) {
+        (rank / self.width, rank % self.width)
+    }
+
+    /// The entry in its table of the rank at `plane` and `column` (in it).
+    pub fn entry(&self, plane: u64, column: u64) -> u64 {
+        plane * self.columns() + column - self.first
+    }
+
     /// The entry of `rank` (in it) in its table.
     pub fn local(&self, rank: u64) -> u64 {
-        (rank / self.width) * self.columns() + rank % self.width - self.first
+        let (plane, column) = self.place(rank);
+        self.entry(plane, column)
     }
 
     /// The rank of entry `local` of its table.

@@ -108,7 +108,7 @@ pub fn write(
         out.write_all(bytes)
     };
     emit(&header)?;
-    frames.emit(&chunks, &mut |_, frame| emit(frame))?;
+    frames.write(table, table.entries(), &mut |_, frame| emit(frame))?;
     Ok(hex(&sha.finalize()))
 }
 
@@ -180,29 +180,22 @@ impl CompressedChunks {
     /// Writes the frames in order through `emit(chunk, frame)`; `table` and `entries` as given
     /// to [`compress_chunks`].
     pub fn write(
-        self,
+        mut self,
         table: &dyn TableView,
         entries: u64,
         emit: &mut impl FnMut(usize, &[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        self.emit(&TableChunks::new(table, entries), emit)
-    }
-
-    fn emit(
-        mut self,
-        table: &TableChunks,
-        emit: &mut impl FnMut(usize, &[u8]) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
+        let table = TableChunks::new(table, entries);
         let size = batch_chunks(rayon::current_num_threads());
         for (b, batch) in self.chunks.chunks(size).enumerate() {
             let at = b * size;
-            let again: Vec<(usize, usize)> = (batch.iter().enumerate())
+            let again: Vec<usize> = (batch.iter().enumerate())
                 .filter(|&(i, _)| self.kept[at + i].is_none())
-                .map(|(i, &c)| (i, c))
+                .map(|(_, &c)| c)
                 .collect();
             let mut fresh = again
                 .par_iter()
-                .map(|&(_, c)| zstd::bulk::compress(&table.raw(c)?, ZSTD_LEVEL))
+                .map(|&c| zstd::bulk::compress(&table.raw(c)?, ZSTD_LEVEL))
                 .collect::<std::io::Result<Vec<_>>>()?
                 .into_iter();
             for (i, &c) in batch.iter().enumerate() {
