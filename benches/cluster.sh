@@ -18,11 +18,12 @@ for p in $(seq 1 "$max"); do
     threads=${THREADS:-$([ "$p" = 1 ] && nproc || echo 1)}
     dir=$out/p$p
     start=$(date +%s.%N)
-    mpirun --oversubscribe --allow-run-as-root -np "$p" /usr/bin/time -f "PEAK %M KB" \
+    # Each process appends its peak to one file (stderr lines of several processes interleave).
+    mpirun --oversubscribe --allow-run-as-root -np "$p" /usr/bin/time -a -o "$dir.peaks" -f "PEAK %M KB" \
         "$bin" "$@" --backend cpu --threads "$threads" --out "$dir" >"$dir.out" 2>"$dir.err"
     end=$(date +%s.%N)
     search=$(python3 -c "import json; print(json.load(open('$dir/report.json'))['seconds'])")
-    peaks=$(grep -o 'PEAK [0-9]*' "$dir.err" | awk '{printf "%d ", $2 / 1000}')
+    peaks=$(awk '/PEAK/ {printf "%d ", $2 / 1000}' "$dir.peaks")
     # Process 0's line: compressed bytes/ranks per level.
     exchanged=$(grep 'exchanged per level' "$dir.err" | tr ' ' '\n' |
         awk -F/ 'NF == 2 { b += $1; r += $2; if ($1 + 0 > m) { m = $1 + 0; mr = $2 } }
