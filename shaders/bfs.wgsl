@@ -41,6 +41,14 @@ struct Params {
     // Remaining passes: the length of the remaining list (the list two places after level
     // d - 1's).
     remaining: u32,
+    // A process's slab in an MPI job (shaders/slab.wgsl): its first column, its columns and the
+    // ranks a plane; the whole table as one slab otherwise.
+    slab_first_lo: u32,
+    slab_first_hi: u32,
+    slab_columns_lo: u32,
+    slab_columns_hi: u32,
+    slab_width_lo: u32,
+    slab_width_hi: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

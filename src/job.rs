@@ -129,15 +129,22 @@ fn gpu_is_faster(entries: u64, threads: usize) -> bool {
         < entries / (threads as f64 * CPU_THREAD_STATES_PER_SECOND)
 }
 
-/// Opens the GPU the job asks for: `None` for the CPU backend.
-fn open_gpu<S: StateSpace>(job: &Job, space: &S, threads: usize) -> Result<Option<Gpu>, Error> {
+/// Opens the GPU the job asks for, for a table of `entries` (the `index`-th of the best kind,
+/// counted round: a process's on a node of several): `None` for the CPU backend.
+fn open_gpu<S: StateSpace>(
+    job: &Job,
+    space: &S,
+    entries: u64,
+    threads: usize,
+    index: usize,
+) -> Result<Option<Gpu>, Error> {
     match job.backend {
         Backend::Cpu => Ok(None),
         Backend::Gpu if space.gpu_shader().is_none() => Err(Error::Input(format!(
             "--backend gpu: the {} puzzle has no GPU shader; use --backend cpu",
             space.info().puzzle
         ))),
-        Backend::Gpu => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
+        Backend::Gpu => match Gpu::open_nth(Adapters::Any, index).map_err(Error::Input)? {
             Some(gpu) => Ok(Some(gpu)),
             None => Err(Error::Input(
                 "--backend gpu found no Vulkan adapter with 64-bit shader integers: install a Vulkan driver (Debian: apt-get install mesa-vulkan-drivers libvulkan1) or use --backend cpu".into(),
@@ -145,14 +152,14 @@ fn open_gpu<S: StateSpace>(job: &Job, space: &S, threads: usize) -> Result<Optio
         },
         Backend::Auto => {
             // The shader last: a twisty puzzle's copies all its move tables.
-            if !gpu_is_faster(space.size(), threads)
+            if !gpu_is_faster(entries, threads)
                 || !gpu::may_have_hardware()
                 || space.gpu_shader().is_none()
             {
                 return Ok(None);
             }
             // No usable hardware GPU is not an error here: the CPU backend runs instead.
-            Ok(Gpu::open(Adapters::Hardware).ok().flatten())
+            Ok(Gpu::open_nth(Adapters::Hardware, index).ok().flatten())
         }
     }
 }
@@ -192,6 +199,11 @@ impl Cluster {
         match *self {}
     }
 
+    /// This process's number among those of its machine (there is no such process).
+    pub fn node_rank(&self) -> usize {
+        match *self {}
+    }
+
     /// Process 0's `value` (there is no such process).
     pub fn decide(&self, _: bool) -> bool {
         match *self {}
@@ -225,12 +237,36 @@ type WrittenFile = (AtomicFile, String, f64);
 fn search_across<S: StateSpace>(
     space: &S,
     cluster: &Cluster,
+    gpu: Option<&(Gpu, Layout)>,
     options: &Options,
     run: &RunParts,
     resume: Option<Resume>,
 ) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
-    let searched =
-        search::cluster::search(space, cluster, options, run.bar, Some(run.saver), resume)?;
+    use search::cluster::{ClusterEngine, search};
+    let (bar, saver) = (run.bar, Some(run.saver as &dyn search::Checkpoints));
+    let searched = match (gpu, space.gpu_shader()) {
+        (Some((gpu, layout)), Some(shader)) => {
+            let slab = Slab::of(
+                space.size(),
+                space.slab_planes(),
+                cluster.rank(),
+                cluster.size(),
+            );
+            let moves = space.move_count();
+            let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab, moves)?;
+            let engine =
+                gpu::cluster::GpuClusterEngine::new(device, cluster, slab, space.size(), moves);
+            search(space, engine, options, bar, saver, resume)?
+        }
+        _ => search(
+            space,
+            ClusterEngine::new(space, cluster)?,
+            options,
+            bar,
+            saver,
+            resume,
+        )?,
+    };
     let seconds = run.saver.earlier + run.saver.started.elapsed().as_secs_f64();
     run.bar.finish();
     let exchanged = &searched.exchanged;
@@ -268,6 +304,7 @@ fn search_across<S: StateSpace>(
 fn search_across<S: StateSpace>(
     _: &S,
     cluster: &Cluster,
+    _: Option<&(Gpu, Layout)>,
     _: &Options,
     _: &RunParts,
     _: Option<Resume>,
@@ -443,11 +480,6 @@ fn setup<S: StateSpace>(
     out: &Path,
     threads: usize,
 ) -> Result<Setup, Error> {
-    if cluster.is_some() && job.backend == Backend::Gpu {
-        return Err(Error::Input(
-            "--backend gpu across MPI processes is not supported yet: use --backend cpu".into(),
-        ));
-    }
     if let Some(every) = job.checkpoint_every
         && (every.is_nan() || every < 0.0)
     {
@@ -455,15 +487,26 @@ fn setup<S: StateSpace>(
             "--checkpoint-every {every}: give a number of seconds, 0 or more"
         )));
     }
-    // The GPU with the table's layout on it, checked against its limits before any output.
-    // Processes of an MPI job search on the CPU (`--backend gpu` was refused above).
-    let gpu = match cluster.map_or_else(|| open_gpu(job, space, threads), |_| Ok(None))? {
+    let slab = cluster.map(|c| Slab::of(space.size(), space.slab_planes(), c.rank(), c.size()));
+    // The GPU with the table's layout on it (a process's slab, in an MPI job: the processes of
+    // a node take its GPUs in turn), checked against its limits before any output.
+    let entries = slab.as_ref().map_or(space.size(), Slab::entries);
+    let index = cluster.map_or(0, Cluster::node_rank);
+    let gpu = match open_gpu(job, space, entries, threads, index)? {
         Some(gpu) => {
-            let layout = gpu
-                .plan_with_tables(space.size(), puzzle_bytes(space), job.gpu_window_bytes)
+            let planned = gpu
+                .plan_with_tables(entries, puzzle_bytes(space), job.gpu_window_bytes)
                 .map_err(Error::Input)?;
-            if let Some(memory) = job.gpu_memory
-                && let Some(why) = layout.memory_refusal(memory, "--gpu-memory")
+            let layout = match slab {
+                Some(_) => gpu::engine::slab::slab_layout(planned),
+                None => planned,
+            };
+            let memory = (job.gpu_memory.map(|m| (m, "--gpu-memory".to_string()))).or_else(|| {
+                gpu.memory()
+                    .map(|m| (m, format!("'{}'", gpu.adapter().name)))
+            });
+            if let Some((memory, source)) = memory
+                && let Some(why) = layout.memory_refusal(memory, &source)
             {
                 return Err(Error::Input(why));
             }
@@ -471,7 +514,6 @@ fn setup<S: StateSpace>(
         }
         None => None,
     };
-    let slab = cluster.map(|c| Slab::of(space.size(), space.slab_planes(), c.rank(), c.size()));
     let plan = match &slab {
         None => plan_for(space, space.size(), job, gpu.is_some(), threads)?,
         Some(slab) => {
@@ -622,7 +664,19 @@ fn run_space<S: StateSpace>(
     };
     let (levels, antipodes, written, picture) = pool
         .install(|| match (&gpu, cluster) {
-            (Some((gpu, layout)), _) => {
+            (_, Some(c)) => {
+                let run = RunParts {
+                    bar: &bar,
+                    saver: &saver,
+                    quiet: job.quiet,
+                    gsd: &gsd,
+                    frame_memory: plan.frame_memory,
+                };
+                let (levels, antipodes, written) =
+                    search_across(space, c, gpu.as_ref(), &options, &run, resume)?;
+                Ok((levels, antipodes, written, None))
+            }
+            (Some((gpu, layout)), None) => {
                 let (levels, antipodes, written) = gpu.search_then(
                     space,
                     layout,
@@ -634,17 +688,6 @@ fn run_space<S: StateSpace>(
                     write,
                 )?;
                 Ok((levels, antipodes, Some(written), None))
-            }
-            (None, Some(c)) => {
-                let run = RunParts {
-                    bar: &bar,
-                    saver: &saver,
-                    quiet: job.quiet,
-                    gsd: &gsd,
-                    frame_memory: plan.frame_memory,
-                };
-                let (levels, antipodes, written) = search_across(space, c, &options, &run, resume)?;
-                Ok((levels, antipodes, written, None))
             }
             (None, None) => {
                 let outcome = search::search_from(space, &options, &bar, Some(&saver), resume)?;
@@ -665,7 +708,8 @@ fn run_space<S: StateSpace>(
                 antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
                 levels: Written::from(&levels),
                 backend: match (&gpu, cluster) {
-                    (Some(_), _) => "gpu".into(),
+                    (Some(_), Some(c)) => format!("gpu, {} MPI processes", c.size()),
+                    (Some(_), None) => "gpu".into(),
                     (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
                     (None, None) => "cpu".into(),
                 },

@@ -14,9 +14,9 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the search `args` into `out` as one plain process (`processes` 0) or under `mpirun`
-/// with that many processes; returns its distances file.
-fn distances(args: &[&str], processes: usize, out: &Path) -> Vec<u8> {
+/// Runs the search `args` on `backend` into `out` as one plain process (`processes` 0) or under
+/// `mpirun` with that many processes; returns its distances file.
+fn distances(args: &[&str], backend: &str, processes: usize, out: &Path) -> Vec<u8> {
     let binary = env!("CARGO_BIN_EXE_gpusearch");
     let mut command = match processes {
         0 => Command::new(binary),
@@ -35,7 +35,7 @@ fn distances(args: &[&str], processes: usize, out: &Path) -> Vec<u8> {
     };
     let output = command
         .args(args)
-        .args(["--quiet", "--backend", "cpu", "--out"])
+        .args(["--quiet", "--backend", backend, "--out"])
         .arg(out)
         .output()
         .expect("mpirun runs (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)");
@@ -48,8 +48,8 @@ fn distances(args: &[&str], processes: usize, out: &Path) -> Vec<u8> {
     // and write the same file).
     let report = std::fs::read_to_string(out.join("report.json")).unwrap();
     let backend = match processes {
-        0 => "\"backend\": \"cpu\"".to_string(),
-        p => format!("\"backend\": \"cpu, {p} MPI processes\""),
+        0 => format!("\"backend\": \"{backend}\""),
+        p => format!("\"backend\": \"{backend}, {p} MPI processes\""),
     };
     assert!(report.contains(&backend), "{args:?}: {report}");
     std::fs::read(out.join("distances.gsd")).unwrap()
@@ -75,33 +75,42 @@ fn processes_write_the_single_process_file() {
         &["--puzzle", "rings", "--n", "12"],
     ];
     for (i, args) in puzzles.iter().enumerate() {
-        let single = distances(args, 0, &dir.join(format!("{i}-single")));
+        let single = distances(args, "cpu", 0, &dir.join(format!("{i}-single")));
         for p in 1..=4 {
-            let file = distances(args, p, &dir.join(format!("{i}-p{p}")));
+            let file = distances(args, "cpu", p, &dir.join(format!("{i}-p{p}")));
             assert!(file == single, "{args:?}: {p} processes wrote another file");
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Each process on its GPU (lavapipe here): the same file, from its top-down and bottom-up
+/// rounds on the device.
 #[test]
-fn what_the_processes_cannot_do_yet_is_refused() {
-    let dir = scratch("refused");
-    let output = Command::new("mpirun")
-        .args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
-        .arg(env!("CARGO_BIN_EXE_gpusearch"))
-        .args(["--puzzle", "turnstyle", "--n", "8", "--backend", "gpu"])
-        .arg("--out")
-        .arg(dir.join("gpu"))
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("--backend gpu across MPI processes"),
-        "{stderr}"
-    );
-    assert!(!dir.join("gpu").join("distances.gsd").exists());
+fn processes_on_their_gpus_write_the_single_process_file() {
+    let dir = scratch("gpu");
+    let puzzles: [&[&str]; 5] = [
+        &["--puzzle", "turnstyle", "--n", "9"],
+        &["--puzzle", "turnstyle", "--n", "10"],
+        &["--puzzle", "turnstyle", "--n", "9", "--metric", "flips"],
+        &["--puzzle", "topspin", "--n", "9"],
+        &[
+            "--puzzle",
+            "perm",
+            "--gens",
+            "(1,2,3,4,5,6,7,8); (1,2)(3,5)",
+        ],
+    ];
+    for (i, args) in puzzles.iter().enumerate() {
+        let single = distances(args, "cpu", 0, &dir.join(format!("{i}-single")));
+        for p in 1..=3 {
+            let file = distances(args, "gpu", p, &dir.join(format!("{i}-p{p}")));
+            assert!(
+                file == single,
+                "{args:?}: {p} GPU processes wrote another file"
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -126,21 +135,22 @@ fn process_of(rank: usize, out: &Path) -> Option<u32> {
 fn a_job_killed_mid_run_goes_on_from_its_last_checkpoint() {
     let dir = scratch("killed");
     let args = ["--puzzle", "turnstyle", "--n", "11"];
-    let single = distances(&args, 0, &dir.join("single"));
+    let single = distances(&args, "cpu", 0, &dir.join("single"));
     let out = dir.join("job");
-    let mpirun = |processes: usize, resume: bool| {
+    let mpirun_on = |processes: usize, resume: bool, backend: &str, out: &Path| {
         let mut c = Command::new("mpirun");
         c.args(["--oversubscribe", "--allow-run-as-root", "-np"])
             .arg(processes.to_string())
             .arg(env!("CARGO_BIN_EXE_gpusearch"))
             .args(args)
-            .args(["--backend", "cpu", "--checkpoint-every", "0"])
+            .args(["--backend", backend, "--checkpoint-every", "0"])
             .arg("--out")
-            .arg(&out);
+            .arg(out);
         // The first run quiet; the others show where they go on from.
         c.arg(if resume { "--resume" } else { "--quiet" });
         c
     };
+    let mpirun = |processes: usize, resume: bool| mpirun_on(processes, resume, "cpu", &out);
     let mut job = mpirun(2, false)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -187,27 +197,37 @@ fn a_job_killed_mid_run_goes_on_from_its_last_checkpoint() {
     assert_eq!(alone.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&alone.stderr).contains("run it with mpirun -np 2"));
 
-    let resumed = mpirun(2, true).output().unwrap();
-    assert!(
-        resumed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&resumed.stderr)
-    );
-    // It went on after level 20 (or a later level saved before the kill), not from the start.
-    let progress = String::from_utf8_lossy(&resumed.stderr);
-    assert!(
-        progress.contains("level  36:") && !progress.contains("level  20:"),
-        "{progress}"
-    );
-    assert!(std::fs::read(out.join("distances.gsd")).unwrap() == single);
-    // The run is complete: its checkpoints are gone.
-    let left: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains("checkpoint"))
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    // The processes go on on their CPUs, and (from a copy) on their GPUs: a checkpoint is a
+    // slab's table, whatever engine saved it.
+    let on_gpus = dir.join("job-on-gpus");
+    std::fs::create_dir_all(&on_gpus).unwrap();
+    for entry in std::fs::read_dir(&out).unwrap().flatten() {
+        std::fs::copy(entry.path(), on_gpus.join(entry.file_name())).unwrap();
+    }
+    for (backend, out) in [("cpu", &out), ("gpu", &on_gpus)] {
+        let resumed = mpirun_on(2, true, backend, out).output().unwrap();
+        assert!(
+            resumed.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&resumed.stderr)
+        );
+        // It went on after level 20 (or a later level saved before the kill), not from the
+        // start.
+        let progress = String::from_utf8_lossy(&resumed.stderr);
+        assert!(
+            progress.contains("level  36:") && !progress.contains("level  20:"),
+            "{backend}: {progress}"
+        );
+        assert!(std::fs::read(out.join("distances.gsd")).unwrap() == single);
+        // The run is complete: its checkpoints are gone.
+        let left: Vec<String> = std::fs::read_dir(out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("checkpoint"))
+            .collect();
+        assert!(left.is_empty(), "{backend}: {left:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

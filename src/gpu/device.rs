@@ -35,6 +35,12 @@ pub struct Gpu {
 impl Gpu {
     /// Opens the best Vulkan adapter with 64-bit shader integers, or `None` if there is none.
     pub fn open(which: Adapters) -> Result<Option<Gpu>, String> {
+        Self::open_nth(which, 0)
+    }
+
+    /// Opens adapter `index` (counted round) of the best kind with 64-bit shader integers (for
+    /// the processes of a machine with several GPUs, one each), or `None` if there is none.
+    pub fn open_nth(which: Adapters, index: usize) -> Result<Option<Gpu>, String> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
             backends: wgpu::Backends::VULKAN,
             ..wgpu::InstanceDescriptor::new_without_display_handle()
@@ -44,10 +50,17 @@ impl Gpu {
             .into_iter()
             .filter(|a| a.features().contains(wgpu::Features::SHADER_INT64))
             .filter(|a| which == Adapters::Any || a.get_info().device_type != wgpu::DeviceType::Cpu)
-            .min_by_key(|a| preference(a.get_info().device_type));
-        let Some(adapter) = best else {
+            .collect::<Vec<_>>();
+        let Some(kind) = (best.iter())
+            .map(|a| preference(a.get_info().device_type))
+            .min()
+        else {
             return Ok(None);
         };
+        let mut best: Vec<_> = (best.into_iter())
+            .filter(|a| preference(a.get_info().device_type) == kind)
+            .collect();
+        let adapter = best.swap_remove(index % best.len());
         let info = adapter.get_info();
         let limits = adapter.limits();
         let memory = device_memory(&adapter);

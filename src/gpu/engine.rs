@@ -17,12 +17,16 @@ use crate::search::{Progress, Step};
 use rayon::prelude::*;
 use std::ops::Range;
 
+pub mod slab;
+
 /// The kernels, shared by every puzzle.
 const BFS_SHADER: &str = include_str!("../../shaders/bfs.wgsl");
 /// The sweep kernels.
 const SWEEP_SHADER: &str = include_str!("../../shaders/sweep.wgsl");
 /// The window bindings and accessors, a template (see [`shader_source`]).
 const WINDOWS_SHADER: &str = include_str!("../../shaders/windows.wgsl");
+/// The kernels of a process's slab in an MPI job.
+const SLAB_SHADER: &str = include_str!("../../shaders/slab.wgsl");
 /// The binding of the frontier lists.
 const LISTS_BINDING: u32 = 4;
 /// The binding of the block moves' maps (the rest of the sweep data is at binding 3).
@@ -30,15 +34,15 @@ const MAPS_BINDING: u32 = 5;
 /// The binding of window 0 (after the params, the counts, the puzzle data, the sweep data, the
 /// lists, the maps and the puzzle's tables).
 const FIRST_WINDOW_BINDING: u32 = 7;
-/// Bytes of the shader's `Params`.
-const PARAMS_BYTES: u64 = 64;
+/// Bytes of the shader's `Params` (22 words, a multiple of 16 bytes in a uniform buffer).
+const PARAMS_BYTES: u64 = 96;
 /// Workgroups of a list pass at most (each invocation strides through the lists).
 const LIST_GROUPS: u64 = 4096;
 
 /// The shader for `puzzle` on `layout`: the window bindings and accessors (each line of
 /// `shaders/windows.wgsl` marked `// each window` once per window), the rank functions, the
-/// puzzle's source, then the kernels.
-fn shader_source(layout: &Layout, puzzle: &str) -> String {
+/// puzzle's source, then the kernels (with a slab's where `slab`).
+fn shader_source(layout: &Layout, puzzle: &str, slab: bool) -> String {
     let mut s = String::new();
     for line in WINDOWS_SHADER.lines() {
         if line.ends_with("// each window") {
@@ -58,6 +62,9 @@ fn shader_source(layout: &Layout, puzzle: &str) -> String {
     s.push('\n');
     s.push_str(BFS_SHADER);
     s.push_str(SWEEP_SHADER);
+    if slab {
+        s.push_str(SLAB_SHADER);
+    }
     s
 }
 
@@ -98,6 +105,8 @@ pub struct GpuEngine<'g> {
     /// Whether the host may hold a copy of the table; if not, checkpoints and the file read it
     /// from the device chunk by chunk.
     host_table: bool,
+    /// The slab's kernels, where the table is a process's slab of an MPI job.
+    slab: Option<slab::Kernels>,
 }
 
 /// The frontier lists on the device: three lists (levels d - 1, d and d + 1) of up to
@@ -167,6 +176,19 @@ impl<'g> GpuEngine<'g> {
         structure: Option<&Structure>,
         host_table: bool,
     ) -> Result<GpuEngine<'g>, String> {
+        Self::build(gpu, layout, puzzle, structure, host_table, None)
+    }
+
+    /// [`GpuEngine::new`], on a process's slab where `slab` is given (the table then holds the
+    /// slab's entries, and the slab's kernels are built; no sweeps).
+    fn build(
+        gpu: &'g Gpu,
+        layout: &Layout,
+        puzzle: &GpuShader,
+        structure: Option<&Structure>,
+        host_table: bool,
+        slab: Option<&slab::Plan>,
+    ) -> Result<GpuEngine<'g>, String> {
         let started = std::time::Instant::now();
         let sweep = structure
             .and_then(sweep::sweep_data)
@@ -194,6 +216,10 @@ impl<'g> GpuEngine<'g> {
             ),
             _ => (0..0, 0..0, 0..0),
         };
+        let mut round_slots = Vec::new();
+        for round in slab.iter().flat_map(|p| &p.rounds) {
+            round_slots.push(over(vec![round.clone()]));
+        }
         let stride = PARAMS_BYTES
             .next_multiple_of(u64::from(gpu.limits.min_uniform_buffer_offset_alignment));
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -320,7 +346,9 @@ impl<'g> GpuEngine<'g> {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("bfs"),
-            source: wgpu::ShaderSource::Wgsl(shader_source(layout, puzzle.source).into()),
+            source: wgpu::ShaderSource::Wgsl(
+                shader_source(layout, puzzle.source, slab.is_some()).into(),
+            ),
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("bfs"),
@@ -352,6 +380,15 @@ impl<'g> GpuEngine<'g> {
             short: (!short_slots.is_empty())
                 .then(|| push_pull("sweep_short_push", "sweep_short_pull", short_slots)),
             residual: push_pull("sweep_residual_push", "sweep_residual_pull", residual_slots),
+        });
+        let slab = slab.map(|plan| slab::Kernels {
+            geometry: plan.geometry,
+            rounds: round_slots,
+            top_down: pipeline("slab_top_down"),
+            bottom_up: pipeline("slab_bottom_up"),
+            claim: pipeline("slab_claim"),
+            answer: pipeline("slab_answer"),
+            outbox: read_back_buffer(device, "outbox read-back", layout.list_bytes()),
         });
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
             return Err(format!(
@@ -387,6 +424,7 @@ impl<'g> GpuEngine<'g> {
             profile,
             read: None,
             host_table,
+            slab,
         };
         engine.compile()?;
         if profile {
@@ -405,6 +443,9 @@ impl<'g> GpuEngine<'g> {
             &self.bottom_up,
             &self.remaining_list,
         ];
+        if let Some(s) = &self.slab {
+            kernels.extend([&s.top_down, &s.bottom_up, &s.claim, &s.answer]);
+        }
         if let Some(s) = &self.sweeps {
             kernels.push(&s.shifts.1);
             kernels.extend(s.runs.iter().map(|r| &r.0));
@@ -434,6 +475,11 @@ impl<'g> GpuEngine<'g> {
     fn write_params(&self, depth: u64, modes: Modes) {
         let (cur, next, prev) = (depth % 3, (depth + 1) % 3, (depth + 2) % 3);
         let mut bytes = vec![0u8; (self.stride * self.dispatches.len() as u64) as usize];
+        let entries = self.layout.entries;
+        let [first, columns, width] = self
+            .slab
+            .as_ref()
+            .map_or([0, entries, entries], |s| s.geometry);
         for (slot, d) in self.dispatches.iter().enumerate() {
             let words = [
                 d.window,
@@ -452,9 +498,15 @@ impl<'g> GpuEngine<'g> {
                 self.listed.cur.unwrap_or(0),
                 modes.append as u32,
                 modes.remaining,
+                first as u32,
+                (first >> 32) as u32,
+                columns as u32,
+                (columns >> 32) as u32,
+                width as u32,
+                (width >> 32) as u32,
             ];
             let at = slot * self.stride as usize;
-            bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::cast_slice(&words));
+            bytes[at..at + 4 * words.len()].copy_from_slice(bytemuck::cast_slice(&words));
         }
         self.gpu.queue.write_buffer(&self.params, 0, &bytes);
     }

@@ -3,11 +3,14 @@
 //!
 //! - [`device`]: finding and opening an adapter, its limits and memory;
 //! - [`layout`]: where the table lives on the device (windows of blocks) and the dispatches;
-//! - [`engine`]: the [`GpuEngine`] the level loop drives;
+//! - [`engine`]: the [`GpuEngine`] the level loop drives (on a process's slab too);
+//! - `cluster` (with the `mpi` feature): a process of an MPI job on its GPU;
 //! - [`probe`]: a puzzle shader's neighbours at given ranks, for tests.
 //!
 //! The kernels are in `shaders/bfs.wgsl`, each puzzle's ranks and moves in its own shader.
 
+#[cfg(feature = "mpi")]
+pub mod cluster;
 pub mod device;
 pub mod engine;
 pub mod layout;

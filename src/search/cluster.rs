@@ -12,6 +12,10 @@
 //! checkpoints are per process (its slab), saved after the same levels everywhere. At the end
 //! every process writes the file's chunks whose first entry is in its slab at their offsets
 //! ([`write_distances`]); process 0 writes the header and the other files.
+//!
+//! This module's [`ClusterEngine`] searches a slab on the CPU; a process with a GPU searches it
+//! there ([`crate::gpu::cluster`]), with the same exchanges ([`Cluster::send`],
+//! [`Cluster::ask`], [`Cluster::rounds`]).
 
 use super::bitmap::Bitmap;
 use super::engine::Engine;
@@ -78,6 +82,12 @@ impl Cluster {
         self.world.size() as usize
     }
 
+    /// This process's number among the job's processes on its machine (those that share its
+    /// memory), 0 first.
+    pub fn node_rank(&self) -> usize {
+        self.world.split_shared(self.world.rank()).rank() as usize
+    }
+
     /// Ends the whole job with `code` (every process), after `message` on this one's stderr.
     pub fn abort(&self, message: &str, code: i32) -> ! {
         eprintln!("gpusearch: error: process {}: {message}", self.rank());
@@ -110,7 +120,7 @@ impl Cluster {
     }
 
     /// Each value summed over the processes, in one collective.
-    fn sum<const N: usize>(&self, values: [u64; N]) -> [u64; N] {
+    pub(crate) fn sum<const N: usize>(&self, values: [u64; N]) -> [u64; N] {
         let mut total = [0; N];
         self.world
             .all_reduce_into(&values[..], &mut total[..], SystemOperation::sum());
@@ -118,7 +128,7 @@ impl Cluster {
     }
 
     /// The largest of the processes' `value`s.
-    fn max(&self, value: u64) -> u64 {
+    pub(crate) fn max(&self, value: u64) -> u64 {
         let mut most = 0;
         self.world
             .all_reduce_into(&value, &mut most, SystemOperation::max());
@@ -151,7 +161,7 @@ impl Cluster {
     }
 
     /// Every process's `mine`, in process order (all-gather).
-    fn gather_all<T: Equivalence + Copy + Default>(&self, mine: &[T]) -> Vec<T> {
+    pub(crate) fn gather_all<T: Equivalence + Copy + Default>(&self, mine: &[T]) -> Vec<T> {
         let count = mine.len() as i32;
         let mut counts = vec![0i32; self.size()];
         self.world.all_gather_into(&count, &mut counts[..]);
@@ -165,6 +175,79 @@ impl Cluster {
         }
         all.truncate(total);
         all
+    }
+
+    /// Sends each process `q` the ranks `outboxes[q]` (sorted, delta-coded, compressed):
+    /// the ranks every process sent this one (each process's sorted, without duplicates), and
+    /// the bytes and ranks this one sent.
+    pub(crate) fn send(&self, outboxes: Vec<Vec<u64>>) -> (Vec<Vec<u64>>, u64, u64) {
+        let ranks: u64 = outboxes.iter().map(|b| b.len() as u64).sum();
+        let chunks: Vec<Vec<u8>> = outboxes.into_par_iter().map(encode).collect();
+        let bytes: u64 = chunks.iter().map(|c| c.len() as u64).sum();
+        let (received, counts) = self.exchange(&chunks);
+        let ranks_in = split(&received, &counts)
+            .into_par_iter()
+            .map(decode)
+            .collect();
+        (ranks_in, bytes, ranks)
+    }
+
+    /// Asks each process `q` whether the ranks of `asks[q]` (pairs of a rank in `q`'s slab
+    /// and the entry of this process's that asks) are in the last level: each process answers
+    /// what it is asked with `answer` (one bit a rank it is given, in order: see [`answers`]).
+    /// Returns this process's entries whose question was answered yes (one per yes pair), and
+    /// the bytes and ranks it sent.
+    pub(crate) fn ask(
+        &self,
+        mut asks: Vec<Vec<(u64, u64)>>,
+        answer: &mut dyn FnMut(&[u64]) -> Vec<u8>,
+    ) -> (Vec<u64>, u64, u64) {
+        asks.par_iter_mut().for_each(|a| a.sort_unstable());
+        let outboxes = asks
+            .iter()
+            .map(|a| a.iter().map(|&(n, _)| n).collect())
+            .collect();
+        let (questions, asked_bytes, ranks) = self.send(outboxes);
+        let replies: Vec<Vec<u8>> = questions.iter().map(|q| answer(q)).collect();
+        let (answered, counts) = self.exchange(&replies);
+        let yes: Vec<Vec<u64>> = (asks.par_iter().zip(split(&answered, &counts)))
+            .map(|(asked, bits)| {
+                let mut yes = Vec::new();
+                let mut distinct = 0;
+                for (i, &(n, local)) in asked.iter().enumerate() {
+                    if i > 0 && asked[i - 1].0 != n {
+                        distinct += 1;
+                    }
+                    if bits[distinct / 8] >> (distinct % 8) & 1 == 1 {
+                        yes.push(local);
+                    }
+                }
+                yes
+            })
+            .collect();
+        let bytes = asked_bytes + replies.iter().map(|r| r.len() as u64).sum::<u64>();
+        (yes.concat(), bytes, ranks)
+    }
+
+    /// Runs a pass's rounds, `rounds` of them in this process but as many in each as in the
+    /// process with the most (a round past a process's own still exchanges, with nothing to
+    /// send): `round(r)` returns the states round `r` set in this process, and the bytes and
+    /// ranks it sent. After each round `progress` shows the states the job set in it. Returns
+    /// the three summed over the rounds and the processes.
+    pub(crate) fn rounds(
+        &self,
+        rounds: usize,
+        progress: &dyn Progress,
+        round: &mut dyn FnMut(usize) -> [u64; 3],
+    ) -> [u64; 3] {
+        let mut totals = [0; 3];
+        for r in 0..self.max(rounds as u64) as usize {
+            let figures = round(r);
+            let [everywhere] = self.sum([figures[0]]);
+            progress.found(everywhere);
+            (totals.iter_mut().zip(figures)).for_each(|(t, f)| *t += f);
+        }
+        self.sum(totals)
     }
 
     /// Process 0's `bytes` on every process (the others' are ignored).
@@ -197,6 +280,16 @@ pub struct Exchanged {
     pub compressed: Vec<u64>,
     /// Per level found, the neighbour ranks sent (8 bytes each uncompressed).
     pub ranks: Vec<u64>,
+}
+
+impl Exchanged {
+    /// Adds a pass's figures (summed over the processes), where it found `count` states.
+    pub(crate) fn add(&mut self, count: u64, bytes: u64, ranks: u64) {
+        if count > 0 {
+            self.compressed.push(bytes);
+            self.ranks.push(ranks);
+        }
+    }
 }
 
 /// The engine of one process: its slab of the table and the last level's states in it.
@@ -239,11 +332,6 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             spare: None,
             exchanged: Exchanged::default(),
         })
-    }
-
-    /// The bytes the exchanges moved so far.
-    pub fn exchanged(&self) -> &Exchanged {
-        &self.exchanged
     }
 
     /// The most states a process expands in one round.
@@ -350,47 +438,14 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                 (new, asks)
             })
             .collect();
-        let (mut new, mut asks) = merge(parts, processes);
-        asks.par_iter_mut().for_each(|a| a.sort_unstable());
-        let sent_ranks: u64 = asks.iter().map(|a| a.len() as u64).sum();
-        let requests: Vec<Vec<u8>> = asks
-            .par_iter()
-            .map(|a| encode(a.iter().map(|&(n, _)| n).collect()))
+        let (mut new, asks) = merge(parts, processes);
+        let answer = |ranks: &[u64]| answers(ranks, |n| last.contains(n, slab.local(n)));
+        let (yes, sent_bytes, sent_ranks) = self.cluster.ask(asks, &mut |r| answer(r));
+        let claimed: Vec<u64> = (yes.into_par_iter())
+            .filter(|&local| table.claim(local, next))
+            .map(|local| slab.global(local))
             .collect();
-        let (received, counts) = self.cluster.exchange(&requests);
-        // Answers: one bit a distinct rank asked, in order.
-        let answers: Vec<Vec<u8>> = split(&received, &counts)
-            .into_par_iter()
-            .map(|bytes| {
-                let ranks = decode(bytes);
-                let mut bits = vec![0u8; ranks.len().div_ceil(8)];
-                for (i, &n) in ranks.iter().enumerate() {
-                    bits[i / 8] |= u8::from(last.contains(n, slab.local(n))) << (i % 8);
-                }
-                bits
-            })
-            .collect();
-        let (answered, answer_counts) = self.cluster.exchange(&answers);
-        let claimed: Vec<Vec<u64>> = (asks.par_iter().zip(split(&answered, &answer_counts)))
-            .map(|(asked, bits)| {
-                let mut claimed = Vec::new();
-                let mut distinct = 0;
-                for (i, &(n, local)) in asked.iter().enumerate() {
-                    if i > 0 && asked[i - 1].0 != n {
-                        distinct += 1;
-                    }
-                    let yes = bits[distinct / 8] >> (distinct % 8) & 1 == 1;
-                    if yes && table.claim(local, next) {
-                        claimed.push(slab.global(local));
-                    }
-                }
-                claimed
-            })
-            .collect();
-        new.extend(claimed.into_iter().flatten());
-        let sent_bytes = (requests.iter().chain(&answers))
-            .map(|c| c.len() as u64)
-            .sum();
+        new.extend(claimed);
         (new, sent_bytes, sent_ranks)
     }
 
@@ -427,15 +482,10 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             })
             .collect();
         let (mut new, outboxes) = merge(parts, processes);
-        let sent_ranks: u64 = outboxes.iter().map(|b| b.len() as u64).sum();
-        let chunks: Vec<Vec<u8>> = outboxes.into_par_iter().map(encode).collect();
-        let sent_bytes: u64 = chunks.iter().map(|c| c.len() as u64).sum();
-        let (received, counts) = self.cluster.exchange(&chunks);
-        let claimed: Vec<Vec<u64>> = split(&received, &counts)
-            .into_par_iter()
-            .map(|bytes| {
-                decode(bytes)
-                    .into_iter()
+        let (received, sent_bytes, sent_ranks) = self.cluster.send(outboxes);
+        let claimed: Vec<Vec<u64>> = (received.into_par_iter())
+            .map(|ranks| {
+                (ranks.into_iter())
                     .filter(|&n| table.claim(slab.local(n), next))
                     .collect()
             })
@@ -542,8 +592,15 @@ fn split<'a>(received: &'a [u8], counts: &[i32]) -> Vec<&'a [u8]> {
         .collect()
 }
 
+/// The answers to `ranks` asked of this process: one bit a rank, in order, set where `holds`.
+pub(crate) fn answers(ranks: &[u64], holds: impl Fn(u64) -> bool + Sync) -> Vec<u8> {
+    (ranks.par_chunks(8))
+        .map(|eight| (eight.iter().enumerate()).fold(0u8, |b, (i, &n)| b | u8::from(holds(n)) << i))
+        .collect()
+}
+
 /// The process whose slab holds `column`.
-fn owner(bounds: &[u64], column: u64) -> usize {
+pub(crate) fn owner(bounds: &[u64], column: u64) -> usize {
     bounds.partition_point(|&b| b <= column) - 1
 }
 
@@ -680,48 +737,43 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         } else {
             self.rounds()
         };
-        let all = self.cluster.max(rounds.len() as u64);
         let list_limit = (self.slab.entries() / LIST_SHARE).max(MIN_LIST);
         // The new level: a list until it outgrows the limit, then bits.
         let mut found = Frontier::List(Vec::new());
-        let (mut count, mut bytes, mut ranks) = (0, 0, 0);
-        for r in 0..all as usize {
+        let mut spare = self.spare.take();
+        let mut count = 0;
+        let [count_all, bytes, ranks] = self.cluster.rounds(rounds.len(), progress, &mut |r| {
             let tasks = rounds.get(r).cloned().unwrap_or(0..0);
-            let (new, b, n) = if bottom_up {
+            let (new, bytes, ranks) = if bottom_up {
                 self.bottom_up_round(tasks, next)
             } else {
                 self.round(tasks, next)
             };
-            // Progress counts the whole job's states (process 0 shows it).
-            let [everywhere] = self.cluster.sum([new.len() as u64]);
-            progress.found(everywhere);
-            (count, bytes, ranks) = (count + new.len() as u64, bytes + b, ranks + n);
-            found = match found {
+            let set = new.len() as u64;
+            count += set;
+            let slab = &self.slab;
+            found = match std::mem::replace(&mut found, Frontier::List(Vec::new())) {
                 Frontier::List(mut list) if count <= list_limit => {
                     list.extend(new);
                     Frontier::List(list)
                 }
                 Frontier::List(list) => {
-                    let bits = self
-                        .spare
-                        .take()
-                        .unwrap_or_else(|| Bitmap::new(self.slab.entries()));
+                    let bits = spare.take().unwrap_or_else(|| Bitmap::new(slab.entries()));
                     for r in list.into_iter().chain(new) {
-                        bits.insert(self.slab.local(r));
+                        bits.insert(slab.local(r));
                     }
                     Frontier::Bits(bits)
                 }
                 Frontier::Bits(bits) => {
-                    let slab = &self.slab;
                     new.into_par_iter().for_each(|r| bits.insert(slab.local(r)));
                     Frontier::Bits(bits)
                 }
             };
-        }
-        let [count, bytes, ranks] = self.cluster.sum([count, bytes, ranks]);
-        if count > 0 {
-            self.exchanged.compressed.push(bytes);
-            self.exchanged.ranks.push(ranks);
+            [set, bytes, ranks]
+        });
+        self.spare = spare;
+        self.exchanged.add(count_all, bytes, ranks);
+        if count_all > 0 {
             if let Frontier::List(list) = &mut found {
                 list.par_sort_unstable();
             }
@@ -730,7 +782,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                 self.spare = Some(old);
             }
         }
-        Ok(count)
+        Ok(count_all)
     }
 
     fn smallest(&mut self, _: u64, limit: usize) -> Result<Vec<u64>, String> {
@@ -775,22 +827,40 @@ pub struct Searched {
     pub exchanged: Exchanged,
 }
 
-/// A search of `space` across the processes of `cluster` (every process calls it), saving
-/// checkpoints of each slab where `checkpoints` asks, from `resume` (this process's slab) if
-/// given.
-pub fn search<S: StateSpace>(
+/// The engine of one process's slab: its CPU's ([`ClusterEngine`]) or its GPU's
+/// ([`crate::gpu::cluster::GpuClusterEngine`]).
+pub trait SlabEngine: Engine {
+    /// Its slab.
+    fn slab(&self) -> &Slab;
+    /// The bytes its exchanges moved so far.
+    fn exchanged(&self) -> &Exchanged;
+}
+
+impl<S: StateSpace> SlabEngine for ClusterEngine<'_, '_, S> {
+    fn slab(&self) -> &Slab {
+        &self.slab
+    }
+
+    fn exchanged(&self) -> &Exchanged {
+        &self.exchanged
+    }
+}
+
+/// A search of `space` across the processes of an MPI job by each process's `engine` (every
+/// process calls it), saving checkpoints of each slab where `checkpoints` asks, from `resume`
+/// (this process's slab) if given.
+pub fn search<S: StateSpace, E: SlabEngine>(
     space: &S,
-    cluster: &Cluster,
+    mut engine: E,
     options: &super::Options,
     progress: &dyn Progress,
     checkpoints: Option<&dyn Checkpoints>,
     resume: Option<Resume>,
 ) -> Result<Searched, String> {
-    let mut engine = ClusterEngine::new(space, cluster)?;
     let (levels, antipodes) =
         super::drive(space, &mut engine, options, progress, checkpoints, resume)?;
     let exchanged = engine.exchanged().clone();
-    let slab = engine.slab.clone();
+    let slab = engine.slab().clone();
     Ok(Searched {
         levels,
         antipodes,

@@ -1,0 +1,184 @@
+//! One process of an MPI job on its GPU (`mpirun -np P gpusearch --backend gpu ...`): the slab's
+//! table on the device ([`GpuEngine::on_slab`]), the exchanges as the CPU processes make them
+//! ([`crate::search::cluster`]): a pass runs in rounds of the table's blocks, each sending the
+//! neighbours outside the slab to their owners, who claim them on their devices; a bottom-up
+//! round asks the owners instead, who answer from their devices.
+
+use super::GpuEngine;
+use crate::search::cluster::{Cluster, Exchanged, SlabEngine, owner};
+use crate::search::engine::Engine;
+use crate::search::levels::Levels;
+use crate::search::slab::{self, Slab};
+use crate::search::table::{DistanceTable, TableSource, TableView};
+use crate::search::{Progress, Step, prefer_bottom_up};
+
+/// The engine of one process's slab on its GPU.
+pub struct GpuClusterEngine<'g, 'c> {
+    engine: GpuEngine<'g>,
+    cluster: &'c Cluster,
+    slab: Slab,
+    /// The first column of each process's slab, and the end.
+    bounds: Vec<u64>,
+    /// The space's states and moves.
+    size: u64,
+    moves: usize,
+    /// Whether the last pass went bottom-up.
+    bottom_up: bool,
+    exchanged: Exchanged,
+}
+
+impl<'g, 'c> GpuClusterEngine<'g, 'c> {
+    /// The engine of `slab`, of a space of `size` states and `moves` moves, in the job
+    /// `cluster`, on the device's `engine` ([`GpuEngine::on_slab`]).
+    pub fn new(
+        engine: GpuEngine<'g>,
+        cluster: &'c Cluster,
+        slab: Slab,
+        size: u64,
+        moves: usize,
+    ) -> Self {
+        GpuClusterEngine {
+            engine,
+            cluster,
+            bounds: slab::bounds(slab.width, slab.processes),
+            slab,
+            size,
+            moves,
+            bottom_up: false,
+            exchanged: Exchanged::default(),
+        }
+    }
+
+    /// `result`'s value, or the whole job ended with its error: the other processes are in the
+    /// pass's collectives, so this one cannot leave it alone.
+    fn or_abort<T>(&self, result: Result<T, String>) -> T {
+        result.unwrap_or_else(|e| self.cluster.abort(&e, 1))
+    }
+
+    /// Round `r` of a top-down pass from level `depth`: the states it set in this slab (its
+    /// own and those the others sent), and the bytes and ranks it sent.
+    fn top_down_round(&self, depth: u64, r: usize) -> [u64; 3] {
+        let mut set = 0;
+        let mut outboxes = vec![Vec::new(); self.slab.processes];
+        if r < self.engine.slab_rounds() {
+            let (count, ranks) = self.or_abort(self.engine.slab_round(depth, r, false));
+            set += count;
+            for n in ranks {
+                outboxes[owner(&self.bounds, n % self.slab.width)].push(n);
+            }
+        }
+        let (received, bytes, ranks) = self.cluster.send(outboxes);
+        let entries: Vec<u64> = (received.into_iter().flatten())
+            .map(|n| self.slab.local(n))
+            .collect();
+        set += self.or_abort(self.engine.slab_claim(depth, &entries));
+        [set, bytes, ranks]
+    }
+
+    /// Round `r` of a bottom-up pass from level `depth`, as [`Self::top_down_round`].
+    fn bottom_up_round(&self, depth: u64, r: usize) -> [u64; 3] {
+        let mut set = 0;
+        let mut asks = vec![Vec::new(); self.slab.processes];
+        if r < self.engine.slab_rounds() {
+            let (count, questions) = self.or_abort(self.engine.slab_round(depth, r, true));
+            set += count;
+            for q in questions.chunks_exact(2) {
+                asks[owner(&self.bounds, q[0] % self.slab.width)].push((q[0], q[1]));
+            }
+        }
+        let (yes, bytes, ranks) = self.cluster.ask(asks, &mut |asked| {
+            let entries: Vec<u64> = asked.iter().map(|&n| self.slab.local(n)).collect();
+            self.or_abort(self.engine.slab_answer(depth, &entries))
+        });
+        set += self.or_abort(self.engine.slab_claim(depth, &yes));
+        [set, bytes, ranks]
+    }
+}
+
+impl Engine for GpuClusterEngine<'_, '_> {
+    fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+        let mine: Vec<u64> = (starts.iter())
+            .filter(|&&s| self.slab.contains(s))
+            .map(|&s| self.slab.local(s))
+            .collect();
+        self.engine.start(&mine)
+    }
+
+    fn load(
+        &mut self,
+        table: Box<dyn TableSource>,
+        depth: u64,
+        _: Option<Vec<u64>>,
+    ) -> Result<(), String> {
+        if table.entries() != self.slab.entries() {
+            return Err(format!(
+                "the checkpoint holds {} entries, not the {} of process {}'s slab",
+                table.entries(),
+                self.slab.entries(),
+                self.slab.process
+            ));
+        }
+        // The list holds ranks of the whole space; the device finds the level in the table.
+        self.engine.load(table, depth, None)
+    }
+
+    fn ran(&self, _: Step) -> Step {
+        if self.bottom_up {
+            Step::BottomUp
+        } else {
+            Step::TopDown
+        }
+    }
+
+    /// Top-down or bottom-up by the loop's switch rule, whatever the kind of step (every
+    /// process takes the same from the same counts).
+    fn pass(&mut self, _: Step, levels: &Levels, progress: &dyn Progress) -> Result<u64, String> {
+        let depth = levels.len() - 1;
+        let unreached = self.size - levels.total();
+        let weight = self.bottom_up_weight(self.moves);
+        self.bottom_up = prefer_bottom_up(unreached, levels.last(), self.moves, weight);
+        let rounds = self.engine.slab_rounds();
+        let [count, bytes, ranks] = self.cluster.rounds(rounds, progress, &mut |r| {
+            if self.bottom_up {
+                self.bottom_up_round(depth, r)
+            } else {
+                self.top_down_round(depth, r)
+            }
+        });
+        self.exchanged.add(count, bytes, ranks);
+        Ok(count)
+    }
+
+    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
+        let smallest = self.engine.smallest(depth, limit);
+        let mine: Vec<u64> = (self.or_abort(smallest).into_iter())
+            .map(|e| self.slab.global(e))
+            .collect();
+        // Each process's are ascending; slabs of columns interleave.
+        let mut all = self.cluster.gather_all(&mine);
+        all.sort_unstable();
+        all.truncate(limit);
+        Ok(all)
+    }
+
+    fn with_table(
+        &mut self,
+        f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.engine.with_table(f)
+    }
+
+    fn into_table(self) -> Result<DistanceTable, String> {
+        self.engine.into_table()
+    }
+}
+
+impl SlabEngine for GpuClusterEngine<'_, '_> {
+    fn slab(&self) -> &Slab {
+        &self.slab
+    }
+
+    fn exchanged(&self) -> &Exchanged {
+        &self.exchanged
+    }
+}
