@@ -3,9 +3,9 @@
 // `first + i % columns` of plane `i / columns`, and a rank is `plane * width + column`
 // (src/search/slab.rs). A neighbour outside the slab goes to the outbox, the `lists` binding:
 // word 0 counts the words appended after it, 2 a rank (low word first) or 4 a question (the
-// rank asked, then the entry that asks). The host sizes each round's blocks so that the outbox
-// holds all they can append. What the other processes send comes back in the same binding, from
-// word 1: `remaining` entries of the slab, 2 words each.
+// rank asked, then the entry that asks). What does not fit is dropped but counted: the host then
+// runs the round again in parts, which sets nothing twice. What the other processes send comes
+// back in the same binding, from word 1: `remaining` entries of the slab, 2 words each.
 
 // No entry of this slab.
 const ELSEWHERE: u64 = 0xfffffffffffffffflu;
@@ -48,16 +48,26 @@ fn outbox_store(at: u32, value: u64) {
     atomicStore(&lists[at + 1u], u32(value >> 32u));
 }
 
-// Appends `rank` to the outbox.
-fn send(rank: u64) {
-    outbox_store(1u + atomicAdd(&lists[0], 2u), rank);
+// The outbox's room, in words after the count (the binding's three lists of ranks).
+fn outbox_room() -> u32 {
+    return 6u * params.list_capacity;
 }
 
-// Appends the question whether `rank` is in level d, asked by entry `own`.
+// Appends `rank` to the outbox, if it has room (the count goes on: the host sees it overflow).
+fn send(rank: u64) {
+    let at = atomicAdd(&lists[0], 2u);
+    if at + 2u <= outbox_room() {
+        outbox_store(1u + at, rank);
+    }
+}
+
+// Appends the question whether `rank` is in level d, asked by entry `own`, as `send`.
 fn ask(rank: u64, own: u64) {
-    let at = 1u + atomicAdd(&lists[0], 4u);
-    outbox_store(at, rank);
-    outbox_store(at + 2u, own);
+    let at = atomicAdd(&lists[0], 4u);
+    if at + 4u <= outbox_room() {
+        outbox_store(1u + at, rank);
+        outbox_store(3u + at, own);
+    }
 }
 
 // Entry `i` of what the others sent.

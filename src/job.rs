@@ -253,7 +253,7 @@ fn search_across<S: StateSpace>(
                 cluster.size(),
             );
             let moves = space.move_count();
-            let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab, moves)?;
+            let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab)?;
             let engine =
                 gpu::cluster::GpuClusterEngine::new(device, cluster, slab, space.size(), moves);
             search(space, engine, options, bar, saver, resume)?

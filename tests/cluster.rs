@@ -17,6 +17,17 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs the search `args` on `backend` into `out` as one plain process (`processes` 0) or under
 /// `mpirun` with that many processes; returns its distances file.
 fn distances(args: &[&str], backend: &str, processes: usize, out: &Path) -> Vec<u8> {
+    distances_with(args, backend, processes, out, &[])
+}
+
+/// As [`distances`], with the processes' environment holding `env` besides this one's.
+fn distances_with(
+    args: &[&str],
+    backend: &str,
+    processes: usize,
+    out: &Path,
+    env: &[(&str, &str)],
+) -> Vec<u8> {
     let binary = env!("CARGO_BIN_EXE_gpusearch");
     let mut command = match processes {
         0 => Command::new(binary),
@@ -34,6 +45,7 @@ fn distances(args: &[&str], backend: &str, processes: usize, out: &Path) -> Vec<
         }
     };
     let output = command
+        .envs(env.iter().copied())
         .args(args)
         .args(["--quiet", "--backend", backend, "--out"])
         .arg(out)
@@ -110,6 +122,21 @@ fn processes_on_their_gpus_write_the_single_process_file() {
                 "{args:?}: {p} GPU processes wrote another file"
             );
         }
+    }
+    // An outbox of 2^16 words holds 2^15 ranks, and a level of Turnstyle 10 sends many more: its
+    // rounds overflow and run again in parts.
+    let args = ["--puzzle", "turnstyle", "--n", "10"];
+    let single = std::fs::read(dir.join("1-single").join("distances.gsd")).unwrap();
+    for p in 2..=3 {
+        let out = dir.join(format!("small-p{p}"));
+        let file = distances_with(
+            &args,
+            "gpu",
+            p,
+            &out,
+            &[("GPUSEARCH_OUTBOX_WORDS", "65536")],
+        );
+        assert!(file == single, "{p} GPU processes with small outboxes");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,10 +5,11 @@
 //! round asks the owners instead, who answer from their devices.
 
 use super::GpuEngine;
+use super::engine::slab::{self, Outbox};
 use crate::search::cluster::{Cluster, Exchanged, SlabEngine, owner};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
-use crate::search::slab::{self, Slab};
+use crate::search::slab::{Slab, bounds};
 use crate::search::table::{DistanceTable, TableSource, TableView};
 use crate::search::{Progress, Step, prefer_bottom_up};
 
@@ -24,6 +25,13 @@ pub struct GpuClusterEngine<'g, 'c> {
     moves: usize,
     /// Whether the last pass went bottom-up.
     bottom_up: bool,
+    /// The blocks a round takes, as the last pass left it (it halves where a round overflows
+    /// the outbox, and doubles where a round leaves it mostly empty), and its bounds
+    /// ([`round_blocks`]).
+    span: u64,
+    span_limits: (u64, u64),
+    /// The items (ranks, or halves of a question) the outbox holds.
+    outbox_items: u64,
     exchanged: Exchanged,
 }
 
@@ -37,14 +45,18 @@ impl<'g, 'c> GpuClusterEngine<'g, 'c> {
         size: u64,
         moves: usize,
     ) -> Self {
+        let span_limits = slab::round_blocks(moves);
         GpuClusterEngine {
             engine,
             cluster,
-            bounds: slab::bounds(slab.width, slab.processes),
+            bounds: bounds(slab.width, slab.processes),
             slab,
             size,
             moves,
             bottom_up: false,
+            span: span_limits.1,
+            span_limits,
+            outbox_items: slab::outbox_items(),
             exchanged: Exchanged::default(),
         }
     }
@@ -55,44 +67,80 @@ impl<'g, 'c> GpuClusterEngine<'g, 'c> {
         result.unwrap_or_else(|e| self.cluster.abort(&e, 1))
     }
 
-    /// Round `r` of a top-down pass from level `depth`: the states it set in this slab (its
-    /// own and those the others sent), and the bytes and ranks it sent.
-    fn top_down_round(&self, depth: u64, r: usize) -> [u64; 3] {
-        let mut set = 0;
-        let mut outboxes = vec![Vec::new(); self.slab.processes];
-        if r < self.engine.slab_rounds() {
-            let (count, ranks) = self.or_abort(self.engine.slab_round(depth, r, false));
+    /// The next round of a pass from level `depth` on this device, from block `rounds.at`
+    /// (none where the pass has covered the table): the states it set, and the outbox.
+    fn device_round(&self, depth: u64, rounds: &mut Rounds) -> (u64, Vec<u64>) {
+        let (mut set, blocks) = (0, self.engine.slab_blocks());
+        while rounds.at < blocks {
+            let end = (rounds.at + rounds.span).min(blocks);
+            let round = self
+                .engine
+                .slab_round(depth, rounds.at..end, self.bottom_up);
+            let (count, outbox) = self.or_abort(round);
             set += count;
-            for n in ranks {
-                outboxes[owner(&self.bounds, n % self.slab.width)].push(n);
+            match outbox {
+                Outbox::Held(outbox) => {
+                    rounds.at = end;
+                    // Twice as many blocks next time, where this round left the outbox mostly
+                    // empty.
+                    if (outbox.len() as u64) < self.outbox_items / 4 {
+                        rounds.span = (2 * rounds.span).min(self.span_limits.1);
+                    }
+                    return (set, outbox);
+                }
+                // Again, in a part that would have fit had its blocks sent alike, and at most
+                // half (what the round set stands, and is not set twice).
+                Outbox::Overflowed { wanted } if end - rounds.at > self.span_limits.0 => {
+                    let taken = end - rounds.at;
+                    let fits =
+                        u128::from(taken) * u128::from(self.outbox_items) / u128::from(wanted);
+                    rounds.span = (fits as u64).min(taken / 2).max(self.span_limits.0);
+                }
+                Outbox::Overflowed { .. } => self.cluster.abort(
+                    "a round the outbox always holds overflowed it (a bug in gpusearch)",
+                    1,
+                ),
             }
+        }
+        (set, Vec::new())
+    }
+
+    /// A round of a top-down pass from level `depth`: the states it set in this slab (its own
+    /// and those the others sent), the bytes and ranks it sent, and whether it has more.
+    fn top_down_round(&self, depth: u64, rounds: &mut Rounds) -> ([u64; 3], bool) {
+        let (mut set, outbox) = self.device_round(depth, rounds);
+        let mut outboxes = vec![Vec::new(); self.slab.processes];
+        for n in outbox {
+            outboxes[owner(&self.bounds, n % self.slab.width)].push(n);
         }
         let (received, bytes, ranks) = self.cluster.send(outboxes);
         let entries: Vec<u64> = (received.into_iter().flatten())
             .map(|n| self.slab.local(n))
             .collect();
         set += self.or_abort(self.engine.slab_claim(depth, &entries));
-        [set, bytes, ranks]
+        ([set, bytes, ranks], rounds.at < self.engine.slab_blocks())
     }
 
-    /// Round `r` of a bottom-up pass from level `depth`, as [`Self::top_down_round`].
-    fn bottom_up_round(&self, depth: u64, r: usize) -> [u64; 3] {
-        let mut set = 0;
+    /// A round of a bottom-up pass from level `depth`, as [`Self::top_down_round`].
+    fn bottom_up_round(&self, depth: u64, rounds: &mut Rounds) -> ([u64; 3], bool) {
+        let (mut set, questions) = self.device_round(depth, rounds);
         let mut asks = vec![Vec::new(); self.slab.processes];
-        if r < self.engine.slab_rounds() {
-            let (count, questions) = self.or_abort(self.engine.slab_round(depth, r, true));
-            set += count;
-            for q in questions.chunks_exact(2) {
-                asks[owner(&self.bounds, q[0] % self.slab.width)].push((q[0], q[1]));
-            }
+        for q in questions.chunks_exact(2) {
+            asks[owner(&self.bounds, q[0] % self.slab.width)].push((q[0], q[1]));
         }
         let (yes, bytes, ranks) = self.cluster.ask(asks, &mut |asked| {
             let entries: Vec<u64> = asked.iter().map(|&n| self.slab.local(n)).collect();
             self.or_abort(self.engine.slab_answer(depth, &entries))
         });
         set += self.or_abort(self.engine.slab_claim(depth, &yes));
-        [set, bytes, ranks]
+        ([set, bytes, ranks], rounds.at < self.engine.slab_blocks())
     }
+}
+
+/// Where a pass's rounds stand on the device: the next block, and the blocks a round takes.
+struct Rounds {
+    at: u64,
+    span: u64,
 }
 
 impl Engine for GpuClusterEngine<'_, '_> {
@@ -137,14 +185,18 @@ impl Engine for GpuClusterEngine<'_, '_> {
         let unreached = self.size - levels.total();
         let weight = self.bottom_up_weight(self.moves);
         self.bottom_up = prefer_bottom_up(unreached, levels.last(), self.moves, weight);
-        let rounds = self.engine.slab_rounds();
-        let [count, bytes, ranks] = self.cluster.rounds(rounds, progress, &mut |r| {
+        let mut rounds = Rounds {
+            at: 0,
+            span: self.span,
+        };
+        let [count, bytes, ranks] = self.cluster.rounds(progress, &mut |_| {
             if self.bottom_up {
-                self.bottom_up_round(depth, r)
+                self.bottom_up_round(depth, &mut rounds)
             } else {
-                self.top_down_round(depth, r)
+                self.top_down_round(depth, &mut rounds)
             }
         });
+        self.span = rounds.span;
         self.exchanged.add(count, bytes, ranks);
         Ok(count)
     }

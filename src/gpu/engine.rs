@@ -179,15 +179,16 @@ impl<'g> GpuEngine<'g> {
         Self::build(gpu, layout, puzzle, structure, host_table, None)
     }
 
-    /// [`GpuEngine::new`], on a process's slab where `slab` is given (the table then holds the
-    /// slab's entries, and the slab's kernels are built; no sweeps).
+    /// [`GpuEngine::new`], on a process's slab where `slab` gives its first column, its columns
+    /// and the ranks a plane (the table then holds the slab's entries, and the slab's kernels are
+    /// built).
     fn build(
         gpu: &'g Gpu,
         layout: &Layout,
         puzzle: &GpuShader,
         structure: Option<&Structure>,
         host_table: bool,
-        slab: Option<&slab::Plan>,
+        slab: Option<&[u64; 3]>,
     ) -> Result<GpuEngine<'g>, String> {
         let started = std::time::Instant::now();
         let sweep = structure
@@ -216,10 +217,11 @@ impl<'g> GpuEngine<'g> {
             ),
             _ => (0..0, 0..0, 0..0),
         };
-        let mut round_slots = Vec::new();
-        for round in slab.iter().flat_map(|p| &p.rounds) {
-            round_slots.push(over(vec![round.clone()]));
-        }
+        // A slab's rounds write their own dispatches into slots kept for them: no more than
+        // the whole table's, and one more a window where a round starts inside one.
+        let round_slots = dispatches.len()
+            ..dispatches.len() + slab.map_or(0, |_| table.len() + layout.windows as usize + 1);
+        dispatches.resize(round_slots.end, Dispatch::default());
         let stride = PARAMS_BYTES
             .next_multiple_of(u64::from(gpu.limits.min_uniform_buffer_offset_alignment));
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -381,9 +383,9 @@ impl<'g> GpuEngine<'g> {
                 .then(|| push_pull("sweep_short_push", "sweep_short_pull", short_slots)),
             residual: push_pull("sweep_residual_push", "sweep_residual_pull", residual_slots),
         });
-        let slab = slab.map(|plan| slab::Kernels {
-            geometry: plan.geometry,
-            rounds: round_slots,
+        let slab = slab.map(|geometry| slab::Kernels {
+            geometry: *geometry,
+            slots: round_slots,
             top_down: pipeline("slab_top_down"),
             bottom_up: pipeline("slab_bottom_up"),
             claim: pipeline("slab_claim"),
@@ -473,19 +475,25 @@ impl<'g> GpuEngine<'g> {
 
     /// Writes every dispatch's parameters for the pass from level `depth` in `modes`.
     fn write_params(&self, depth: u64, modes: Modes) {
+        self.write_params_at(0, &self.dispatches, depth, modes);
+    }
+
+    /// Writes the parameters of `dispatches` into the slots from `first` on, for the pass from
+    /// level `depth` in `modes`.
+    fn write_params_at(&self, first: usize, dispatches: &[Dispatch], depth: u64, modes: Modes) {
         let (cur, next, prev) = (depth % 3, (depth + 1) % 3, (depth + 2) % 3);
-        let mut bytes = vec![0u8; (self.stride * self.dispatches.len() as u64) as usize];
+        let mut bytes = vec![0u8; (self.stride * dispatches.len() as u64) as usize];
         let entries = self.layout.entries;
-        let [first, columns, width] = self
+        let [first_column, columns, width] = self
             .slab
             .as_ref()
             .map_or([0, entries, entries], |s| s.geometry);
-        for (slot, d) in self.dispatches.iter().enumerate() {
+        for (i, d) in dispatches.iter().enumerate() {
             let words = [
                 d.window,
                 d.first_block,
                 d.blocks,
-                slot as u32,
+                (first + i) as u32,
                 cur as u32,
                 next as u32,
                 prev as u32,
@@ -498,17 +506,18 @@ impl<'g> GpuEngine<'g> {
                 self.listed.cur.unwrap_or(0),
                 modes.append as u32,
                 modes.remaining,
-                first as u32,
-                (first >> 32) as u32,
+                first_column as u32,
+                (first_column >> 32) as u32,
                 columns as u32,
                 (columns >> 32) as u32,
                 width as u32,
                 (width >> 32) as u32,
             ];
-            let at = slot * self.stride as usize;
+            let at = i * self.stride as usize;
             bytes[at..at + 4 * words.len()].copy_from_slice(bytemuck::cast_slice(&words));
         }
-        self.gpu.queue.write_buffer(&self.params, 0, &bytes);
+        let offset = first as u64 * self.stride;
+        self.gpu.queue.write_buffer(&self.params, offset, &bytes);
     }
 
     /// Records `pipeline` over the dispatches `slots` as one compute pass.
@@ -607,6 +616,12 @@ impl<'g> GpuEngine<'g> {
                 encoder = self.gpu.device.create_command_encoder(&Default::default());
             }
         }
+        self.finish_pass(encoder)
+    }
+
+    /// Ends a pass recorded in `encoder`: submits it with the copies of the counts and the next
+    /// list's length, and returns their sum and the length (or why the table would be wrong).
+    fn finish_pass(&self, mut encoder: wgpu::CommandEncoder) -> Result<(u64, u32), String> {
         let counts_bytes = self.counts.size();
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_back, 0, None);
         encoder.copy_buffer_to_buffer(&self.lists, 0, &self.counts_back, counts_bytes, Some(4));

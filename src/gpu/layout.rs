@@ -42,7 +42,7 @@ pub struct Layout {
 }
 
 /// One dispatch: a run of blocks inside one window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Dispatch {
     /// The window.
     pub window: u32,

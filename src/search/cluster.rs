@@ -127,14 +127,6 @@ impl Cluster {
         total
     }
 
-    /// The largest of the processes' `value`s.
-    pub(crate) fn max(&self, value: u64) -> u64 {
-        let mut most = 0;
-        self.world
-            .all_reduce_into(&value, &mut most, SystemOperation::max());
-        most
-    }
-
     /// Sends `outgoing[q]` to each process `q` (all-to-all): what each process sent this one,
     /// in process order, and how many items came from each.
     fn exchange<T: Equivalence + Copy + Default>(&self, outgoing: &[Vec<T>]) -> (Vec<T>, Vec<i32>) {
@@ -229,23 +221,25 @@ impl Cluster {
         (yes.concat(), bytes, ranks)
     }
 
-    /// Runs a pass's rounds, `rounds` of them in this process but as many in each as in the
-    /// process with the most (a round past a process's own still exchanges, with nothing to
-    /// send): `round(r)` returns the states round `r` set in this process, and the bytes and
-    /// ranks it sent. After each round `progress` shows the states the job set in it. Returns
-    /// the three summed over the rounds and the processes.
+    /// Runs a pass's rounds until no process has any left (a process out of its own still
+    /// takes part, with nothing to send): `round(r)` runs round `r` and returns the states it
+    /// set in this process, the bytes and ranks it sent, and whether this process has more. After
+    /// each round `progress` shows the states the job set in it. Returns the three figures summed
+    /// over the rounds and the processes.
     pub(crate) fn rounds(
         &self,
-        rounds: usize,
         progress: &dyn Progress,
-        round: &mut dyn FnMut(usize) -> [u64; 3],
+        round: &mut dyn FnMut(usize) -> ([u64; 3], bool),
     ) -> [u64; 3] {
         let mut totals = [0; 3];
-        for r in 0..self.max(rounds as u64) as usize {
-            let figures = round(r);
-            let [everywhere] = self.sum([figures[0]]);
+        for r in 0.. {
+            let (figures, more) = round(r);
+            let [everywhere, more] = self.sum([figures[0], u64::from(more)]);
             progress.found(everywhere);
             (totals.iter_mut().zip(figures)).for_each(|(t, f)| *t += f);
+            if more == 0 {
+                break;
+            }
         }
         self.sum(totals)
     }
@@ -742,7 +736,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         let mut found = Frontier::List(Vec::new());
         let mut spare = self.spare.take();
         let mut count = 0;
-        let [count_all, bytes, ranks] = self.cluster.rounds(rounds.len(), progress, &mut |r| {
+        let [count_all, bytes, ranks] = self.cluster.rounds(progress, &mut |r| {
             let tasks = rounds.get(r).cloned().unwrap_or(0..0);
             let (new, bytes, ranks) = if bottom_up {
                 self.bottom_up_round(tasks, next)
@@ -769,7 +763,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                     Frontier::Bits(bits)
                 }
             };
-            [set, bytes, ranks]
+            ([set, bytes, ranks], r + 1 < rounds.len())
         });
         self.spare = spare;
         self.exchanged.add(count_all, bytes, ranks);
