@@ -20,10 +20,13 @@
 use super::bitmap::Bitmap;
 use super::engine::Engine;
 use super::levels::Levels;
+use super::slab::moves::SlabMoves;
 use super::slab::{self, LIST_SHARE, ROUND_BYTES, Slab};
-use super::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
+use super::table::{
+    DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread, squeeze,
+};
 use super::{Checkpoints, Progress, Resume, Step};
-use crate::puzzle::{Cursor, StateSpace};
+use crate::puzzle::StateSpace;
 use crate::store::{self, CHUNK_ENTRIES, Chunk, atomic::AtomicFile};
 use ::mpi::Threading;
 use ::mpi::collective::SystemOperation;
@@ -32,6 +35,7 @@ use ::mpi::topology::{Communicator, SimpleCommunicator};
 use ::mpi::traits::*;
 use rayon::prelude::*;
 use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// Frontier states per rayon task within a round, from a list.
@@ -301,6 +305,9 @@ pub struct ClusterEngine<'s, 'c, S: StateSpace> {
     bottom_up: bool,
     /// An empty bitmap of the slab, kept for the next level found as bits.
     spare: Option<Bitmap>,
+    /// The space's moves as the passes apply them: the plane moves a table word at a time from
+    /// a level in bits ([`ClusterEngine::plane_round`]), the others state by state.
+    moves: SlabMoves,
     exchanged: Exchanged,
 }
 
@@ -316,6 +323,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         );
         let bounds = slab::bounds(slab.width, cluster.size());
         Ok(ClusterEngine {
+            moves: SlabMoves::new(space, &slab),
             space,
             cluster,
             table: DistanceTable::try_new(slab.entries())?,
@@ -378,23 +386,57 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         cut(&counts, self.states_per_round())
     }
 
+    /// Sets to `next` the unreached entries that the plane moves take the states of `last` (the
+    /// last level in bits) to, a table word at a time, and adds them to `found`: how many it
+    /// set. The same whichever way the pass goes, as the plane moves hold their inverses.
+    fn plane_round(&self, last: &Bitmap, found: &Bitmap, next: u8) -> u64 {
+        let (table, sources) = (&self.table, self.moves.sources());
+        let columns = self.slab.columns();
+        let words = table.word_count();
+        let clear = u64::from(UNREACHED ^ next);
+        (0..words.div_ceil(TABLE_BLOCK_WORDS))
+            .into_par_iter()
+            .map(|b| {
+                let mut set = 0;
+                for w in b * TABLE_BLOCK_WORDS..((b + 1) * TABLE_BLOCK_WORDS).min(words) {
+                    let first = w as u64 * ENTRIES_PER_WORD;
+                    let (plane, column) = (first / columns, first % columns);
+                    let from = (sources[plane as usize].iter()).fold(0, |f, &p| {
+                        f | last.bits_at(p * columns + column, ENTRIES_PER_WORD)
+                    });
+                    let new = from & u64::from(squeeze(unreached_bits(table, w)));
+                    if new != 0 {
+                        table.clear_bits(w, spread(new as u32) * clear);
+                        found.or_word((first / 64) as usize, new << (first % 64));
+                        set += u64::from(new.count_ones());
+                    }
+                }
+                set
+            })
+            .sum()
+    }
+
     /// One bottom-up round over the table's `blocks`: each unreached entry checks its
-    /// neighbours in this slab against the last level, and one with none there asks the owners of
-    /// the others (sorted, delta-coded, compressed ranks; each owner answers one bit a distinct
-    /// rank). Returns the states this process set (global ranks), and the bytes and ranks it
+    /// neighbours in this slab (by the plane moves too where `planes`) against the last level,
+    /// and one with none there asks the owners of the others (sorted, delta-coded, compressed
+    /// ranks; each owner answers one bit a distinct rank). Returns the states this process set (global ranks), and the bytes and ranks it
     /// sent.
-    fn bottom_up_round(&self, blocks: std::ops::Range<usize>, next: u8) -> (Vec<u64>, u64, u64) {
+    fn bottom_up_round(
+        &self,
+        blocks: std::ops::Range<usize>,
+        planes: bool,
+        next: u8,
+    ) -> (Vec<u64>, u64, u64) {
         let processes = self.bounds.len() - 1;
         let (space, table, bounds) = (self.space, &self.table, &self.bounds);
-        let (slab, last) = (&self.slab, &self.last);
-        let moves = space.move_count();
+        let (slab, last, moves) = (&self.slab, &self.last, &self.moves);
         let parts: Vec<Part<(u64, u64)>> = blocks
             .into_par_iter()
             .map(|b| {
-                let mut cursor = space.cursor();
+                let mut walker = moves.walker(space.cursor());
                 let mut new = Vec::new();
                 let mut asks = vec![Vec::new(); processes];
-                let mut elsewhere = Vec::with_capacity(moves);
+                let mut elsewhere = Vec::with_capacity(space.move_count());
                 let words =
                     b * TABLE_BLOCK_WORDS..((b + 1) * TABLE_BLOCK_WORDS).min(table.word_count());
                 for w in words {
@@ -404,21 +446,18 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                             w as u64 * ENTRIES_PER_WORD + u64::from(open.trailing_zeros() / 2);
                         open &= open - 1;
                         let rank = slab.global(local);
-                        cursor.seek(rank);
                         elsewhere.clear();
-                        let mut found = false;
-                        for mv in 0..moves {
-                            let n = cursor.neighbour(mv);
+                        let found = walker.each(rank, planes, |n| {
                             let (plane, column) = slab.place(n);
                             let owner = owner(bounds, column);
                             if owner != slab.process {
                                 elsewhere.push((owner, n));
                             } else if last.contains(n, slab.entry(plane, column)) {
-                                found = true;
-                                break;
+                                return ControlFlow::Break(());
                             }
-                        }
-                        if found {
+                            ControlFlow::Continue(())
+                        });
+                        if found.is_break() {
                             if table.claim(local, next) {
                                 new.push(rank);
                             }
@@ -443,26 +482,23 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         (new, sent_bytes, sent_ranks)
     }
 
-    /// One round: expands the last level's states in `tasks`, claims the local neighbours and
-    /// sends the others to their owners; returns the states this process set (global ranks),
+    /// One round: expands the last level's states in `tasks` (by the plane moves too where
+    /// `planes`), claims the local neighbours and sends the others to their owners; returns the states this process set (global ranks),
     /// and the bytes and ranks it sent.
-    fn round(&self, tasks: std::ops::Range<usize>, next: u8) -> (Vec<u64>, u64, u64) {
+    fn round(&self, tasks: std::ops::Range<usize>, planes: bool, next: u8) -> (Vec<u64>, u64, u64) {
         let processes = self.bounds.len() - 1;
         let slab = &self.slab;
         // The workers see the space, the table and the bounds, not the communicator.
         let (space, table, bounds) = (self.space, &self.table, &self.bounds);
-        let last = &self.last;
-        let moves = space.move_count();
+        let (last, moves) = (&self.last, &self.moves);
         let parts: Vec<Part<u64>> = tasks
             .into_par_iter()
             .map(|t| {
-                let mut cursor = space.cursor();
+                let mut walker = moves.walker(space.cursor());
                 let mut new = Vec::new();
                 let mut outboxes = vec![Vec::new(); processes];
                 last.visit(slab, t, &mut |rank| {
-                    cursor.seek(rank);
-                    for mv in 0..moves {
-                        let n = cursor.neighbour(mv);
+                    let _ = walker.each(rank, planes, |n| {
                         let (plane, column) = slab.place(n);
                         let owner = owner(bounds, column);
                         if owner != slab.process {
@@ -470,7 +506,8 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                         } else if table.claim(slab.entry(plane, column), next) {
                             new.push(n);
                         }
-                    }
+                        ControlFlow::Continue(())
+                    });
                 });
                 (new, outboxes)
             })
@@ -708,9 +745,10 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         }
     }
 
-    /// 3: a check seeks the cursor to the unreached entry as an expansion does for a state,
-    /// and the entries not found at this level check every move (measured on Turnstyle 12:
-    /// with 2, level 34 went bottom-up and took 6.2 s against 4.8 s top-down).
+    /// 3: an unreached entry not found at this level checks every move it has outside the
+    /// plane moves, as an expansion does for a state (measured on Turnstyle 12, where 2 moves
+    /// level 33 bottom-up too: 17.0 against 18.7 s on one process, 11.1–11.7 s either way on
+    /// two).
     fn bottom_up_weight(&self, _: usize) -> u64 {
         3
     }
@@ -732,20 +770,29 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
             self.rounds()
         };
         let list_limit = (self.slab.entries() / LIST_SHARE).max(MIN_LIST);
-        // The new level: a list until it outgrows the limit, then bits.
+        // From bits, the plane moves go by words before the first round, the others state by
+        // state.
+        let by_words = !self.moves.sources().is_empty() && matches!(self.last, Frontier::Bits(_));
+        // The new level: a list until it outgrows the limit (or from the words), then bits.
         let mut found = Frontier::List(Vec::new());
         let mut spare = self.spare.take();
         let mut count = 0;
         let [count_all, bytes, ranks] = self.cluster.rounds(progress, &mut |r| {
+            let slab = &self.slab;
+            let mut set = 0;
+            if let (0, true, Frontier::Bits(last)) = (r, by_words, &self.last) {
+                let bits = spare.take().unwrap_or_else(|| Bitmap::new(slab.entries()));
+                set = self.plane_round(last, &bits, next);
+                found = Frontier::Bits(bits);
+            }
             let tasks = rounds.get(r).cloned().unwrap_or(0..0);
             let (new, bytes, ranks) = if bottom_up {
-                self.bottom_up_round(tasks, next)
+                self.bottom_up_round(tasks, !by_words, next)
             } else {
-                self.round(tasks, next)
+                self.round(tasks, !by_words, next)
             };
-            let set = new.len() as u64;
+            set += new.len() as u64;
             count += set;
-            let slab = &self.slab;
             found = match std::mem::replace(&mut found, Frontier::List(Vec::new())) {
                 Frontier::List(mut list) if count <= list_limit => {
                     list.extend(new);
@@ -765,8 +812,20 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
             };
             ([set, bytes, ranks], r + 1 < rounds.len())
         });
-        self.spare = spare;
         self.exchanged.add(count_all, bytes, ranks);
+        // A level short enough for a list that went into bits goes back to a list.
+        if let Frontier::Bits(bits) = &found
+            && count <= list_limit
+        {
+            let list = (bits.smallest(count as usize).into_iter())
+                .map(|local| self.slab.global(local))
+                .collect();
+            if let Frontier::Bits(bits) = std::mem::replace(&mut found, Frontier::List(list)) {
+                bits.clear();
+                spare = Some(bits);
+            }
+        }
+        self.spare = spare;
         if count_all > 0 {
             if let Frontier::List(list) = &mut found {
                 list.par_sort_unstable();

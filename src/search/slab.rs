@@ -8,6 +8,8 @@
 //! plane only) never leave it. A process's table holds its slab plane by plane: its entry `i` is
 //! column `first + i % w` of plane `i / w`, `w` the slab's width.
 
+pub mod moves;
+
 use super::table::{DistanceTable, ENTRIES_PER_WORD};
 use crate::plan::bytes;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,256 @@
+//! How the MPI engine's CPU passes find a state's neighbours in a slab: from the space's
+//! [`Structure`] where it has one, its block moves by arithmetic on the rank (a division or two
+//! for each run of ranks that move together, nothing within one) and its residual moves through
+//! the cursor; every move through the cursor where it has none. The block moves that take whole
+//! planes to whole planes, column by column (a ring puzzle's `L` and `R`), are *plane moves*:
+//! from a level in bits the engine applies those a table word at a time instead.
+
+use super::Slab;
+use crate::puzzle::{BlockMove, Cursor, StateSpace};
+use crate::rank::window::prefix_parity;
+use crate::search::table::ENTRIES_PER_WORD;
+use std::ops::{ControlFlow, Range};
+
+/// A space's moves, sorted for a slab's passes.
+pub struct SlabMoves {
+    /// The first rank of each segment, ascending from 0: ranks where the same moves apply.
+    starts: Vec<u64>,
+    /// For each segment, its block moves (indices into `blocks`) and its residual moves.
+    segments: Vec<(Vec<usize>, Vec<usize>)>,
+    blocks: Vec<BlockMove>,
+    /// Whether each block move is a plane move.
+    plane: Vec<bool>,
+    /// For each plane, the planes the plane moves take there; empty where there are none.
+    sources: Vec<Vec<u64>>,
+}
+
+impl SlabMoves {
+    /// The moves of `space` for the slabs like `slab`.
+    pub fn new<S: StateSpace>(space: &S, slab: &Slab) -> SlabMoves {
+        let size = space.size();
+        let structure = space.structure();
+        let (blocks, residual) = match structure {
+            Some(s) => (s.blocks, s.residual),
+            None => (
+                Vec::new(),
+                (0..space.move_count()).map(|m| (0..size, m)).collect(),
+            ),
+        };
+        let mut starts: Vec<u64> = (blocks.iter().flat_map(|b| [b.from, b.from + b.len]))
+            .chain(residual.iter().flat_map(|(r, _)| [r.start, r.end]))
+            .chain([0])
+            .filter(|&r| r < size)
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let segments = (starts.iter())
+            .map(|&first| {
+                let covering = |r: Range<u64>| r.contains(&first);
+                let block_moves = (0..blocks.len())
+                    .filter(|&i| covering(blocks[i].from..blocks[i].from + blocks[i].len))
+                    .collect();
+                let residual_moves = (residual.iter())
+                    .filter(|(r, _)| covering(r.clone()))
+                    .map(|&(_, m)| m)
+                    .collect();
+                (block_moves, residual_moves)
+            })
+            .collect();
+        let (plane, sources) = plane_moves(&blocks, slab);
+        SlabMoves {
+            starts,
+            segments,
+            blocks,
+            plane,
+            sources,
+        }
+    }
+
+    /// For each plane, the planes the plane moves take there (none where there are no plane
+    /// moves).
+    pub fn sources(&self) -> &[Vec<u64>] {
+        &self.sources
+    }
+
+    /// A worker's walk over ascending ranks (others are allowed, only slower).
+    pub fn walker<'m, C: Cursor>(&'m self, cursor: C) -> Walker<'m, C> {
+        Walker {
+            moves: self,
+            cursor,
+            segment: 0,
+            runs: vec![Run::default(); self.blocks.len()],
+        }
+    }
+}
+
+/// The plane moves among `blocks` for slabs like `slab`, and for each plane the planes they take
+/// there: none unless the slabs fill whole table words of several planes and the plane moves
+/// hold their inverses (so that a bottom-up pass may push them from the level and pull the others).
+fn plane_moves(blocks: &[BlockMove], slab: &Slab) -> (Vec<bool>, Vec<Vec<u64>>) {
+    let width = slab.width;
+    let shaped = |b: &BlockMove| {
+        b.len == width
+            && b.window.run == b.len
+            && b.from.is_multiple_of(width)
+            && b.to.is_multiple_of(width)
+    };
+    let plane: Vec<bool> = (blocks.iter())
+        .map(|b| slab.planes > 1 && b.from != b.to && shaped(b))
+        .collect();
+    let steps: Vec<(u64, u64)> = (blocks.iter().zip(&plane))
+        .filter(|(_, p)| **p)
+        .map(|(b, _)| (b.from / width, b.to / width))
+        .collect();
+    let whole_words = slab.columns().is_multiple_of(ENTRIES_PER_WORD);
+    let inverses = steps.iter().all(|&(p, q)| steps.contains(&(q, p)));
+    if steps.is_empty() || !whole_words || !inverses {
+        return (vec![false; blocks.len()], Vec::new());
+    }
+    let mut sources = vec![Vec::new(); slab.planes as usize];
+    for (p, q) in steps {
+        sources[q as usize].push(p);
+    }
+    (plane, sources)
+}
+
+/// Where a block move took the last run of ranks it was asked about.
+#[derive(Clone, Default)]
+struct Run {
+    /// The run's ranks.
+    ranks: Range<u64>,
+    /// Where its first rank goes.
+    to: u64,
+    /// The block (of the window move) the parity below is for, and its prefix's parity.
+    block: Option<u64>,
+    odd: bool,
+}
+
+/// A worker's walk: the neighbours of rank after rank.
+pub struct Walker<'m, C> {
+    moves: &'m SlabMoves,
+    cursor: C,
+    /// The segment of the last rank.
+    segment: usize,
+    /// For each block move, its last run.
+    runs: Vec<Run>,
+}
+
+impl<C: Cursor> Walker<'_, C> {
+    /// Calls `f` with each neighbour of `rank` (the plane moves' only unless `planes`) until it
+    /// breaks; whether it did.
+    pub fn each(
+        &mut self,
+        rank: u64,
+        planes: bool,
+        mut f: impl FnMut(u64) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let moves = self.moves;
+        let starts = &moves.starts;
+        let current =
+            starts[self.segment]..starts.get(self.segment + 1).copied().unwrap_or(u64::MAX);
+        if !current.contains(&rank) {
+            self.segment = starts.partition_point(|&s| s <= rank) - 1;
+        }
+        let (blocks, residual) = &moves.segments[self.segment];
+        for &b in blocks {
+            if planes || !moves.plane[b] {
+                f(target(&moves.blocks[b], &mut self.runs[b], rank))?;
+            }
+        }
+        if !residual.is_empty() {
+            self.cursor.seek(rank);
+            for &m in residual {
+                f(self.cursor.neighbour(m))?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Where block move `b` takes `rank` (in its range), through `run`, its last run.
+#[inline]
+fn target(b: &BlockMove, run: &mut Run, rank: u64) -> u64 {
+    if !run.ranks.contains(&rank) {
+        let w = &b.window;
+        let index = rank - b.from;
+        let (block, within) = (index / w.block, index % w.block);
+        if run.block != Some(block) {
+            run.block = Some(block);
+            run.odd = w.parity_dependent() && prefix_parity(block, &w.prefix);
+        }
+        let start = rank - within % w.run;
+        let x = (within / w.run) as usize;
+        run.ranks = start..start + w.run;
+        run.to = b.to + block * w.block + u64::from(w.map(run.odd)[x]) * w.run;
+    }
+    run.to + (rank - run.ranks.start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::{Metric, Perm, Ring, perm};
+
+    /// Every rank's neighbours through `space`'s slab moves are the cursor's (the plane moves'
+    /// too where `planes`), walking up and then jumping about; returns how many plane moves a
+    /// rank has.
+    fn check<S: StateSpace>(what: &str, space: &S, processes: usize) -> usize {
+        let slab = Slab::of(space.size(), space.slab_planes(), 0, processes);
+        let moves = SlabMoves::new(space, &slab);
+        let mut walker = moves.walker(space.cursor());
+        let mut cursor = space.cursor();
+        let ranks = (0..space.size()).chain((0..space.size()).rev().step_by(7));
+        let mut plane_moves = 0;
+        for rank in ranks {
+            cursor.seek(rank);
+            let mut want: Vec<u64> = (0..space.move_count())
+                .map(|m| cursor.neighbour(m))
+                .collect();
+            let mut got = Vec::new();
+            let _ = walker.each(rank, true, |n| {
+                got.push(n);
+                ControlFlow::Continue(())
+            });
+            want.sort_unstable();
+            got.sort_unstable();
+            assert_eq!(got, want, "{what}: rank {rank}");
+            let mut some = 0;
+            let _ = walker.each(rank, false, |_| {
+                some += 1;
+                ControlFlow::Continue(())
+            });
+            plane_moves = want.len() - some;
+        }
+        plane_moves
+    }
+
+    #[test]
+    fn slab_moves_give_the_cursor_s_neighbours() {
+        let turnstyle = Ring::turnstyle(9, Metric::Lrf).unwrap();
+        // L and R by words where slabs fill whole words of the 9 planes.
+        assert_eq!(check("turnstyle 9", &turnstyle, 3), 2);
+        assert_eq!(
+            check("topspin 9", &Ring::topspin(9, 4, Metric::Lrf).unwrap(), 2),
+            2
+        );
+        // Fewer arrangements than a table word: one plane.
+        assert_eq!(
+            check("turnstyle 8", &Ring::turnstyle(8, Metric::Lrf).unwrap(), 2),
+            0
+        );
+        let flips = Ring::turnstyle(9, Metric::Flips).unwrap();
+        assert_eq!(check("turnstyle 9 flips", &flips, 2), 0);
+        let rotation = perm::rotation(3, 3, 2).unwrap();
+        assert_eq!(check("rotation 3x3 k=2", &rotation, 2), 0);
+        // A window move and a long cycle (residual).
+        let id = perm::Identity {
+            family: "perm".into(),
+            params: Default::default(),
+            metric: "gens".into(),
+            slug: "test".into(),
+        };
+        let def = perm::parse::generators("(2,3)(4,5); (1,2,3,4,5,6,7)").unwrap();
+        let gens = Perm::new(id, def, true).unwrap();
+        assert_eq!(check("gens S_7", &gens, 2), 0);
+    }
+}
