@@ -16,10 +16,12 @@ rm -rf "$out" && mkdir -p "$out"
 "$bin" "$@" --backend cpu --quiet --out "$out/plain" >/dev/null
 for p in $(seq 1 "$max"); do
     threads=${THREADS:-$([ "$p" = 1 ] && nproc || echo 1)}
+    # mpirun binds a process to one core by default: a process of several threads needs them.
+    bind=$([ "$threads" -gt 1 ] && echo "--bind-to none" || true)
     dir=$out/p$p
     start=$(date +%s.%N)
     # Each process appends its peak to one file (stderr lines of several processes interleave).
-    mpirun --oversubscribe --allow-run-as-root -np "$p" /usr/bin/time -a -o "$dir.peaks" -f "PEAK %M KB" \
+    mpirun --oversubscribe --allow-run-as-root $bind -np "$p" /usr/bin/time -a -o "$dir.peaks" -f "PEAK %M KB" \
         "$bin" "$@" --backend cpu --threads "$threads" --out "$dir" >"$dir.out" 2>"$dir.err"
     end=$(date +%s.%N)
     search=$(python3 -c "import json; print(json.load(open('$dir/report.json'))['seconds'])")

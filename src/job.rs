@@ -204,6 +204,11 @@ impl Cluster {
         match *self {}
     }
 
+    /// A note on the cores this process may use (there is no such process).
+    pub fn cores_note(&self) -> Option<String> {
+        match *self {}
+    }
+
     /// Process 0's `value` (there is no such process).
     pub fn decide(&self, _: bool) -> bool {
         match *self {}
@@ -606,6 +611,12 @@ fn run_space<S: StateSpace>(
         None => setup?,
     };
     let root = cluster.is_none_or(|c| c.rank() == 0);
+    if let Some(note) = cluster.and_then(|c| c.cores_note())
+        && root
+        && !job.quiet
+    {
+        eprintln!("gpusearch: note: {note}");
+    }
     if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
         eprintln!(
             "gpusearch: {} strategy: {}; a checkpoint every {every:.0} s (~{:.0} s each); up to {} of disk",

@@ -316,3 +316,32 @@ fn a_slab_beyond_a_process_s_memory_is_refused_before_any_search() {
     assert!(!out.join("distances.gsd").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_process_bound_to_one_core_of_several_is_told_how_to_free_them() {
+    let dir = scratch("cores");
+    let notes = |binding: &str| {
+        let output = Command::new("mpirun")
+            .args(["--allow-run-as-root", "--bind-to", binding, "-np", "1"])
+            .arg(env!("CARGO_BIN_EXE_gpusearch"))
+            .args([
+                "--puzzle",
+                "turnstyle",
+                "--n",
+                "8",
+                "--backend",
+                "cpu",
+                "--out",
+            ])
+            .arg(dir.join(binding))
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stderr).contains("`mpirun --bind-to none ...`")
+    };
+    // A machine of one core has nothing to free.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(notes("core"), cores > 1);
+    assert!(!notes("none"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -70,6 +70,16 @@ impl Cluster {
         // The level loop runs on a worker of the job's thread pool, not on the main thread.
         let (universe, _) = ::mpi::initialize_with_threading(Threading::Serialized)?;
         let world = universe.world();
+        // A process that panics (a bug) ends the whole job, named, instead of leaving the others
+        // waiting in a collective for ever.
+        let rank = world.rank();
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            report(info);
+            eprintln!("gpusearch: error: process {rank}: a bug in gpusearch ends the job");
+            // SAFETY: MPI is initialised before this hook is set; MPI_Abort does not return.
+            unsafe { ::mpi::ffi::MPI_Abort(::mpi::ffi::RSMPI_COMM_WORLD, 101) };
+        }));
         Some(Cluster {
             _universe: universe,
             world,
@@ -90,6 +100,17 @@ impl Cluster {
     /// memory), 0 first.
     pub fn node_rank(&self) -> usize {
         self.world.split_shared(self.world.rank()).rank() as usize
+    }
+
+    /// A note where this process's threads are held to fewer cores than its share of those its
+    /// launcher (mpirun's daemon, unbound) may use: mpirun binds each process to a core or a
+    /// socket by default. Every process calls it (a collective), and gets its own.
+    pub fn cores_note(&self) -> Option<String> {
+        let here = self.world.split_shared(self.world.rank()).size() as usize;
+        // SAFETY: getppid only reads this process's parent's id.
+        let parent = unsafe { libc::getppid() };
+        let (allowed, all) = (affinity(0)?, affinity(parent)?);
+        cores_note(self.rank(), allowed, all, here)
     }
 
     /// Ends the whole job with `code` (every process), after `message` on this one's stderr.
@@ -419,14 +440,15 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
     /// One bottom-up round over the table's `blocks`: each unreached entry checks its
     /// neighbours in this slab (by the plane moves too where `planes`) against the last level,
     /// and one with none there asks the owners of the others (sorted, delta-coded, compressed
-    /// ranks; each owner answers one bit a distinct rank). Returns the states this process set (global ranks), and the bytes and ranks it
-    /// sent.
+    /// ranks; each owner answers one bit a distinct rank). Returns the states this process set
+    /// (into `bits` where given), and the bytes and ranks it sent.
     fn bottom_up_round(
         &self,
         blocks: std::ops::Range<usize>,
         planes: bool,
         next: u8,
-    ) -> (Vec<u64>, u64, u64) {
+        bits: Option<&Bitmap>,
+    ) -> (Set, u64, u64) {
         let processes = self.bounds.len() - 1;
         let (space, table, bounds) = (self.space, &self.table, &self.bounds);
         let (slab, last, moves) = (&self.slab, &self.last, &self.moves);
@@ -434,7 +456,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             .into_par_iter()
             .map(|b| {
                 let mut walker = moves.walker(space.cursor());
-                let mut new = Vec::new();
+                let mut set = Set::default();
                 let mut asks = vec![Vec::new(); processes];
                 let mut elsewhere = Vec::with_capacity(space.move_count());
                 let words =
@@ -459,7 +481,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                         });
                         if found.is_break() {
                             if table.claim(local, next) {
-                                new.push(rank);
+                                set.keep(bits, local, rank);
                             }
                         } else {
                             elsewhere
@@ -468,24 +490,37 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                         }
                     }
                 }
-                (new, asks)
+                (set, asks)
             })
             .collect();
-        let (mut new, asks) = merge(parts, processes);
+        let (mut set, asks) = merge(parts, processes);
         let answer = |ranks: &[u64]| answers(ranks, |n| last.contains(n, slab.local(n)));
         let (yes, sent_bytes, sent_ranks) = self.cluster.ask(asks, &mut |r| answer(r));
-        let claimed: Vec<u64> = (yes.into_par_iter())
-            .filter(|&local| table.claim(local, next))
-            .map(|local| slab.global(local))
+        let claimed = (yes.par_chunks(STATES_PER_TASK))
+            .map(|part| {
+                let mut set = Set::default();
+                for &local in part {
+                    if table.claim(local, next) {
+                        set.keep(bits, local, slab.global(local));
+                    }
+                }
+                set
+            })
             .collect();
-        new.extend(claimed);
-        (new, sent_bytes, sent_ranks)
+        set.join(claimed);
+        (set, sent_bytes, sent_ranks)
     }
 
     /// One round: expands the last level's states in `tasks` (by the plane moves too where
-    /// `planes`), claims the local neighbours and sends the others to their owners; returns the states this process set (global ranks),
-    /// and the bytes and ranks it sent.
-    fn round(&self, tasks: std::ops::Range<usize>, planes: bool, next: u8) -> (Vec<u64>, u64, u64) {
+    /// `planes`), claims the local neighbours and sends the others to their owners; returns the
+    /// states this process set (into `bits` where given), and the bytes and ranks it sent.
+    fn round(
+        &self,
+        tasks: std::ops::Range<usize>,
+        planes: bool,
+        next: u8,
+        bits: Option<&Bitmap>,
+    ) -> (Set, u64, u64) {
         let processes = self.bounds.len() - 1;
         let slab = &self.slab;
         // The workers see the space, the table and the bounds, not the communicator.
@@ -495,7 +530,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             .into_par_iter()
             .map(|t| {
                 let mut walker = moves.walker(space.cursor());
-                let mut new = Vec::new();
+                let mut set = Set::default();
                 let mut outboxes = vec![Vec::new(); processes];
                 last.visit(slab, t, &mut |rank| {
                     let _ = walker.each(rank, planes, |n| {
@@ -503,26 +538,36 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                         let owner = owner(bounds, column);
                         if owner != slab.process {
                             outboxes[owner].push(n);
-                        } else if table.claim(slab.entry(plane, column), next) {
-                            new.push(n);
+                        } else {
+                            let local = slab.entry(plane, column);
+                            if table.claim(local, next) {
+                                set.keep(bits, local, n);
+                            }
                         }
                         ControlFlow::Continue(())
                     });
                 });
-                (new, outboxes)
+                (set, outboxes)
             })
             .collect();
-        let (mut new, outboxes) = merge(parts, processes);
+        let (mut set, outboxes) = merge(parts, processes);
         let (received, sent_bytes, sent_ranks) = self.cluster.send(outboxes);
-        let claimed: Vec<Vec<u64>> = (received.into_par_iter())
-            .map(|ranks| {
-                (ranks.into_iter())
-                    .filter(|&n| table.claim(slab.local(n), next))
-                    .collect()
-            })
-            .collect();
-        new.extend(claimed.into_iter().flatten());
-        (new, sent_bytes, sent_ranks)
+        let claimed = (received
+            .par_iter()
+            .flat_map(|ranks| ranks.par_chunks(STATES_PER_TASK)))
+        .map(|part| {
+            let mut set = Set::default();
+            for &n in part {
+                let local = slab.local(n);
+                if table.claim(local, next) {
+                    set.keep(bits, local, n);
+                }
+            }
+            set
+        })
+        .collect();
+        set.join(claimed);
+        (set, sent_bytes, sent_ranks)
     }
 }
 
@@ -565,19 +610,49 @@ impl Frontier {
 }
 
 /// A worker's part of a round: the states it set, and per process what it would send it.
-type Part<T> = (Vec<u64>, Vec<Vec<T>>);
+type Part<T> = (Set, Vec<Vec<T>>);
 
 /// The workers' parts of a round joined.
 fn merge<T>(parts: Vec<Part<T>>, processes: usize) -> Part<T> {
-    let mut new = Vec::new();
     let mut outgoing: Vec<Vec<T>> = (0..processes).map(|_| Vec::new()).collect();
-    for (n, boxes) in parts {
-        new.extend(n);
+    let mut sets = Vec::with_capacity(parts.len());
+    for (set, boxes) in parts {
+        sets.push(set);
         for (all, b) in outgoing.iter_mut().zip(boxes) {
             all.extend(b);
         }
     }
-    (new, outgoing)
+    let mut set = Set::default();
+    set.join(sets);
+    (set, outgoing)
+}
+
+/// The states a round set: how many, and their global ranks unless they went straight into
+/// the new level's bits.
+#[derive(Default)]
+struct Set {
+    count: u64,
+    ranks: Vec<u64>,
+}
+
+impl Set {
+    /// Keeps the state of global rank `rank`, entry `local` of the slab: in `bits`, where the
+    /// new level is bits already.
+    fn keep(&mut self, bits: Option<&Bitmap>, local: u64, rank: u64) {
+        self.count += 1;
+        match bits {
+            Some(bits) => bits.insert(local),
+            None => self.ranks.push(rank),
+        }
+    }
+
+    /// Adds the states of `others`.
+    fn join(&mut self, others: Vec<Set>) {
+        for other in others {
+            self.count += other.count;
+            self.ranks.extend(other.ranks);
+        }
+    }
 }
 
 /// Blocks, with `counts` states each, grouped into rounds in order: a round ends before the
@@ -608,6 +683,31 @@ fn unreached_bits(table: &DistanceTable, w: usize) -> u64 {
         open &= (1 << (2 * entries)) - 1;
     }
     open
+}
+
+/// How many cores process `pid` (0: this one) may run on.
+fn affinity(pid: libc::pid_t) -> Option<usize> {
+    // SAFETY: an all-zero cpu_set_t is an empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: `set` is a cpu_set_t of `size` bytes, written by the call only.
+    let found = unsafe { libc::sched_getaffinity(pid, size, &mut set) } == 0;
+    // SAFETY: counts the members of the set the call filled.
+    found.then(|| unsafe { libc::CPU_COUNT(&set) } as usize)
+}
+
+/// The note for process `rank` where the `allowed` cores its threads may run on are fewer than
+/// its share of the `online` cores among the `here` processes on its machine.
+fn cores_note(rank: usize, allowed: usize, online: usize, here: usize) -> Option<String> {
+    let share = (online / here.max(1)).max(1);
+    let processes = if here == 1 { "process" } else { "processes" };
+    (allowed < share).then(|| {
+        format!(
+            "process {rank} may use {allowed} of the {online} cores here, fewer than its \
+             share of {share} ({here} {processes} here): mpirun binds processes to cores by \
+             default; `mpirun --bind-to none ...` gives each its share"
+        )
+    })
 }
 
 /// What each process sent, `counts[q]` bytes from `q`, one slice each.
@@ -786,13 +886,18 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                 found = Frontier::Bits(bits);
             }
             let tasks = rounds.get(r).cloned().unwrap_or(0..0);
-            let (new, bytes, ranks) = if bottom_up {
-                self.bottom_up_round(tasks, !by_words, next)
-            } else {
-                self.round(tasks, !by_words, next)
+            let bits = match &found {
+                Frontier::Bits(bits) => Some(bits),
+                Frontier::List(_) => None,
             };
-            set += new.len() as u64;
+            let (new, bytes, ranks) = if bottom_up {
+                self.bottom_up_round(tasks, !by_words, next, bits)
+            } else {
+                self.round(tasks, !by_words, next, bits)
+            };
+            set += new.count;
             count += set;
+            let new = new.ranks;
             found = match std::mem::replace(&mut found, Frontier::List(Vec::new())) {
                 Frontier::List(mut list) if count <= list_limit => {
                     list.extend(new);
@@ -1094,6 +1199,19 @@ impl TableView for Assembled<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_bound_to_fewer_cores_than_its_share_is_told_how_to_free_them() {
+        let note = cores_note(0, 1, 64, 4).unwrap();
+        assert!(note.contains("1 of the 64 cores here"), "{note}");
+        assert!(
+            note.contains("share of 16") && note.contains("--bind-to none"),
+            "{note}"
+        );
+        assert_eq!(cores_note(3, 16, 64, 4), None);
+        assert_eq!(cores_note(0, 1, 2, 2), None);
+        assert_eq!(cores_note(0, 2, 2, 1), None);
+    }
 
     #[test]
     fn chunks_decode_to_their_ranks_sorted_once() {
