@@ -158,14 +158,7 @@ impl Engine for GpuClusterEngine<'_, '_> {
         depth: u64,
         _: Option<Vec<u64>>,
     ) -> Result<(), String> {
-        if table.entries() != self.slab.entries() {
-            return Err(format!(
-                "the checkpoint holds {} entries, not the {} of process {}'s slab",
-                table.entries(),
-                self.slab.entries(),
-                self.slab.process
-            ));
-        }
+        self.slab.holds(table.entries())?;
         // The list holds ranks of the whole space; the device finds the level in the table.
         self.engine.load(table, depth, None)
     }
@@ -206,11 +199,7 @@ impl Engine for GpuClusterEngine<'_, '_> {
         let mine: Vec<u64> = (self.or_abort(smallest).into_iter())
             .map(|e| self.slab.global(e))
             .collect();
-        // Each process's are ascending; slabs of columns interleave.
-        let mut all = self.cluster.gather_all(&mine);
-        all.sort_unstable();
-        all.truncate(limit);
-        Ok(all)
+        Ok(self.cluster.smallest(&mine, limit))
     }
 
     fn with_table(

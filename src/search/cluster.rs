@@ -152,6 +152,15 @@ impl Cluster {
         total
     }
 
+    /// The smallest `limit` of the ranks every process gives (its own smallest `limit`).
+    pub(crate) fn smallest(&self, mine: &[u64], limit: usize) -> Vec<u64> {
+        // Each process's are ascending; slabs of columns interleave.
+        let mut all = self.gather_all(mine);
+        all.sort_unstable();
+        all.truncate(limit);
+        all
+    }
+
     /// Sends `outgoing[q]` to each process `q` (all-to-all): what each process sent this one,
     /// in process order, and how many items came from each.
     fn exchange<T: Equivalence + Copy + Default>(&self, outgoing: &[Vec<T>]) -> (Vec<T>, Vec<i32>) {
@@ -496,18 +505,8 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         let (mut set, asks) = merge(parts, processes);
         let answer = |ranks: &[u64]| answers(ranks, |n| last.contains(n, slab.local(n)));
         let (yes, sent_bytes, sent_ranks) = self.cluster.ask(asks, &mut |r| answer(r));
-        let claimed = (yes.par_chunks(STATES_PER_TASK))
-            .map(|part| {
-                let mut set = Set::default();
-                for &local in part {
-                    if table.claim(local, next) {
-                        set.keep(bits, local, slab.global(local));
-                    }
-                }
-                set
-            })
-            .collect();
-        set.join(claimed);
+        let parts = yes.chunks(STATES_PER_TASK).collect();
+        set.join(self.claim(parts, |local| (local, slab.global(local)), next, bits));
         (set, sent_bytes, sent_ranks)
     }
 
@@ -552,22 +551,34 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             .collect();
         let (mut set, outboxes) = merge(parts, processes);
         let (received, sent_bytes, sent_ranks) = self.cluster.send(outboxes);
-        let claimed = (received
-            .par_iter()
-            .flat_map(|ranks| ranks.par_chunks(STATES_PER_TASK)))
-        .map(|part| {
-            let mut set = Set::default();
-            for &n in part {
-                let local = slab.local(n);
-                if table.claim(local, next) {
-                    set.keep(bits, local, n);
-                }
-            }
-            set
-        })
-        .collect();
-        set.join(claimed);
+        let parts = (received.iter())
+            .flat_map(|ranks| ranks.chunks(STATES_PER_TASK))
+            .collect();
+        set.join(self.claim(parts, |n| (slab.local(n), n), next, bits));
         (set, sent_bytes, sent_ranks)
+    }
+
+    /// Claims for level `next` the entries of `parts` (`place` gives an item's entry and its
+    /// global rank), a rayon task a part: the states set (into `bits` where given).
+    fn claim(
+        &self,
+        parts: Vec<&[u64]>,
+        place: impl Fn(u64) -> (u64, u64) + Sync,
+        next: u8,
+        bits: Option<&Bitmap>,
+    ) -> Vec<Set> {
+        (parts.into_par_iter())
+            .map(|part| {
+                let mut set = Set::default();
+                for &item in part {
+                    let (local, rank) = place(item);
+                    if self.table.claim(local, next) {
+                        set.keep(bits, local, rank);
+                    }
+                }
+                set
+            })
+            .collect()
     }
 }
 
@@ -811,14 +822,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         list: Option<Vec<u64>>,
     ) -> Result<(), String> {
         let table = table.into_table()?;
-        if table.entries() != self.slab.entries() {
-            return Err(format!(
-                "the checkpoint holds {} entries, not the {} of process {}'s slab",
-                table.entries(),
-                self.slab.entries(),
-                self.slab.process
-            ));
-        }
+        self.slab.holds(table.entries())?;
         let slab = &self.slab;
         self.last = match list {
             Some(list) => Frontier::List(list.into_iter().filter(|&s| slab.contains(s)).collect()),
@@ -950,11 +954,7 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
                 .map(|r| self.slab.global(r))
                 .collect(),
         };
-        // Each process's are ascending; slabs of columns interleave.
-        let mut all = self.cluster.gather_all(&mine);
-        all.sort_unstable();
-        all.truncate(limit);
-        Ok(all)
+        Ok(self.cluster.smallest(&mine, limit))
     }
 
     /// Calls `f` with this process's slab of the table.

@@ -64,6 +64,18 @@ impl Slab {
         self.planes * self.columns()
     }
 
+    /// Whether a checkpoint of `entries` entries is of a slab like it; if not, why.
+    pub fn holds(&self, entries: u64) -> Result<(), String> {
+        match entries == self.entries() {
+            true => Ok(()),
+            false => Err(format!(
+                "the checkpoint holds {entries} entries, not the {} of process {}'s slab",
+                self.entries(),
+                self.process
+            )),
+        }
+    }
+
     /// Its number of columns.
     pub fn columns(&self) -> u64 {
         self.end - self.first
