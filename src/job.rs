@@ -249,14 +249,10 @@ fn search_across<S: StateSpace>(
 ) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
     use search::cluster::{ClusterEngine, search};
     let (bar, saver) = (run.bar, Some(run.saver as &dyn search::Checkpoints));
+    // The slab setup planned, which the checkpoints name.
+    let slab = (run.saver.slab.clone()).expect("a process of an MPI job has a slab");
     let searched = match (gpu, space.gpu_shader()) {
         (Some((gpu, layout)), Some(shader)) => {
-            let slab = Slab::of(
-                space.size(),
-                space.slab_planes(),
-                cluster.rank(),
-                cluster.size(),
-            );
             let moves = space.move_count();
             let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab)?;
             let engine =
@@ -265,7 +261,7 @@ fn search_across<S: StateSpace>(
         }
         _ => search(
             space,
-            ClusterEngine::new(space, cluster)?,
+            ClusterEngine::new(space, cluster, slab)?,
             options,
             bar,
             saver,
@@ -611,9 +607,9 @@ fn run_space<S: StateSpace>(
         None => setup?,
     };
     let root = cluster.is_none_or(|c| c.rank() == 0);
-    if let Some(note) = cluster.and_then(|c| c.cores_note())
-        && root
+    if root
         && !job.quiet
+        && let Some(note) = cluster.and_then(|c| c.cores_note())
     {
         eprintln!("gpusearch: note: {note}");
     }

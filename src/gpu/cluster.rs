@@ -5,7 +5,7 @@
 //! round asks the owners instead, who answer from their devices.
 
 use super::GpuEngine;
-use super::engine::slab::{self, Outbox};
+use super::engine::slab::Outbox;
 use crate::search::cluster::{Cluster, Exchanged, SlabEngine, owner};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
@@ -25,13 +25,11 @@ pub struct GpuClusterEngine<'g, 'c> {
     moves: usize,
     /// Whether the last pass went bottom-up.
     bottom_up: bool,
-    /// The blocks a round takes, as the last pass left it (it halves where a round overflows
-    /// the outbox, and doubles where a round leaves it mostly empty), and its bounds
-    /// ([`round_blocks`]).
+    /// The blocks a round takes, as the last pass left it (cut where a round overflows the
+    /// outbox, doubled where a round leaves it mostly empty), and its bounds
+    /// ([`GpuEngine::round_blocks`]).
     span: u64,
     span_limits: (u64, u64),
-    /// The items (ranks, or halves of a question) the outbox holds.
-    outbox_items: u64,
     exchanged: Exchanged,
 }
 
@@ -45,7 +43,7 @@ impl<'g, 'c> GpuClusterEngine<'g, 'c> {
         size: u64,
         moves: usize,
     ) -> Self {
-        let span_limits = slab::round_blocks(moves);
+        let span_limits = engine.round_blocks(moves);
         GpuClusterEngine {
             engine,
             cluster,
@@ -56,7 +54,6 @@ impl<'g, 'c> GpuClusterEngine<'g, 'c> {
             bottom_up: false,
             span: span_limits.1,
             span_limits,
-            outbox_items: slab::outbox_items(),
             exchanged: Exchanged::default(),
         }
     }
@@ -83,7 +80,7 @@ impl<'g, 'c> GpuClusterEngine<'g, 'c> {
                     rounds.at = end;
                     // Twice as many blocks next time, where this round left the outbox mostly
                     // empty.
-                    if (outbox.len() as u64) < self.outbox_items / 4 {
+                    if (outbox.len() as u64) < self.engine.outbox_items() / 4 {
                         rounds.span = (2 * rounds.span).min(self.span_limits.1);
                     }
                     return (set, outbox);
@@ -92,8 +89,8 @@ impl<'g, 'c> GpuClusterEngine<'g, 'c> {
                 // half (what the round set stands, and is not set twice).
                 Outbox::Overflowed { wanted } if end - rounds.at > self.span_limits.0 => {
                     let taken = end - rounds.at;
-                    let fits =
-                        u128::from(taken) * u128::from(self.outbox_items) / u128::from(wanted);
+                    let fits = u128::from(taken) * u128::from(self.engine.outbox_items())
+                        / u128::from(wanted);
                     rounds.span = (fits as u64).min(taken / 2).max(self.span_limits.0);
                 }
                 Outbox::Overflowed { .. } => self.cluster.abort(

@@ -14,8 +14,8 @@
 //! ([`write_distances`]); process 0 writes the header and the other files.
 //!
 //! This module's [`ClusterEngine`] searches a slab on the CPU; a process with a GPU searches it
-//! there ([`crate::gpu::cluster`]), with the same exchanges ([`Cluster::send`],
-//! [`Cluster::ask`], [`Cluster::rounds`]).
+//! there ([`crate::gpu::cluster`]), with the same exchanges (`Cluster::send`,
+//! `Cluster::ask`, `Cluster::rounds`).
 
 use super::bitmap::Bitmap;
 use super::engine::Engine;
@@ -55,6 +55,9 @@ const ZSTD_LEVEL: i32 = 1;
 pub struct Cluster {
     _universe: ::mpi::environment::Universe,
     world: SimpleCommunicator,
+    /// This process's number among the job's processes on its machine (those that share its
+    /// memory), and how many they are.
+    node: (usize, usize),
 }
 
 impl Cluster {
@@ -80,9 +83,12 @@ impl Cluster {
             // SAFETY: MPI is initialised before this hook is set; MPI_Abort does not return.
             unsafe { ::mpi::ffi::MPI_Abort(::mpi::ffi::RSMPI_COMM_WORLD, 101) };
         }));
+        let machine = world.split_shared(world.rank());
+        let node = (machine.rank() as usize, machine.size() as usize);
         Some(Cluster {
             _universe: universe,
             world,
+            node,
         })
     }
 
@@ -99,18 +105,17 @@ impl Cluster {
     /// This process's number among the job's processes on its machine (those that share its
     /// memory), 0 first.
     pub fn node_rank(&self) -> usize {
-        self.world.split_shared(self.world.rank()).rank() as usize
+        self.node.0
     }
 
     /// A note where this process's threads are held to fewer cores than its share of those its
     /// launcher (mpirun's daemon, unbound) may use: mpirun binds each process to a core or a
-    /// socket by default. Every process calls it (a collective), and gets its own.
+    /// socket by default.
     pub fn cores_note(&self) -> Option<String> {
-        let here = self.world.split_shared(self.world.rank()).size() as usize;
         // SAFETY: getppid only reads this process's parent's id.
         let parent = unsafe { libc::getppid() };
         let (allowed, all) = (affinity(0)?, affinity(parent)?);
-        cores_note(self.rank(), allowed, all, here)
+        cores_note(self.rank(), allowed, all, self.node.1)
     }
 
     /// Ends the whole job with `code` (every process), after `message` on this one's stderr.
@@ -342,15 +347,9 @@ pub struct ClusterEngine<'s, 'c, S: StateSpace> {
 }
 
 impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
-    /// This process's engine on `space`, in the job `cluster`, or why its slab's table cannot
-    /// be allocated.
-    pub fn new(space: &'s S, cluster: &'c Cluster) -> Result<Self, String> {
-        let slab = Slab::of(
-            space.size(),
-            space.slab_planes(),
-            cluster.rank(),
-            cluster.size(),
-        );
+    /// This process's engine on its `slab` of `space`, in the job `cluster`, or why the slab's
+    /// table cannot be allocated.
+    pub fn new(space: &'s S, cluster: &'c Cluster, slab: Slab) -> Result<Self, String> {
         let bounds = slab::bounds(slab.width, cluster.size());
         Ok(ClusterEngine {
             moves: SlabMoves::new(space, &slab),

@@ -57,22 +57,6 @@ pub enum Outbox {
     Overflowed { wanted: u64 },
 }
 
-/// The ranks the outbox holds (or twice the questions).
-pub fn outbox_items() -> u64 {
-    outbox_words() / 2
-}
-
-/// The blocks a round of a space of `moves` moves takes: at least `.0`, where the outbox holds
-/// whatever they send (every entry asking about every move), and at most `.1`, where the
-/// outbox's count of words cannot wrap.
-pub fn round_blocks(moves: usize) -> (u64, u64) {
-    let most_words = BLOCK_ENTRIES * QUESTION_WORDS * moves as u64;
-    (
-        (outbox_words() / most_words).max(1),
-        (1u64 << 31) / most_words,
-    )
-}
-
 /// `layout` (of a slab's entries) with the frontier lists' binding sized as the outbox.
 pub fn slab_layout(layout: Layout) -> Layout {
     Layout {
@@ -105,6 +89,28 @@ impl<'g> GpuEngine<'g> {
         self.layout.blocks
     }
 
+    /// The outbox's words after its count: the lists' binding, three lists of
+    /// `list_capacity` ranks (`outbox_room` in `shaders/slab.wgsl`).
+    fn outbox_room(&self) -> u64 {
+        6 * self.layout.list_capacity
+    }
+
+    /// The ranks the outbox holds (or twice the questions).
+    pub fn outbox_items(&self) -> u64 {
+        self.outbox_room() / 2
+    }
+
+    /// The blocks a round of a space of `moves` moves takes: at least `.0`, where the outbox
+    /// holds whatever they send (every entry asking about every move), and at most `.1`, where
+    /// the outbox's count of words cannot wrap.
+    pub fn round_blocks(&self, moves: usize) -> (u64, u64) {
+        let most_words = BLOCK_ENTRIES * QUESTION_WORDS * moves as u64;
+        (
+            (self.outbox_room() / most_words).max(1),
+            (1u64 << 31) / most_words,
+        )
+    }
+
     /// A round of the pass from level `depth` over `blocks` of the table, top-down or
     /// `bottom_up`: the entries it set, and its [`Outbox`]. The entries set stand either way,
     /// and running an overflowed round again (in parts) sets none of them twice: it sends again
@@ -119,7 +125,7 @@ impl<'g> GpuEngine<'g> {
         let pipeline = if bottom_up { &s.bottom_up } else { &s.top_down };
         let (count, words) = self.run_slab(depth, pipeline, Work::Blocks(blocks))?;
         let words = u64::from(words);
-        if words > 6 * self.layout.list_capacity {
+        if words > self.outbox_room() {
             return Ok((count, Outbox::Overflowed { wanted: words / 2 }));
         }
         let words = self.read_lists(1..1 + words)?;
@@ -159,7 +165,7 @@ impl<'g> GpuEngine<'g> {
     /// The most entries sent in at once: two words each, and their answers one bit each after
     /// them, in the outbox's words (a multiple of 32, so that answers fill whole words).
     fn inbox_entries(&self) -> usize {
-        (6 * self.layout.list_capacity * 32 / 65 / 32 * 32) as usize
+        (self.outbox_room() * 32 / 65 / 32 * 32) as usize
     }
 
     /// Puts `entries` in the outbox's binding, from word 1.

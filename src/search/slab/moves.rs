@@ -1,5 +1,5 @@
 //! How the MPI engine's CPU passes find a state's neighbours in a slab: from the space's
-//! [`Structure`] where it has one, its block moves by arithmetic on the rank (a division or two
+//! [`Structure`](crate::puzzle::Structure) where it has one, its block moves by arithmetic on the rank (a division or two
 //! for each run of ranks that move together, nothing within one) and its residual moves through
 //! the cursor; every move through the cursor where it has none. The block moves that take whole
 //! planes to whole planes, column by column (a ring puzzle's `L` and `R`), are *plane moves*:
@@ -167,7 +167,10 @@ impl<C: Cursor> Walker<'_, C> {
     }
 }
 
-/// Where block move `b` takes `rank` (in its range), through `run`, its last run.
+/// Where block move `b` takes `rank` (in its range): [`WindowMove::apply`], through `run`, its
+/// last run (nothing to compute within it) and its block's parity (computed once a block).
+///
+/// [`WindowMove::apply`]: crate::rank::window::WindowMove::apply
 #[inline]
 fn target(b: &BlockMove, run: &mut Run, rank: u64) -> u64 {
     if !run.ranks.contains(&rank) {
