@@ -249,14 +249,19 @@ fn search_across<S: StateSpace>(
 ) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
     use search::cluster::{ClusterEngine, search};
     let (bar, saver) = (run.bar, Some(run.saver as &dyn search::Checkpoints));
+    // A slab engine keeps its last level apart from the table (as bits or a list): a top-down
+    // pass expands that level alone, as under the full footprint.
+    let options = &Options {
+        footprint: Footprint::Full,
+        ..options.clone()
+    };
     // The slab setup planned, which the checkpoints name.
     let slab = (run.saver.slab.clone()).expect("a process of an MPI job has a slab");
     let searched = match (gpu, space.gpu_shader()) {
         (Some((gpu, layout)), Some(shader)) => {
             let moves = space.move_count();
             let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab)?;
-            let engine =
-                gpu::cluster::GpuClusterEngine::new(device, cluster, slab, space.size(), moves);
+            let engine = gpu::cluster::GpuClusterEngine::new(device, cluster, slab, moves);
             search(space, engine, options, bar, saver, resume)?
         }
         _ => search(

@@ -11,7 +11,7 @@ use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::slab::{Slab, bounds};
 use crate::search::table::{DistanceTable, TableSource, TableView};
-use crate::search::{Progress, Step, prefer_bottom_up};
+use crate::search::{Passes, Progress, Step};
 
 /// The engine of one process's slab on its GPU.
 pub struct GpuClusterEngine<'g, 'c> {
@@ -20,10 +20,7 @@ pub struct GpuClusterEngine<'g, 'c> {
     slab: Slab,
     /// The first column of each process's slab, and the end.
     bounds: Vec<u64>,
-    /// The space's states and moves.
-    size: u64,
-    moves: usize,
-    /// Whether the last pass went bottom-up.
+    /// Whether the pass under way goes bottom-up.
     bottom_up: bool,
     /// The blocks a round takes, as the last pass left it (cut where a round overflows the
     /// outbox, doubled where a round leaves it mostly empty), and its bounds
@@ -34,23 +31,15 @@ pub struct GpuClusterEngine<'g, 'c> {
 }
 
 impl<'g, 'c> GpuClusterEngine<'g, 'c> {
-    /// The engine of `slab`, of a space of `size` states and `moves` moves, in the job
+    /// The engine of `slab`, of a space of `moves` moves, in the job
     /// `cluster`, on the device's `engine` ([`GpuEngine::on_slab`]).
-    pub fn new(
-        engine: GpuEngine<'g>,
-        cluster: &'c Cluster,
-        slab: Slab,
-        size: u64,
-        moves: usize,
-    ) -> Self {
+    pub fn new(engine: GpuEngine<'g>, cluster: &'c Cluster, slab: Slab, moves: usize) -> Self {
         let span_limits = engine.round_blocks(moves);
         GpuClusterEngine {
             engine,
             cluster,
             bounds: bounds(slab.width, slab.processes),
             slab,
-            size,
-            moves,
             bottom_up: false,
             span: span_limits.1,
             span_limits,
@@ -160,21 +149,20 @@ impl Engine for GpuClusterEngine<'_, '_> {
         self.engine.load(table, depth, None)
     }
 
-    fn ran(&self, _: Step) -> Step {
-        if self.bottom_up {
-            Step::BottomUp
-        } else {
-            Step::TopDown
-        }
+    /// Top-down and bottom-up scans of the slab, in rounds.
+    fn passes(&self) -> Passes {
+        Passes::SCANS
     }
 
-    /// Top-down or bottom-up by the loop's switch rule, whatever the kind of step (every
-    /// process takes the same from the same counts).
-    fn pass(&mut self, _: Step, levels: &Levels, progress: &dyn Progress) -> Result<u64, String> {
+    /// Top-down or bottom-up, as the loop asks (every process the same from the same counts).
+    fn pass(
+        &mut self,
+        step: Step,
+        levels: &Levels,
+        progress: &dyn Progress,
+    ) -> Result<u64, String> {
         let depth = levels.len() - 1;
-        let unreached = self.size - levels.total();
-        let weight = self.bottom_up_weight(self.moves);
-        self.bottom_up = prefer_bottom_up(unreached, levels.last(), self.moves, weight);
+        self.bottom_up = step == Step::BottomUp;
         let mut rounds = Rounds {
             at: 0,
             span: self.span,

@@ -25,7 +25,7 @@ use super::slab::{self, LIST_SHARE, ROUND_BYTES, Slab};
 use super::table::{
     DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread, squeeze,
 };
-use super::{Checkpoints, Progress, Resume, Step};
+use super::{Checkpoints, Passes, Progress, Resume, Step};
 use crate::puzzle::StateSpace;
 use crate::store::{self, CHUNK_ENTRIES, Chunk, atomic::AtomicFile};
 use ::mpi::Threading;
@@ -336,8 +336,6 @@ pub struct ClusterEngine<'s, 'c, S: StateSpace> {
     table: DistanceTable,
     /// The last level's states in this slab.
     last: Frontier,
-    /// Whether the last pass went bottom-up.
-    bottom_up: bool,
     /// An empty bitmap of the slab, kept for the next level found as bits.
     spare: Option<Bitmap>,
     /// The space's moves as the passes apply them: the plane moves a table word at a time from
@@ -359,7 +357,6 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
             slab,
             bounds,
             last: Frontier::List(Vec::new()),
-            bottom_up: false,
             spare: None,
             exchanged: Exchanged::default(),
         })
@@ -839,13 +836,9 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         Ok(())
     }
 
-    /// Top-down or bottom-up, as this engine chose.
-    fn ran(&self, _: Step) -> Step {
-        if self.bottom_up {
-            Step::BottomUp
-        } else {
-            Step::TopDown
-        }
+    /// Top-down and bottom-up scans of the slab, in rounds.
+    fn passes(&self) -> Passes {
+        Passes::SCANS
     }
 
     /// 3: an unreached entry not found at this level checks every move it has outside the
@@ -856,17 +849,17 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
         3
     }
 
-    /// Top-down from the last level's states, or bottom-up from the unreached entries where
-    /// the loop's switch rule ([`super::prefer_bottom_up`]) prefers it, whatever the kind of
-    /// step: every process takes the same from the same counts.
-    fn pass(&mut self, _: Step, levels: &Levels, progress: &dyn Progress) -> Result<u64, String> {
+    /// Top-down from the last level's states, or bottom-up from the unreached entries: the
+    /// loop asks every process for the same from the same counts.
+    fn pass(
+        &mut self,
+        step: Step,
+        levels: &Levels,
+        progress: &dyn Progress,
+    ) -> Result<u64, String> {
         let depth = levels.len() - 1;
         let next = ((depth + 1) % 3) as u8;
-        let moves = self.space.move_count();
-        let unreached = self.space.size() - levels.total();
-        let weight = self.bottom_up_weight(moves);
-        let bottom_up = super::prefer_bottom_up(unreached, levels.last(), moves, weight);
-        self.bottom_up = bottom_up;
+        let bottom_up = step == Step::BottomUp;
         let rounds = if bottom_up {
             self.unreached_rounds()
         } else {

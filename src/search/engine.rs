@@ -10,6 +10,43 @@ use super::levels::Levels;
 use super::table::{DistanceTable, TableSource, TableView};
 use super::{Progress, Step};
 
+/// The kinds of pass an engine carries out besides top-down and bottom-up scans, which every
+/// engine runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Passes {
+    /// [`Step::Frontier`]: top-down from a list of the last level.
+    pub frontier: bool,
+    /// [`Step::Sweep`]: block moves in bulk.
+    pub sweep: bool,
+    /// [`Step::Remaining`]: bottom-up over a list of the unreached.
+    pub remaining: bool,
+}
+
+impl Passes {
+    /// Every kind of pass.
+    pub const ALL: Passes = Passes {
+        frontier: true,
+        sweep: true,
+        remaining: true,
+    };
+    /// Top-down and bottom-up scans only (the engines of an MPI job's slabs).
+    pub const SCANS: Passes = Passes {
+        frontier: false,
+        sweep: false,
+        remaining: false,
+    };
+
+    /// Whether a pass of kind `step` is among these.
+    pub fn runs(self, step: Step) -> bool {
+        match step {
+            Step::TopDown | Step::BottomUp => true,
+            Step::Frontier => self.frontier,
+            Step::Sweep => self.sweep,
+            Step::Remaining => self.remaining,
+        }
+    }
+}
+
 /// Carries out passes on a table.
 pub trait Engine {
     /// Puts the solved states `starts` (ascending) at level 0 of an empty table; level 0 is then
@@ -26,17 +63,16 @@ pub trait Engine {
         list: Option<Vec<u64>>,
     ) -> Result<(), String>;
 
-    /// One pass of kind `step` from the last of `levels` (level `depth = levels.len() - 1`):
+    /// One pass of kind `step` (one of [`Engine::passes`]) from the last of `levels` (level `depth = levels.len() - 1`):
     /// every unreached state with a neighbour in level `depth` is set to level `depth + 1`.
     /// Returns how many were set. A [`Step::Frontier`] pass keeps the new level as a list for
     /// the next one; the other kinds may drop the list.
     fn pass(&mut self, step: Step, levels: &Levels, progress: &dyn Progress)
     -> Result<u64, String>;
 
-    /// The kind of pass the last [`Engine::pass`] carried out when asked for `asked` (for
-    /// progress): the same, unless the engine chooses its own.
-    fn ran(&self, asked: Step) -> Step {
-        asked
+    /// The kinds of pass this engine carries out; the loop asks for no other.
+    fn passes(&self) -> Passes {
+        Passes::ALL
     }
 
     /// What one unreached entry costs a bottom-up pass, in neighbours a top-down pass expands

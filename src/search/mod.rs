@@ -27,7 +27,7 @@ pub mod table;
 
 use crate::puzzle::StateSpace;
 use cpu::CpuEngine;
-pub use engine::Engine;
+pub use engine::{Engine, Passes};
 use levels::Levels;
 use table::{DistanceTable, TableSource, TableView};
 
@@ -245,10 +245,13 @@ pub fn drive<S: StateSpace, E: Engine>(
     let moves = space.move_count();
     let limit = options.antipode_limit;
     let lean = options.footprint == Footprint::Lean;
-    let structured =
-        matches!(options.strategy, Strategy::Auto | Strategy::Sweep) && space.has_structure();
+    let passes = engine.passes();
+    let structured = passes.sweep
+        && matches!(options.strategy, Strategy::Auto | Strategy::Sweep)
+        && space.has_structure();
     let swept = options.strategy == Strategy::Sweep && structured;
     let list_limit = match options.strategy {
+        _ if !passes.frontier => 0,
         Strategy::Lists => u64::MAX,
         Strategy::Sweep if swept => 0,
         Strategy::Auto | Strategy::Sweep => list_limit(size, moves, options.footprint),
@@ -294,7 +297,9 @@ pub fn drive<S: StateSpace, E: Engine>(
         let step = match listed {
             // Thin levels go on as lists whatever the strategy (bottom-up scans would also check
             // ranks no move reaches, where a family has such: Free the Key's unfit positions).
-            Some(n) if (n <= list_limit || n <= TINY_LEVEL as u64) && !swept => Step::Frontier,
+            Some(n) if (n <= list_limit || n <= TINY_LEVEL as u64) && passes.frontier && !swept => {
+                Step::Frontier
+            }
             _ => {
                 if !structured && options.strategy == Strategy::Auto {
                     // A top-down scan expands the last level (its list, or under the lean
@@ -307,7 +312,9 @@ pub fn drive<S: StateSpace, E: Engine>(
                     let weight = engine.bottom_up_weight(moves);
                     bottom_up |= prefer_bottom_up(unreached, expanded, moves, weight);
                 }
-                if remaining || ((bottom_up || structured) && unreached <= list_limit) {
+                if passes.remaining
+                    && (remaining || ((bottom_up || structured) && unreached <= list_limit))
+                {
                     remaining = true;
                     Step::Remaining
                 } else if structured {
@@ -319,11 +326,12 @@ pub fn drive<S: StateSpace, E: Engine>(
                 }
             }
         };
+        debug_assert!(passes.runs(step), "{step:?} is not among {passes:?}");
         let count = engine.pass(step, &levels, progress)?;
         if count == 0 {
             break;
         }
-        progress.level(depth + 1, count, engine.ran(step));
+        progress.level(depth + 1, count, step);
         levels.push(count);
         reached += count;
         listed = (step == Step::Frontier).then_some(count);
