@@ -5,7 +5,9 @@ use crate::gpu::{self, Adapters, Gpu};
 use crate::plan::{self, Plan, Shape, bytes};
 use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
-use crate::puzzle::spec::PuzzleArgs;
+use crate::puzzle::family::{PuzzleError, Request};
+use crate::puzzle::registry;
+use crate::puzzle::with_space;
 use crate::report::Report;
 use crate::search::levels::{Levels, Written};
 use crate::search::slab::{self, Slab};
@@ -15,7 +17,6 @@ use crate::store::{
     self,
     atomic::{self, AtomicFile},
 };
-use crate::with_space;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -26,6 +27,8 @@ use std::time::Instant;
 pub enum Error {
     /// The request cannot be carried out as given (exit status 2), found before any search.
     Input(String),
+    /// The request names no puzzle (exit status 2).
+    Puzzle(PuzzleError),
     /// Something failed while running (exit status 1).
     Run(String),
     /// A process of the MPI job failed and has said why (every process exits with its status,
@@ -37,7 +40,7 @@ impl Error {
     /// The process exit status for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Input(_) => 2,
+            Error::Input(_) | Error::Puzzle(_) => 2,
             Error::Run(_) => 1,
             Error::Reported(code) => *code,
         }
@@ -48,6 +51,7 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Input(m) | Error::Run(m) => f.write_str(m),
+            Error::Puzzle(e) => e.fmt(f),
             Error::Reported(_) => f.write_str("a process of the MPI job failed and said why"),
         }
     }
@@ -57,7 +61,7 @@ impl std::fmt::Display for Error {
 #[derive(Clone, Debug)]
 pub struct Job {
     /// The puzzle and its size.
-    pub puzzle: PuzzleArgs,
+    pub puzzle: Request,
     /// Output folder; `None` for `runs/<slug>/` (e.g. `runs/turnstyle-n12-lrf/`).
     pub out: Option<PathBuf>,
     /// Worker threads; `None` for all cores.
@@ -228,7 +232,7 @@ impl Cluster {
 /// [`run`] as one of the processes of `cluster` where given: process 0 writes the files and
 /// returns what it wrote, the others `None`.
 pub fn run_in(job: &Job, cluster: Option<&Cluster>) -> Result<Option<Finished>, Error> {
-    let space = job.puzzle.space().map_err(Error::Input)?;
+    let space = registry::space(&job.puzzle).map_err(Error::Puzzle)?;
     with_space!(&space, s => run_space(s, job, cluster))
 }
 
@@ -353,7 +357,7 @@ fn agree<T>(cluster: &Cluster, result: Result<T, Error>) -> Result<T, Error> {
 
 /// The plan of a job, as text, without searching (`--dry-run`).
 pub fn dry_run(job: &Job) -> Result<String, Error> {
-    let space = job.puzzle.space().map_err(Error::Input)?;
+    let space = registry::space(&job.puzzle).map_err(Error::Puzzle)?;
     with_space!(&space, s => {
         let threads = pool(job.threads)?.current_num_threads();
         let plan = Plan::sketch(&shape_of(s, s.size(), job, job.backend == Backend::Gpu, threads), budget(job));

@@ -1,8 +1,9 @@
 //! The `gpusearch` command line: parse, run the job, print the outcome.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use gpusearch::job::{self, Backend, Error, Job};
-use gpusearch::puzzle::spec::PuzzleArgs;
+use gpusearch::puzzle::family::{Kind, Request};
+use gpusearch::puzzle::{FAMILIES, registry};
 use gpusearch::search::Footprint;
 use gpusearch::store::atomic;
 use gpusearch::{solve, tables, verify};
@@ -60,8 +61,8 @@ enum Command {
         #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]
         memory: Option<u64>,
     },
-    /// Regenerates the published tables: every run of the list in results/README.md, each
-    /// folder's reports and plot, the index and the seeds' reproduction table.
+    /// Regenerates the published tables: every family's published runs, each folder's reports
+    /// and plot, the index and the seeds' reproduction table.
     Tables {
         /// The folder of the tables.
         #[arg(long, default_value = "results")]
@@ -81,37 +82,89 @@ enum Command {
 /// The puzzle, its size and its folder: what a search and `solve` share.
 #[derive(Args)]
 struct PuzzleOpts {
-    /// The puzzle: turnstyle, topspin, perm, rotation, rings or key.
+    /// The puzzle (its family): see the list of puzzles below.
     #[arg(long, required = true)]
     puzzle: Option<String>,
-    /// Number of pieces (turnstyle: 4 to 16; topspin: 3 to 16) or of rings (rings: 1 to 34).
-    #[arg(long, allow_negative_numbers = true)]
-    n: Option<usize>,
-    /// TopSpin's turntable: how many pieces F reverses [default: 4].
-    #[arg(long, allow_negative_numbers = true)]
-    k: Option<usize>,
-    /// Which moves count (turnstyle, topspin): lrf (L, R and F) or flips (only F, the ring read
-    /// from piece 1) [default: lrf].
-    #[arg(long)]
-    metric: Option<String>,
-    /// Generators in cycle notation, separated by ';' (perm), e.g. "(1,2)(3,4); (1,2,3,4,5)".
-    #[arg(long)]
-    gens: Option<String>,
-    /// A definition file: a twsearch .tws puzzle (perm) or key and disk heights (key).
-    #[arg(long)]
-    def: Option<PathBuf>,
-    /// Board rows (rotation).
-    #[arg(long, allow_negative_numbers = true)]
-    rows: Option<usize>,
-    /// Board columns (rotation).
-    #[arg(long, allow_negative_numbers = true)]
-    cols: Option<usize>,
-    /// Size of the turning blocks (rotation).
-    #[arg(long, allow_negative_numbers = true)]
-    block: Option<usize>,
+    #[command(flatten)]
+    options: FamilyOptions,
     /// Output folder [default: runs/<puzzle and size>, e.g. runs/turnstyle-n12-lrf].
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+/// The families' options, one flag each (`--n`), as the registry declares them: a flag that
+/// several families take says what it means for each.
+struct FamilyOptions(Vec<(String, String)>);
+
+impl clap::FromArgMatches for FamilyOptions {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let given = (registry::options().into_iter())
+            .filter_map(|(name, _)| {
+                let value = matches.get_one::<String>(name)?;
+                Some((name.to_string(), value.clone()))
+            })
+            .collect();
+        Ok(FamilyOptions(given))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = FamilyOptions::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for FamilyOptions {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        registry::options()
+            .into_iter()
+            .fold(command, |command, (name, takers)| {
+                let kind = takers[0].1.kind;
+                // Families that say the same of it, together.
+                let mut said: Vec<(Vec<&str>, String)> = Vec::new();
+                for (family, opt) in &takers {
+                    let text = match opt.default {
+                        Some(d) => format!("{} [default: {d}]", opt.help),
+                        None => opt.help.to_string(),
+                    };
+                    match said.iter_mut().find(|(_, t)| *t == text) {
+                        Some((families, _)) => families.push(family),
+                        None => said.push((vec![family], text)),
+                    }
+                }
+                let help: Vec<String> = (said.iter())
+                    .map(|(families, text)| format!("{}: {text}", families.join(", ")))
+                    .collect();
+                let mut arg = clap::Arg::new(name)
+                    .long(name)
+                    .value_name(kind.placeholder())
+                    .help(format!("{}.", help.join("; ")))
+                    .allow_negative_numbers(true);
+                if kind == Kind::Count {
+                    // Checked here for a clear error; the family reads the text again.
+                    arg = arg.value_parser(|text: &str| {
+                        (text.parse::<usize>().map(|_| text.to_string())).map_err(|e| e.to_string())
+                    });
+                }
+                command.arg(arg)
+            })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        FamilyOptions::augment_args(command)
+    }
+}
+
+/// The puzzles, for the end of `--help`.
+fn puzzles_help() -> String {
+    let lines: Vec<String> = (FAMILIES.iter())
+        .map(|f| {
+            let options: Vec<String> = (f.options().iter())
+                .map(|o| format!("--{} {}", o.name, o.kind.placeholder()))
+                .collect();
+            format!("  --puzzle {} {}", f.name(), options.join(" "))
+        })
+        .collect();
+    format!("Puzzles:\n{}", lines.join("\n"))
 }
 
 /// How a search runs: what a search and `solve` (which searches first when the distances file
@@ -189,16 +242,9 @@ impl SearchArgs {
 /// The job of a puzzle and how to run it, with every other setting at its default.
 fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
     Job {
-        puzzle: PuzzleArgs {
+        puzzle: Request {
             puzzle: p.puzzle.unwrap_or_default(),
-            n: p.n,
-            k: p.k,
-            metric: p.metric,
-            gens: p.gens,
-            def: p.def,
-            rows: p.rows,
-            cols: p.cols,
-            block: p.block,
+            options: p.options.0,
         },
         out: p.out,
         threads: run.threads,
@@ -221,7 +267,11 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet.
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
-    let cli = match Cli::try_parse() {
+    let command = Cli::command().after_help(puzzles_help());
+    let cli = match command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
             // --help and --version.
@@ -308,6 +358,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // A process of the MPI job said why.
         Err(e @ Error::Reported(_)) => ExitCode::from(e.exit_code() as u8),
+        Err(Error::Puzzle(e)) => {
+            eprintln!("gpusearch: error: {}", e.message(&|o| format!("--{o}")));
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("gpusearch: error: {}", one_line(&e.to_string()));
             ExitCode::from(e.exit_code() as u8)

@@ -2,11 +2,12 @@
 //! (searched first when missing).
 
 use crate::job::{self, Error, Job};
+use crate::puzzle::registry;
+use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
 use crate::search::path::{Entries, path_from};
 use crate::search::table::UNREACHED;
 use crate::store::{ChunkCache, Distances};
-use crate::with_space;
 use std::fmt::Write;
 
 /// What to solve.
@@ -39,7 +40,7 @@ pub struct Solution {
 
 /// Solves the position.
 pub fn run(solve: &Solve) -> Result<Solution, Error> {
-    let space = solve.job.puzzle.space().map_err(Error::Input)?;
+    let space = registry::space(&solve.job.puzzle).map_err(Error::Puzzle)?;
     with_space!(&space, s => solve_in(s, solve))
 }
 

@@ -1,10 +1,11 @@
-//! `gpusearch tables`: regenerates the published tables: every run of [`RUNS`] into its folder
+//! `gpusearch tables`: regenerates the published tables: every family's runs into their folders
 //! under `results/` (reports, levels, plot, distances file), the index `results/README.md`, and
 //! `results/seeds.md`, the seeds' Turnstyle results read back from our own distances files.
 
 use crate::job::{self, Backend, Error, Job};
-use crate::puzzle::spec::PuzzleArgs;
+use crate::puzzle::family::Request;
 use crate::puzzle::{Cursor, Metric, Ring, StateSpace};
+use crate::puzzle::{FAMILIES, registry};
 use crate::report::Report;
 use crate::search::path::path_to_solved;
 use crate::search::table::DistanceTable;
@@ -13,64 +14,19 @@ use std::fmt::Write;
 use std::path::Path;
 use std::time::Instant;
 
-/// The published runs: (puzzle, options).
-pub const RUNS: &[(&str, &[(&str, usize)])] = &[
-    ("turnstyle", &[("n", 8)]),
-    ("turnstyle", &[("n", 9)]),
-    ("turnstyle", &[("n", 10)]),
-    ("turnstyle", &[("n", 11)]),
-    ("turnstyle", &[("n", 12)]),
-    ("turnstyle", &[("n", 13)]),
-    ("turnstyle-flips", &[("n", 8)]),
-    ("turnstyle-flips", &[("n", 9)]),
-    ("turnstyle-flips", &[("n", 10)]),
-    ("turnstyle-flips", &[("n", 11)]),
-    ("turnstyle-flips", &[("n", 12)]),
-    ("topspin", &[("n", 8)]),
-    ("topspin", &[("n", 9)]),
-    ("topspin", &[("n", 10)]),
-    ("topspin", &[("n", 11)]),
-    ("topspin", &[("n", 12)]),
-    ("rotation", &[("rows", 2), ("cols", 3), ("block", 2)]),
-    ("rotation", &[("rows", 3), ("cols", 3), ("block", 2)]),
-    ("rotation", &[("rows", 3), ("cols", 4), ("block", 3)]),
-    ("rotation", &[("rows", 3), ("cols", 4), ("block", 2)]),
-    ("rings", &[("n", 6)]),
-    ("rings", &[("n", 8)]),
-    ("rings", &[("n", 10)]),
-    ("rings", &[("n", 12)]),
-    ("rings", &[("n", 14)]),
-    ("rings", &[("n", 16)]),
-    ("rings", &[("n", 18)]),
-    ("rings", &[("n", 20)]),
-    ("perm", &[("definition", 0)]),
-    ("perm", &[("definition", 1)]),
-    ("perm", &[("definition", 2)]),
-    ("perm", &[("definition", 3)]),
-    ("perm", &[("definition", 4)]),
-    ("perm", &[("definition", 5)]),
-];
-
-/// The definitions that runs `("perm", &[("definition", i)])` read: file (from the repository's
-/// root, where `gpusearch tables` runs) and metric.
-const DEFINITIONS: &[(&str, &str)] = &[
-    ("puzzles/cube-2x2x2.tws", "htm"),
-    ("puzzles/cube-2x2x2.tws", "qtm"),
-    ("puzzles/skewb.tws", "htm"),
-    ("puzzles/skewb-diamond.tws", "htm"),
-    ("puzzles/dino.tws", "htm"),
-    ("puzzles/pyraminx.tws", "htm"),
-];
-
-/// The large runs, `gpusearch tables --large`: tens of minutes each on a workstation, and a
-/// table of up to 20.3 GiB (n = 14), searched within the memory available.
-pub const LARGE_RUNS: &[(&str, &[(&str, usize)])] = &[
-    ("turnstyle-flips", &[("n", 13)]),
-    ("topspin", &[("n", 13)]),
-    ("turnstyle-flips", &[("n", 14)]),
-    ("turnstyle", &[("n", 14)]),
-    ("topspin", &[("n", 14)]),
-];
+/// The families' published runs, in the order of the registry: the large ones (`large`) or the
+/// others, each with the request that makes it.
+fn runs(large: bool) -> impl Iterator<Item = Request> {
+    (FAMILIES.iter()).flat_map(move |family| {
+        (family.runs().iter())
+            .filter(move |run| run.large == large)
+            .map(|run| {
+                (run.options.iter()).fold(Request::new(family.name()), |request, (name, value)| {
+                    request.with(name, value)
+                })
+            })
+    })
+}
 
 /// Regenerates the tables in `folder`: the quick runs, or with `large` the large ones (each
 /// going on from its checkpoint if an earlier attempt left one); then the index, which lists
@@ -83,18 +39,13 @@ pub fn run(
 ) -> Result<String, Error> {
     let started = Instant::now();
     let mut done: Vec<Result<Report, String>> = Vec::new();
-    let (now, kept) = if large {
-        (LARGE_RUNS, RUNS)
-    } else {
-        (RUNS, LARGE_RUNS)
-    };
     let mut fresh = 0;
-    for (family, options) in RUNS.iter().chain(LARGE_RUNS) {
-        let args = puzzle_args(family, options);
-        let space = args.space().map_err(Error::Input)?;
-        let slug = crate::with_space!(&space, s => s.slug());
+    let all = (runs(false).map(|r| (r, !large))).chain(runs(true).map(|r| (r, large)));
+    for (request, now) in all {
+        let space = registry::space(&request).map_err(Error::Puzzle)?;
+        let slug = space.slug();
         let out = folder.join(&slug);
-        if kept.iter().any(|r| r == &(*family, *options)) {
+        if !now {
             // Not run now: as its report stands, if it has one; the files drawn from the report
             // are drawn again by this version.
             if let Some(report) = read_report(&out) {
@@ -105,9 +56,8 @@ pub fn run(
             }
             continue;
         }
-        debug_assert!(now.iter().any(|r| r == &(*family, *options)));
         let job = Job {
-            puzzle: args,
+            puzzle: request,
             out: Some(out.clone()),
             threads,
             quiet,
@@ -159,29 +109,6 @@ fn read_report(folder: &Path) -> Option<Report> {
     serde_json::from_str(&text).ok()
 }
 
-/// The puzzle options of a run of the list.
-fn puzzle_args(family: &str, options: &[(&str, usize)]) -> PuzzleArgs {
-    let mut args = PuzzleArgs {
-        puzzle: family.trim_end_matches("-flips").into(),
-        metric: family.ends_with("-flips").then(|| "flips".into()),
-        ..PuzzleArgs::default()
-    };
-    for &(name, value) in options {
-        match name {
-            "definition" => {
-                let (file, metric) = DEFINITIONS[value];
-                args.def = Some(file.into());
-                args.metric = Some(metric.into());
-            }
-            "n" => args.n = Some(value),
-            "rows" => args.rows = Some(value),
-            "cols" => args.cols = Some(value),
-            _ => args.block = Some(value),
-        }
-    }
-    args
-}
-
 fn write(path: &Path, text: &str) -> Result<(), Error> {
     store::atomic::AtomicFile::write_all(path, text.as_bytes())
         .map_err(|e| Error::Run(format!("cannot write {}: {e}", path.display())))
@@ -218,7 +145,7 @@ fn index(done: &[Result<Report, String>]) -> String {
                     .filter(|(_, v)| !v.is_array())
                     .map(|(k, v)| format!("{k} = {v}"))
                     .collect();
-                let slug = PuzzleArgs::slug_of(r);
+                let slug = slug_of(r);
                 let antipode = r
                     .antipodes
                     .first()
@@ -346,7 +273,7 @@ fn published(done: &[Result<Report, String>]) -> String {
         let ours = done
             .iter()
             .flatten()
-            .find(|r| PuzzleArgs::slug_of(r) == slug)
+            .find(|r| slug_of(r) == slug)
             .map(|r| r.levels.levels().iter().collect::<Vec<u64>>());
         let verdict = match ours {
             None => "not run yet".to_string(),
@@ -509,11 +436,8 @@ fn seeds(folder: &Path) -> Result<String, Error> {
     Ok(md)
 }
 
-impl PuzzleArgs {
-    /// The folder name of a finished run.
-    fn slug_of(report: &Report) -> String {
-        crate::puzzle::spec::space_of(&report.puzzle)
-            .map(|space| crate::with_space!(&space, s => s.slug()))
-            .unwrap_or_else(|_| report.puzzle.puzzle.clone())
-    }
+/// The folder name of a finished run.
+fn slug_of(report: &Report) -> String {
+    (registry::space_of(&report.puzzle).map(|space| space.slug()))
+        .unwrap_or_else(|_| report.puzzle.puzzle.clone())
 }

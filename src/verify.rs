@@ -12,12 +12,12 @@
 //! one as they are read again.
 
 use crate::plan::{Plan, Shape};
-use crate::puzzle::spec::space_of;
+use crate::puzzle::registry::space_of;
+use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
 use crate::search::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
 use crate::search::{self, Options, Silent};
 use crate::store::{Distances, Header};
-use crate::with_space;
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -39,7 +39,7 @@ pub fn run(file: &Path, memory: Option<u64>) -> Result<String, Failure> {
     let unsound = |e: String| Failure::Unsound(format!("{name}: {e}"));
     let distances = Distances::open(file).map_err(unsound)?;
     let header = distances.header.clone();
-    let space = space_of(&header.puzzle).map_err(unsound)?;
+    let space = space_of(&header.puzzle).map_err(|e| unsound(e.to_string()))?;
     let plan = with_space!(&space, s => {
         let shape = Shape {
             entries: s.size(),

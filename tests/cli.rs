@@ -254,7 +254,7 @@ fn bad_input_is_refused_with_one_line_and_exit_2() {
     refused(
         &with(&["--n", "8", "--metric", "qtm"]),
         &out,
-        "unknown metric 'qtm'",
+        "--metric qtm: unknown metric",
     );
     refused(&with(&["--n", "8", "--threads", "0"]), &out, "--threads");
     refused(
@@ -489,7 +489,7 @@ fn bad_puzzle_options_are_refused_with_one_line_and_exit_2() {
         ),
         (
             vec!["--puzzle", "cube"],
-            "topspin, perm, rotation, rings, key".into(),
+            "turnstyle, topspin, rotation, perm, rings, key".into(),
         ),
     ];
     for (args, needle) in cases {

@@ -1,7 +1,8 @@
 //! Every puzzle family against a plain queue-based BFS written here from the seeds' own
 //! descriptions of the moves, and against the values the seeds publish.
 
-use gpusearch::puzzle::perm::{self, Identity, parse};
+use gpusearch::puzzle::perm::{Identity, parse};
+use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
 use gpusearch::search::path::path_to_solved;
 use gpusearch::search::table::UNREACHED;
@@ -191,7 +192,7 @@ fn rotation_boards_match_naive_bfs() {
         (3, 4, 3),
         (3, 3, 3),
     ] {
-        let space = perm::rotation(rows, cols, k).unwrap();
+        let space = rotation::board(rows, cols, k).unwrap();
         let solved: Vec<u32> = (1..=(rows * cols) as u32).collect();
         let naive = naive_bfs(vec![solved], |s| rotation_moves(s, rows, cols, k));
         let what = format!("rotation {rows}x{cols} k={k}");
@@ -205,7 +206,7 @@ fn rotation_boards_match_naive_bfs() {
 fn rotation_boards_give_the_published_values() {
     // number-rotation-puzzle.txt: the 3x3 board with 2x2 blocks reaches all 9! positions, at
     // these distances; 2x3 with 2x2 blocks reaches 120 of 720; 3x4 with 3x3 blocks 720.
-    let space = perm::rotation(3, 3, 2).unwrap();
+    let space = rotation::board(3, 3, 2).unwrap();
     let outcome = run(&space, Strategy::Auto, Footprint::Full);
     assert_eq!(
         outcome.levels.iter().collect::<Vec<_>>(),
@@ -214,7 +215,7 @@ fn rotation_boards_give_the_published_values() {
         ]
     );
     for (rows, cols, k, reach) in [(2, 3, 2, 120), (3, 4, 3, 720)] {
-        let space = perm::rotation(rows, cols, k).unwrap();
+        let space = rotation::board(rows, cols, k).unwrap();
         assert_eq!(space.group_order(), reach);
         assert_eq!(
             space.size(),
@@ -455,13 +456,14 @@ fn turnstyle_written_as_generators_is_the_builtin_turnstyle() {
 
 #[test]
 fn definitions_run_like_generators() {
-    let args = gpusearch::puzzle::spec::PuzzleArgs {
-        puzzle: "perm".into(),
-        def: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles/turnstyle-8.tws").into()),
-        metric: Some("qtm".into()),
-        ..Default::default()
-    };
-    let Ok(gpusearch::puzzle::Space::Perm(space)) = args.space() else {
+    let request = gpusearch::puzzle::family::Request::new("perm")
+        .with(
+            "def",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/puzzles/turnstyle-8.tws"),
+        )
+        .with("metric", "qtm");
+    let Ok(gpusearch::puzzle::Space::Perm(space)) = gpusearch::puzzle::registry::space(&request)
+    else {
         panic!("one set of distinct pieces without orientations is a permutation puzzle");
     };
     // F is its own inverse; in htm, L's powers would count too.
@@ -591,10 +593,10 @@ fn check_structure<S: StateSpace>(what: &str, space: &S) {
 
 #[test]
 fn window_moves_of_permutation_puzzles_give_every_neighbour_once() {
-    let rotation = perm::rotation(3, 3, 2).unwrap();
+    let rotation = rotation::board(3, 3, 2).unwrap();
     assert!(!rotation.structure().unwrap().blocks.is_empty());
     check_structure("rotation 3x3 k=2", &rotation);
-    check_structure("rotation 2x4 k=2", &perm::rotation(2, 4, 2).unwrap());
+    check_structure("rotation 2x4 k=2", &rotation::board(2, 4, 2).unwrap());
     // S_7 with a window move and a long cycle (residual), and A_7 (even ranks).
     check_structure("gens S_7", &perm_from_gens("(2,3)(4,5); (1,2,3,4,5,6,7)"));
     check_structure("gens A_7", &perm_from_gens("(1,2)(3,4); (1,2,3,4,5,6,7)"));

@@ -5,7 +5,8 @@
 mod common;
 use common::Every;
 use gpusearch::gpu::{Adapters, Gpu};
-use gpusearch::puzzle::perm::{self, Identity, parse};
+use gpusearch::puzzle::perm::{Identity, parse};
+use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
 use gpusearch::search::table::DistanceTable;
@@ -126,7 +127,7 @@ fn the_generic_permutation_shader_gives_the_cpu_tables() {
         compare_space(&gpu, &space, name, None, Strategy::Auto);
         compare_space(&gpu, &space, name, Some(3 << 10), Strategy::BottomUp);
     }
-    let board = perm::rotation(3, 3, 2).unwrap();
+    let board = rotation::board(3, 3, 2).unwrap();
     compare_space(&gpu, &board, "rotation 3x3", Some(12 << 10), Strategy::Auto);
 }
 
@@ -136,7 +137,7 @@ fn the_generic_permutation_shader_ranks_as_the_cpu_does() {
     for space in [
         perm_from_gens("(1,2)(3,4); (1,2,3,4,5,6,7,8,9,10,11,12,13)"),
         perm_from_gens("(1,2,3); (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16)"),
-        perm::rotation(4, 5, 2).unwrap(),
+        rotation::board(4, 5, 2).unwrap(),
     ] {
         assert_neighbours(&gpu, &space, &spread_ranks(space.size(), 300));
     }

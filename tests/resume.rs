@@ -3,13 +3,11 @@
 
 mod common;
 use common::Every;
-use gpusearch::puzzle::StateSpace;
-use gpusearch::puzzle::spec::PuzzleArgs;
+use gpusearch::puzzle::{Metric, Ring, Rings, StateSpace, rotation};
 use gpusearch::search::table::DistanceTable;
 use gpusearch::search::{
     Footprint, Options, Outcome, Resume, Silent, Strategy, search, search_from,
 };
-use gpusearch::with_space;
 
 fn same(what: &str, a: &Outcome, b: &Outcome) {
     assert_eq!(a.levels, b.levels, "{what}: levels");
@@ -22,60 +20,42 @@ fn same(what: &str, a: &Outcome, b: &Outcome) {
 
 #[test]
 fn every_checkpoint_resumes_to_the_uninterrupted_result() {
-    let spaces = [
-        ("turnstyle", vec![("n", 8)], None),
-        ("turnstyle", vec![("n", 9)], Some("flips")),
-        ("topspin", vec![("n", 8)], None),
-        (
-            "rotation",
-            vec![("rows", 3), ("cols", 3), ("block", 2)],
-            None,
-        ),
-        ("rings", vec![("n", 18)], None),
-    ];
-    for (puzzle, sizes, metric) in spaces {
-        let mut args = PuzzleArgs {
-            puzzle: puzzle.into(),
-            metric: metric.map(str::to_string),
-            ..PuzzleArgs::default()
-        };
-        for (name, value) in &sizes {
-            match *name {
-                "n" => args.n = Some(*value),
-                "rows" => args.rows = Some(*value),
-                "cols" => args.cols = Some(*value),
-                _ => args.block = Some(*value),
+    resumes_alike("turnstyle n=8", &Ring::turnstyle(8, Metric::Lrf).unwrap());
+    resumes_alike(
+        "turnstyle n=9 flips",
+        &Ring::turnstyle(9, Metric::Flips).unwrap(),
+    );
+    resumes_alike("topspin n=8", &Ring::topspin(8, 4, Metric::Lrf).unwrap());
+    resumes_alike("rotation 3x3 b2", &rotation::board(3, 3, 2).unwrap());
+    resumes_alike("rings n=18", &Rings::new(18).unwrap());
+}
+
+/// Every strategy and footprint, from every level's checkpoint.
+fn resumes_alike<S: StateSpace>(name: &str, s: &S) {
+    for strategy in [Strategy::Auto, Strategy::Sweep, Strategy::TopDown] {
+        for footprint in [Footprint::Full, Footprint::Lean] {
+            let options = Options {
+                antipode_limit: 100,
+                strategy,
+                footprint,
+            };
+            let what = format!("{name} {strategy:?} {footprint:?}");
+            let whole = search(s, &options, &Silent);
+            let every = Every::default();
+            let saved = search_from(s, &options, &Silent, Some(&every), None).unwrap();
+            same(&what, &whole, &saved);
+            let checkpoints = every.0.into_inner().unwrap();
+            assert!(!checkpoints.is_empty(), "{what}: no checkpoint");
+            for (words, levels, antipodes) in checkpoints {
+                let at = levels.len() - 1;
+                let resume = Resume {
+                    table: Box::new(DistanceTable::from_words(s.size(), words)),
+                    levels,
+                    antipodes,
+                };
+                let resumed = search_from(s, &options, &Silent, None, Some(resume)).unwrap();
+                same(&format!("{what} from level {at}"), &whole, &resumed);
             }
         }
-        let space = args.space().unwrap();
-        with_space!(&space, s => {
-            for strategy in [Strategy::Auto, Strategy::Sweep, Strategy::TopDown] {
-                for footprint in [Footprint::Full, Footprint::Lean] {
-                    let options = Options {
-                        antipode_limit: 100,
-                        strategy,
-                        footprint,
-                    };
-                    let what = format!("{puzzle} {sizes:?} {metric:?} {strategy:?} {footprint:?}");
-                    let whole = search(s, &options, &Silent);
-                    let every = Every::default();
-                    let saved = search_from(s, &options, &Silent, Some(&every), None).unwrap();
-                    same(&what, &whole, &saved);
-                    let checkpoints = every.0.into_inner().unwrap();
-                    assert!(!checkpoints.is_empty(), "{what}: no checkpoint");
-                    for (words, levels, antipodes) in checkpoints {
-                        let at = levels.len() - 1;
-                        let resume = Resume {
-                            table: Box::new(DistanceTable::from_words(s.size(), words)),
-                            levels,
-                            antipodes,
-                        };
-                        let resumed =
-                            search_from(s, &options, &Silent, None, Some(resume)).unwrap();
-                        same(&format!("{what} from level {at}"), &whole, &resumed);
-                    }
-                }
-            }
-        });
     }
 }

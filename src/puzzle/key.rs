@@ -13,9 +13,60 @@
 //! slide back on. Moves: `L` slides towards the handle, `R` towards the free end, `CW` and `CCW`
 //! turn the disk one cut; a move that does not fit leaves the disk where it is.
 
-use super::{Cursor, PuzzleInfo, StateSpace};
+use super::family::{Family, Given, Kind, Opt, PuzzleError};
+use super::{Cursor, PuzzleInfo, Space, StateSpace};
 use crate::search::path::path_to_solved;
 use crate::search::table::{DistanceTable, UNREACHED};
+
+/// The Free the Key family (`--puzzle key`).
+pub struct FreeTheKey;
+/// The Free the Key family.
+pub const KEY: FreeTheKey = FreeTheKey;
+
+impl Family for FreeTheKey {
+    fn name(&self) -> &'static str {
+        "key"
+    }
+
+    fn options(&self) -> &'static [Opt] {
+        &[Opt {
+            name: "def",
+            kind: Kind::File,
+            help: "the key and disk heights (see docs/puzzles.md)",
+            default: None,
+        }]
+    }
+
+    fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
+        let path = given.need_file("def")?;
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read the definition {file}: {e}"))?;
+        let name = (path.file_stem()).map_or("definition".into(), |s| s.to_string_lossy());
+        Ok(Space::Key(Key::parse(&text, &file, &name)?))
+    }
+
+    /// The key of the heights a file's description holds.
+    fn rebuild(&self, info: &PuzzleInfo) -> Result<Space, PuzzleError> {
+        let p = &info.params;
+        let bad = || format!("the file's params do not describe a {} puzzle", info.puzzle);
+        let line = |key: &str| -> Result<String, String> {
+            let list: Vec<u8> =
+                serde_json::from_value(p.get(key).cloned().ok_or_else(bad)?).map_err(|_| bad())?;
+            let words: Vec<String> = list.iter().map(u8::to_string).collect();
+            Ok(format!("{key} {}\n", words.join(" ")))
+        };
+        let text = [
+            line("above")?,
+            line("below")?,
+            line("disk")?,
+            line("start")?,
+        ]
+        .concat();
+        let name = (p.get("definition").and_then(|v| v.as_str())).ok_or_else(bad)?;
+        Ok(Space::Key(Key::parse(&text, name, name)?))
+    }
+}
 
 /// The key and disk heights.
 #[derive(Clone, Debug)]

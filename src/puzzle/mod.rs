@@ -4,17 +4,21 @@
 //! which rank is solved, and a [`Cursor`] that walks ranks and names their neighbours. Everything a
 //! rank *means* lives here.
 
+pub mod family;
 pub mod key;
 pub mod perm;
+pub mod registry;
 pub mod ring;
 pub mod rings;
-pub mod spec;
+pub mod rotation;
 pub mod twisty;
 
 use crate::rank::window::WindowMove;
 use crate::search::table::DistanceTable;
 pub use key::Key;
 pub use perm::Perm;
+pub(crate) use registry::with_space;
+pub use registry::{FAMILIES, Space};
 pub use ring::{Metric, Ring};
 pub use rings::Rings;
 use serde::{Deserialize, Serialize};
@@ -232,37 +236,4 @@ pub struct Structure {
     pub blocks: Vec<BlockMove>,
     /// Ranges of ranks and the move to apply state by state there.
     pub residual: Vec<(std::ops::Range<u64>, usize)>,
-}
-
-/// One puzzle of any family.
-pub enum Space {
-    /// Turnstyle, TopSpin.
-    Ring(Ring),
-    /// Permutation puzzles from generators or definitions, number rotation boards.
-    Perm(Perm),
-    /// The Chinese rings.
-    Rings(Rings),
-    /// Free the Key.
-    Key(Key),
-    /// Twisty puzzles from definitions: several sets, orientations, identical pieces (boxed:
-    /// their move tables' handles make them far larger than the other families' spaces).
-    Twisty(Box<Twisty>),
-}
-
-/// Evaluates `$body` with `$s` bound to the space inside `$space` (a `&Space`), whatever its
-/// family: the one place where the families meet the generic code.
-#[macro_export]
-macro_rules! with_space {
-    ($space:expr, $s:ident => $body:expr) => {
-        match $space {
-            $crate::puzzle::Space::Ring($s) => $body,
-            $crate::puzzle::Space::Perm($s) => $body,
-            $crate::puzzle::Space::Rings($s) => $body,
-            $crate::puzzle::Space::Key($s) => $body,
-            $crate::puzzle::Space::Twisty($s) => {
-                let $s: &$crate::puzzle::Twisty = $s;
-                $body
-            }
-        }
-    };
 }

@@ -23,7 +23,8 @@
 //! states at once. The `k` windows through piece 1 rotate the arrangement and are applied state
 //! by state.
 
-use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
+use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure};
 use crate::rank::{self, window::WindowMove, window::window_move};
 use crate::search::table::ENTRIES_PER_WORD;
 
@@ -53,10 +54,127 @@ impl Metric {
         match name {
             "lrf" => Ok(Metric::Lrf),
             "flips" => Ok(Metric::Flips),
-            other => Err(format!(
-                "unknown metric '{other}': use --metric lrf or --metric flips"
-            )),
+            _ => Err("unknown metric: the metrics are lrf and flips".into()),
         }
+    }
+}
+
+/// The Turnstyle family (`--puzzle turnstyle`).
+pub struct Turnstyle;
+/// The TopSpin family (`--puzzle topspin`).
+pub struct TopSpin;
+/// The Turnstyle family.
+pub const TURNSTYLE: Turnstyle = Turnstyle;
+/// The TopSpin family.
+pub const TOPSPIN: TopSpin = TopSpin;
+
+const METRIC: Opt = Opt {
+    name: "metric",
+    kind: Kind::Text,
+    help: "which moves count: lrf (L, R and F) or flips (only F, the ring read from piece 1)",
+    default: Some("lrf"),
+};
+
+/// The metric a request gives, or why it is none.
+fn metric(given: &Given) -> Result<Metric, PuzzleError> {
+    let name = given.need_text("metric")?;
+    Metric::parse(name).map_err(|why| PuzzleError::Value {
+        option: "metric",
+        value: name.into(),
+        why,
+    })
+}
+
+/// Runs of sizes 8 to 12 in both metrics (and `lrf` 13), the rest large.
+macro_rules! ring_runs {
+    ($($n:literal $metric:literal $large:literal),*) => {
+        &[$(Run { options: &[("n", $n), ("metric", $metric)], large: $large }),*]
+    };
+}
+
+impl Family for Turnstyle {
+    fn name(&self) -> &'static str {
+        "turnstyle"
+    }
+
+    fn options(&self) -> &'static [Opt] {
+        &[
+            Opt {
+                name: "n",
+                kind: Kind::Count,
+                help: "the number of pieces, 4 to 16",
+                default: None,
+            },
+            METRIC,
+        ]
+    }
+
+    fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
+        let n = given.need_count("n")?;
+        let ring = Ring::turnstyle(n, metric(given)?).map_err(|why| PuzzleError::Value {
+            option: "n",
+            value: n.to_string(),
+            why,
+        })?;
+        Ok(Space::Ring(ring))
+    }
+
+    fn runs(&self) -> &'static [Run] {
+        ring_runs![
+            "8" "lrf" false, "9" "lrf" false, "10" "lrf" false, "11" "lrf" false,
+            "12" "lrf" false, "13" "lrf" false,
+            "8" "flips" false, "9" "flips" false, "10" "flips" false, "11" "flips" false,
+            "12" "flips" false,
+            "13" "flips" true, "14" "flips" true, "14" "lrf" true
+        ]
+    }
+}
+
+impl Family for TopSpin {
+    fn name(&self) -> &'static str {
+        "topspin"
+    }
+
+    fn options(&self) -> &'static [Opt] {
+        &[
+            Opt {
+                name: "n",
+                kind: Kind::Count,
+                help: "the number of pieces, 3 to 16",
+                default: None,
+            },
+            Opt {
+                name: "k",
+                kind: Kind::Count,
+                help: "how many pieces the turntable reverses, 2 to n",
+                default: Some("4"),
+            },
+            METRIC,
+        ]
+    }
+
+    fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
+        let n = given.need_count("n")?;
+        let k = given.need_count("k")?;
+        let metric = metric(given)?;
+        // The pieces first: the turntable's range depends on them.
+        let (option, value) = match Ring::topspin(n, 2, metric) {
+            Ok(_) => ("k", k),
+            Err(_) => ("n", n),
+        };
+        let ring = Ring::topspin(n, k, metric).map_err(|why| PuzzleError::Value {
+            option,
+            value: value.to_string(),
+            why,
+        })?;
+        Ok(Space::Ring(ring))
+    }
+
+    fn runs(&self) -> &'static [Run] {
+        ring_runs![
+            "8" "lrf" false, "9" "lrf" false, "10" "lrf" false, "11" "lrf" false,
+            "12" "lrf" false, "13" "lrf" true, "14" "lrf" true
+        ]
     }
 }
 
@@ -119,7 +237,7 @@ impl Ring {
     pub fn turnstyle(n: usize, metric: Metric) -> Result<Ring, String> {
         if !(4..=MAX_PIECES).contains(&n) {
             return Err(format!(
-                "--n {n} is out of range: Turnstyle needs 4 <= N <= {MAX_PIECES}"
+                "out of range: Turnstyle needs 4 <= N <= {MAX_PIECES}"
             ));
         }
         Ok(Ring::new("turnstyle", n, vec![1, 0, 3, 2], metric))
@@ -129,12 +247,12 @@ impl Ring {
     pub fn topspin(n: usize, k: usize, metric: Metric) -> Result<Ring, String> {
         if !(3..=MAX_PIECES).contains(&n) {
             return Err(format!(
-                "--n {n} is out of range: TopSpin needs 3 <= N <= {MAX_PIECES}"
+                "out of range: TopSpin needs 3 <= N <= {MAX_PIECES}"
             ));
         }
         if !(2..=n).contains(&k) {
             return Err(format!(
-                "--k {k} is out of range: the turntable holds 2 to N = {n} pieces"
+                "out of range: the turntable holds 2 to N = {n} pieces"
             ));
         }
         Ok(Ring::new("topspin", n, (0..k).rev().collect(), metric))

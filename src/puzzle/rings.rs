@@ -10,7 +10,8 @@
 //!
 //! Rank order: the state itself, `sum of b_k * 2^(k-1)` with `b_k = 1` when ring `k` is off.
 
-use super::{Cursor, PuzzleInfo, StateSpace};
+use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use super::{Cursor, PuzzleInfo, Space, StateSpace};
 
 /// Most rings: 2^34 states take a 4 GiB table.
 pub const MAX_RINGS: usize = 34;
@@ -21,12 +22,51 @@ pub struct Rings {
     n: usize,
 }
 
+/// The Chinese rings family (`--puzzle rings`).
+pub struct ChineseRings;
+/// The Chinese rings family.
+pub const RINGS: ChineseRings = ChineseRings;
+
+impl Family for ChineseRings {
+    fn name(&self) -> &'static str {
+        "rings"
+    }
+
+    fn options(&self) -> &'static [Opt] {
+        &[Opt {
+            name: "n",
+            kind: Kind::Count,
+            help: "the number of rings, 1 to 34",
+            default: None,
+        }]
+    }
+
+    fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
+        let n = given.need_count("n")?;
+        let rings = Rings::new(n).map_err(|why| PuzzleError::Value {
+            option: "n",
+            value: n.to_string(),
+            why,
+        })?;
+        Ok(Space::Rings(rings))
+    }
+
+    fn runs(&self) -> &'static [Run] {
+        macro_rules! rings {
+            ($($n:literal),*) => {
+                &[$(Run { options: &[("n", $n)], large: false }),*]
+            };
+        }
+        rings!["6", "8", "10", "12", "14", "16", "18", "20"]
+    }
+}
+
 impl Rings {
     /// The puzzle with `n` rings (1 to [`MAX_RINGS`]).
     pub fn new(n: usize) -> Result<Rings, String> {
         if !(1..=MAX_RINGS).contains(&n) {
             return Err(format!(
-                "--n {n} is out of range: the Chinese rings need 1 <= N <= {MAX_RINGS}"
+                "out of range: the Chinese rings need 1 <= N <= {MAX_RINGS}"
             ));
         }
         Ok(Rings { n })

@@ -19,6 +19,7 @@
 //! then ranks the renumbered position, and states are read and written in the definition's
 //! numbering.
 
+pub mod family;
 pub mod parse;
 
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
@@ -438,60 +439,4 @@ impl Cursor for PermCursor<'_> {
             .rank_of(&self.moved[..n])
             .expect("a move keeps the position reachable")
     }
-}
-
-/// The number rotation puzzle: a board of `rows` x `cols` numbered squares, and every `block` x
-/// `block` square of it turning a quarter turn clockwise (move `rRcC`, its top left square in row
-/// R, column C) or anticlockwise (`rRcC'`). Squares are numbered row by row from 1.
-pub fn rotation(rows: usize, cols: usize, block: usize) -> Result<Perm, String> {
-    if !(2..=rows.min(cols)).contains(&block) {
-        return Err(format!(
-            "--block {block} does not fit: the blocks turn inside the {rows} x {cols} board, so 2 <= K <= {}",
-            rows.min(cols)
-        ));
-    }
-    let n = rows * cols;
-    if n > MAX_POINTS {
-        return Err(format!(
-            "a {rows} x {cols} board has {n} squares: gpusearch ranks boards of up to {MAX_POINTS}"
-        ));
-    }
-    let at = |r: usize, c: usize| r * cols + c;
-    let mut moves = Vec::new();
-    for r in 0..=rows - block {
-        for c in 0..=cols - block {
-            // Clockwise: the piece at block square (i, j) goes to (j, block - 1 - i).
-            let mut from = group::identity(n);
-            for i in 0..block {
-                for j in 0..block {
-                    from[at(r + j, c + block - 1 - i)] = at(r + i, c + j) as u8;
-                }
-            }
-            let name = format!("r{}c{}", r + 1, c + 1);
-            moves.push((format!("{name}'"), group::inverse(&from)));
-            moves.push((name, from));
-        }
-    }
-    // Clockwise first, then anticlockwise, block by block.
-    for pair in moves.chunks_mut(2) {
-        pair.swap(0, 1);
-    }
-    let mut params = serde_json::Map::new();
-    params.insert("rows".into(), rows.into());
-    params.insert("cols".into(), cols.into());
-    params.insert("block".into(), block.into());
-    Perm::new(
-        Identity {
-            family: "rotation".into(),
-            params,
-            metric: "qtm".into(),
-            slug: format!("rotation-{rows}x{cols}-b{block}"),
-        },
-        Definition {
-            name: String::new(),
-            solved: (1..=n as u32).collect(),
-            moves,
-        },
-        false,
-    )
 }

@@ -48,7 +48,7 @@ pub fn metric_moves(def: &TwistyDefinition, metric: &str) -> Result<Vec<Move>, S
         "qtm" => true,
         other => {
             return Err(format!(
-                "--metric {other}: a definition file's metrics are htm (every power of a move) and qtm (a move and its inverse)"
+                "unknown metric '{other}': a definition's metrics are htm (every power of a move) and qtm (a move and its inverse)"
             ));
         }
     };

@@ -243,7 +243,7 @@ mod tests {
         );
         let flips = Ring::turnstyle(9, Metric::Flips).unwrap();
         assert_eq!(check("turnstyle 9 flips", &flips, 2), 0);
-        let rotation = perm::rotation(3, 3, 2).unwrap();
+        let rotation = crate::puzzle::rotation::board(3, 3, 2).unwrap();
         assert_eq!(check("rotation 3x3 k=2", &rotation, 2), 0);
         // A window move and a long cycle (residual).
         let id = perm::Identity {

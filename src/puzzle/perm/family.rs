@@ -1,0 +1,190 @@
+//! The perm family (`--puzzle perm`): a permutation puzzle from generators in cycle notation, or
+//! a twisty puzzle from a twsearch definition file (a [`Perm`] where it has one set of distinct
+//! pieces without orientations, else a [`Twisty`]).
+
+use super::parse::{self, Definition};
+use super::{Identity, Perm};
+use crate::puzzle::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use crate::puzzle::twisty::{self, Naming, Twisty};
+use crate::puzzle::{PuzzleInfo, Space};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// The perm family.
+pub struct Permutations;
+/// The perm family.
+pub const PERM: Permutations = Permutations;
+
+impl Family for Permutations {
+    fn name(&self) -> &'static str {
+        "perm"
+    }
+
+    fn options(&self) -> &'static [Opt] {
+        &[
+            Opt {
+                name: "gens",
+                kind: Kind::Text,
+                help: "generators in cycle notation, separated by ';', e.g. \"(1,2)(3,4); (1,2,3,4,5)\"",
+                default: None,
+            },
+            Opt {
+                name: "def",
+                kind: Kind::File,
+                help: "a twsearch definition file (.tws)",
+                default: None,
+            },
+            Opt {
+                name: "metric",
+                kind: Kind::Text,
+                help: "with generators: gens (each and its inverse; the default), htm or qtm; with a definition: htm (the default) or qtm",
+                default: None,
+            },
+        ]
+    }
+
+    fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
+        match (given.text("gens"), given.has("def")) {
+            (Some(_), true) => Err(PuzzleError::Together {
+                family: given.family(),
+                options: ["gens", "def"],
+            }),
+            (Some(gens), false) => Ok(Space::Perm(generators(
+                gens,
+                given.text("metric").unwrap_or("gens"),
+            )?)),
+            (None, true) => {
+                let path = given.need_file("def")?;
+                let file = path.display().to_string();
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("cannot read the definition {file}: {e}"))?;
+                let metric = given.text("metric").unwrap_or("htm");
+                definition(&text, &file, metric)
+            }
+            (None, false) => Err(PuzzleError::Missing {
+                family: given.family(),
+                options: vec![("gens", Kind::Text), ("def", Kind::File)],
+            }),
+        }
+    }
+
+    /// From the definition's own lines, or the generators.
+    fn rebuild(&self, info: &PuzzleInfo) -> Result<Space, PuzzleError> {
+        let p = &info.params;
+        let bad = || format!("the file's params do not describe a {} puzzle", info.puzzle);
+        if let Some(lines) = p.get("text") {
+            let lines: Vec<String> = serde_json::from_value(lines.clone()).map_err(|_| bad())?;
+            // Each line ends with a newline again, so that the text gives back the same lines
+            // (a file ending in a blank line included).
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let file = (p.get("definition").and_then(|v| v.as_str())).unwrap_or("definition");
+            return definition(&text, file, &info.metric);
+        }
+        let gens = (p.get("generators").and_then(|v| v.as_str())).ok_or_else(bad)?;
+        Ok(Space::Perm(generators(gens, &info.metric)?))
+    }
+
+    fn runs(&self) -> &'static [Run] {
+        const fn def(options: &'static [(&'static str, &'static str)]) -> Run {
+            Run {
+                options,
+                large: false,
+            }
+        }
+        const RUNS: &[Run] = &[
+            def(&[("def", "puzzles/cube-2x2x2.tws"), ("metric", "htm")]),
+            def(&[("def", "puzzles/cube-2x2x2.tws"), ("metric", "qtm")]),
+            def(&[("def", "puzzles/skewb.tws"), ("metric", "htm")]),
+            def(&[("def", "puzzles/skewb-diamond.tws"), ("metric", "htm")]),
+            def(&[("def", "puzzles/dino.tws"), ("metric", "htm")]),
+            def(&[("def", "puzzles/pyraminx.tws"), ("metric", "htm")]),
+        ];
+        RUNS
+    }
+}
+
+/// `metric` where it is one of `known`, else why not.
+fn checked<'m>(metric: &'m str, known: &[&str], of: &str) -> Result<&'m str, PuzzleError> {
+    match known.contains(&metric) {
+        true => Ok(metric),
+        false => Err(PuzzleError::Value {
+            option: "metric",
+            value: metric.into(),
+            why: format!("unknown metric: {of} metrics are {}", known.join(", ")),
+        }),
+    }
+}
+
+/// A permutation puzzle from generators: each generator and its inverse (metric `gens`), or
+/// every power (htm) or a move and its inverse (qtm).
+fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
+    let value = |why: String| PuzzleError::Value {
+        option: "gens",
+        value: gens.into(),
+        why,
+    };
+    let metric = checked(metric, &["gens", "htm", "qtm"], "the generators'")?;
+    let mut def = parse::generators(gens).map_err(value)?;
+    let mut params = serde_json::Map::new();
+    params.insert("points".into(), def.solved.len().into());
+    params.insert("generators".into(), gens.trim().into());
+    // Short and stable: the generators' own text decides the folder.
+    let digest = Sha256::digest(gens.split_whitespace().collect::<String>());
+    let hex6: String = digest[..3].iter().map(|b| format!("{b:02x}")).collect();
+    let mut slug = format!("perm-n{}-{hex6}", def.solved.len());
+    if metric != "gens" {
+        let one_set = twisty::TwistyDefinition::of_permutations(&def);
+        def.moves = twisty::permutation_moves(&one_set, metric)?;
+        slug = format!("{slug}-{metric}");
+    }
+    let identity = Identity {
+        family: "perm".into(),
+        params,
+        metric: metric.into(),
+        slug,
+    };
+    Ok(Perm::new(identity, def, metric == "gens")?)
+}
+
+/// The puzzle of a twsearch definition (`text`, the file `file`) in `metric` (htm, qtm): a
+/// permutation puzzle where it has one set of distinct pieces without orientations (sweeps and a
+/// GPU shader), else a twisty puzzle.
+fn definition(text: &str, file: &str, metric: &str) -> Result<Space, PuzzleError> {
+    let metric = checked(metric, &["htm", "qtm"], "a definition's")?;
+    let def = twisty::format::read(text, file)?;
+    let stem = (Path::new(file).file_stem()).map_or("definition".into(), |s| s.to_string_lossy());
+    let mut params = serde_json::Map::new();
+    params.insert("definition".into(), file.into());
+    if !def.name.is_empty() {
+        params.insert("name".into(), def.name.clone().into());
+    }
+    // The definition itself, line by line, so that a distances file describes its puzzle alone.
+    params.insert("text".into(), text.lines().collect::<Vec<_>>().into());
+    let slug = format!("perm-{stem}-{metric}");
+    match def.as_permutations() {
+        Some(solved) => {
+            let moves = twisty::permutation_moves(&def, metric)?;
+            params.insert("points".into(), solved.len().into());
+            let identity = Identity {
+                family: "perm".into(),
+                params,
+                metric: metric.into(),
+                slug,
+            };
+            let definition = Definition {
+                name: def.name.clone(),
+                solved,
+                moves,
+            };
+            Ok(Space::Perm(Perm::new(identity, definition, false)?))
+        }
+        None => {
+            let naming = Naming {
+                family: "perm".into(),
+                params,
+                slug,
+            };
+            Ok(Space::Twisty(Twisty::new(&def, metric, naming)?))
+        }
+    }
+}

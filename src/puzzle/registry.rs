@@ -1,0 +1,142 @@
+//! The families, listed once: a line each, naming the kind of space they build and the families
+//! that build it. [`Space`], [`FAMILIES`] and `with_space!` come from this list.
+
+use super::family::{self, Family, Opt, PuzzleError, Request};
+use super::{PuzzleInfo, StateSpace};
+
+/// Declares [`Space`] (a variant per kind of space), [`FAMILIES`] (the families in order) and
+/// `with_space!` (the one match over the variants). `$d` is a `$`, for the inner macro.
+macro_rules! registry {
+    ($d:tt $($(#[$doc:meta])* $variant:ident($space:path) for [$($family:expr),*];)*) => {
+        /// One puzzle of any family.
+        // A space is made once a run: its size does not matter.
+        #[allow(clippy::large_enum_variant)]
+        pub enum Space {
+            $($(#[$doc])* $variant($space),)*
+        }
+
+        /// Every family, in the order help and `tables` list them.
+        pub static FAMILIES: &[&dyn Family] = &[$($(&$family,)*)*];
+
+        /// Evaluates `$body` with `$s` bound to the space inside `$space` (a `&Space`),
+        /// whatever its family: the one place where the families meet the generic code.
+        macro_rules! with_space_ {
+            ($d space:expr, $d s:ident => $d body:expr) => {
+                match $d space {
+                    $($crate::puzzle::Space::$variant($d s) => {
+                        let $d s: &$space = $d s;
+                        $d body
+                    })*
+                }
+            };
+        }
+        pub(crate) use with_space_ as with_space;
+    };
+}
+
+registry! { $
+    /// Turnstyle, TopSpin.
+    Ring(crate::puzzle::ring::Ring) for [crate::puzzle::ring::TURNSTYLE, crate::puzzle::ring::TOPSPIN];
+    /// Number rotation boards; permutation puzzles from generators or definitions.
+    Perm(crate::puzzle::perm::Perm) for [crate::puzzle::rotation::ROTATION, crate::puzzle::perm::family::PERM];
+    /// The Chinese rings.
+    Rings(crate::puzzle::rings::Rings) for [crate::puzzle::rings::RINGS];
+    /// Free the Key.
+    Key(crate::puzzle::key::Key) for [crate::puzzle::key::KEY];
+    /// Twisty puzzles from definitions (several sets, orientations, identical pieces), which
+    /// the perm family builds.
+    Twisty(crate::puzzle::twisty::Twisty) for [];
+}
+
+/// The family named `name`.
+pub fn family(name: &str) -> Result<&'static dyn Family, PuzzleError> {
+    (FAMILIES.iter().copied())
+        .find(|f| f.name() == name)
+        .ok_or_else(|| PuzzleError::UnknownFamily {
+            given: name.into(),
+            known: FAMILIES.iter().map(|f| f.name()).collect(),
+        })
+}
+
+/// The state space a request describes, or why it describes none.
+pub fn space(request: &Request) -> Result<Space, PuzzleError> {
+    family::build(family(&request.puzzle)?, request)
+}
+
+/// The state space a report or distances file describes (its `puzzle`, `params` and `metric`),
+/// so that a file can be checked or read without the command line that made it.
+pub fn space_of(info: &PuzzleInfo) -> Result<Space, PuzzleError> {
+    family(&info.puzzle)?.rebuild(info)
+}
+
+/// Every option of every family, each name once, with the families that take it and what it
+/// means for each: `(name, [(family, option)])`.
+pub fn options() -> Vec<(&'static str, Vec<(&'static str, Opt)>)> {
+    let mut all: Vec<(&'static str, Vec<(&'static str, Opt)>)> = Vec::new();
+    for family in FAMILIES {
+        for &opt in family.options() {
+            match all.iter_mut().find(|(name, _)| *name == opt.name) {
+                Some((_, takers)) => takers.push((family.name(), opt)),
+                None => all.push((opt.name, vec![(family.name(), opt)])),
+            }
+        }
+    }
+    all
+}
+
+impl Space {
+    /// The default output folder's name ([`StateSpace::slug`]).
+    pub fn slug(&self) -> String {
+        with_space!(self, s => s.slug())
+    }
+
+    /// The description that goes into reports and file headers ([`StateSpace::info`]).
+    pub fn info(&self) -> PuzzleInfo {
+        with_space!(self, s => s.info())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_builds_its_runs_and_rebuilds_them_from_their_description() {
+        // Free the Key publishes no runs: its example instead.
+        let key = [("def", "puzzles/free-the-key.txt")];
+        for family in FAMILIES {
+            let runs = family.runs().iter().map(|run| run.options);
+            for options in runs.chain((family.name() == "key").then_some(&key[..])) {
+                let mut request = Request::new(family.name());
+                for (name, value) in options {
+                    request = request.with(name, value);
+                }
+                if let Some(def) = request.get("def") {
+                    let path = format!("{}/{def}", env!("CARGO_MANIFEST_DIR"));
+                    request = request.with("def", path);
+                }
+                let built = space(&request).unwrap_or_else(|e| panic!("{request:?}: {e}"));
+                let info = built.info();
+                assert_eq!(info.puzzle, family.name());
+                let again = space_of(&info).unwrap_or_else(|e| panic!("{info:?}: {e}"));
+                assert_eq!(again.info(), info);
+                assert_eq!(again.slug(), built.slug());
+            }
+        }
+    }
+
+    #[test]
+    fn an_option_a_family_does_not_take_is_refused_naming_the_family() {
+        let request = Request::new("rings").with("n", 8).with("k", 4);
+        assert_eq!(
+            space(&request).err(),
+            Some(PuzzleError::NotTaken {
+                family: "rings",
+                option: "k".into(),
+                takes: vec!["n"],
+            })
+        );
+        let unknown = space(&Request::new("cube")).err().unwrap();
+        assert!(unknown.to_string().contains("unknown puzzle 'cube'"));
+    }
+}
