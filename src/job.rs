@@ -2,7 +2,7 @@
 
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{self, Adapters, Gpu};
-use crate::plan::{self, Plan, Shape, bytes};
+use crate::plan::{self, Plan, Shape};
 use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
 use crate::puzzle::family::{PuzzleError, Request};
@@ -11,12 +11,13 @@ use crate::puzzle::with_space;
 use crate::report::Report;
 use crate::search::levels::{Levels, Written};
 use crate::search::slab::{self, Slab};
-use crate::search::table::TableView;
 use crate::search::{self, Checkpoints, Footprint, Options, Resume};
 use crate::store::{
     self,
     atomic::{self, AtomicFile},
 };
+use crate::table::TableView;
+use crate::units::bytes;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -293,7 +294,7 @@ fn search_across<S: StateSpace>(
     let info = space.info();
     let starts = space.starts();
     let header = |chunks| store::header(&info, &starts, &searched.levels, space.size(), chunks);
-    let written = search::cluster::write_distances(
+    let written = store::cluster::write_distances(
         cluster,
         &searched.slab,
         &searched.table,

@@ -1,7 +1,7 @@
 //! gpusearch: exhaustive breadth-first search of puzzle state spaces into 2-bit distance tables.
 //!
 //! The pipeline: a [`puzzle`] ranks positions densely; [`search`] runs the level loop into a
-//! [`search::table::DistanceTable`]; [`store`] writes the table as a distances file and
+//! [`table::DistanceTable`]; [`store`] writes the table as a distances file and
 //! [`report`] the reports; [`job`] ties one run together for the command line. [`gpu`] runs the
 //! same level loop as WGSL compute shaders through wgpu.
 
@@ -16,5 +16,7 @@ pub mod report;
 pub mod search;
 pub mod solve;
 pub mod store;
+pub mod table;
 pub mod tables;
+pub mod units;
 pub mod verify;

@@ -423,7 +423,7 @@ enum StrategyArg {
 
 /// `--memory`'s parser.
 fn parse_memory(text: &str) -> Result<u64, String> {
-    gpusearch::plan::parse_bytes(text)
+    gpusearch::units::parse_bytes(text)
 }
 
 /// Folds a multi-line message (clap's, wgpu's) into one line, dropping clap's usage hints.

@@ -2,12 +2,12 @@
 //! (searched first when missing).
 
 use crate::job::{self, Error, Job};
+use crate::puzzle::path::{Entries, path_from};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
-use crate::search::path::{Entries, path_from};
-use crate::search::table::UNREACHED;
 use crate::store::{ChunkCache, Distances};
+use crate::table::UNREACHED;
 use std::fmt::Write;
 
 /// What to solve.

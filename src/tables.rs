@@ -4,12 +4,12 @@
 
 use crate::job::{self, Backend, Error, Job};
 use crate::puzzle::family::Request;
+use crate::puzzle::path::path_to_solved;
 use crate::puzzle::{Cursor, Metric, Ring, StateSpace};
 use crate::puzzle::{FAMILIES, registry};
 use crate::report::Report;
-use crate::search::path::path_to_solved;
-use crate::search::table::DistanceTable;
 use crate::store;
+use crate::table::DistanceTable;
 use std::fmt::Write;
 use std::path::Path;
 use std::time::Instant;

@@ -15,9 +15,9 @@ use crate::plan::{Plan, Shape};
 use crate::puzzle::registry::space_of;
 use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
-use crate::search::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
 use crate::search::{self, Options, Silent};
 use crate::store::{Distances, Header};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
 use rayon::prelude::*;
 use std::path::Path;
 

@@ -1,12 +1,12 @@
 //! Every puzzle family against a plain queue-based BFS written here from the seeds' own
 //! descriptions of the moves, and against the values the seeds publish.
 
+use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
-use gpusearch::search::path::path_to_solved;
-use gpusearch::search::table::UNREACHED;
 use gpusearch::search::{Footprint, Options, Outcome, Silent, Strategy, search};
+use gpusearch::table::UNREACHED;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::hash::Hash;
 

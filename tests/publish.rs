@@ -1,9 +1,9 @@
 //! What users publish and check: `solve`, `verify`, and runs that survive being killed.
 
 use gpusearch::puzzle::{Metric, Ring, StateSpace};
-use gpusearch::search::table::{TableView, UNREACHED};
 use gpusearch::search::{Options, Silent, search};
 use gpusearch::store;
+use gpusearch::table::{TableView, UNREACHED};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -283,7 +283,7 @@ fn rewrite(good: &Path, bad: &Path, edit: impl FnOnce(&mut store::Header, &mut V
         .append_le_bytes(0..table.word_count(), &mut bytes)
         .unwrap();
     edit(&mut header, &mut bytes);
-    let table = gpusearch::search::table::DistanceTable::from_le_bytes(header.entries, &bytes);
+    let table = gpusearch::table::DistanceTable::from_le_bytes(header.entries, &bytes);
     let mut file = std::fs::File::create(bad).unwrap();
     let starts = if header.solved_ranks.is_empty() {
         vec![header.solved_rank]

@@ -4,10 +4,10 @@
 mod common;
 use common::Every;
 use gpusearch::puzzle::{Metric, Ring, Rings, StateSpace, rotation};
-use gpusearch::search::table::DistanceTable;
 use gpusearch::search::{
     Footprint, Options, Outcome, Resume, Silent, Strategy, search, search_from,
 };
+use gpusearch::table::DistanceTable;
 
 fn same(what: &str, a: &Outcome, b: &Outcome) {
     assert_eq!(a.levels, b.levels, "{what}: levels");

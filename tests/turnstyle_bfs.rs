@@ -1,10 +1,10 @@
 //! The engine against a plain queue-based BFS written here from the seeds' move definitions,
 //! and against the values the seeds publish.
 
+use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::{Cursor, Metric, Ring, StateSpace};
-use gpusearch::search::path::path_to_solved;
-use gpusearch::search::table::UNREACHED;
 use gpusearch::search::{Footprint, Options, Outcome, Silent, Strategy, search};
+use gpusearch::table::UNREACHED;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// The seeds' moves on a position (piece labels by position). lrf: L, R, F; flips: F0..F(n-1)

@@ -10,8 +10,8 @@ use crate::search::cluster::{Cluster, Exchanged, SlabEngine, owner};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::slab::{Slab, bounds};
-use crate::search::table::{DistanceTable, TableSource, TableView};
 use crate::search::{Passes, Progress, Step};
+use crate::table::{DistanceTable, TableSource, TableView};
 
 /// The engine of one process's slab on its GPU.
 pub struct GpuClusterEngine<'g, 'c> {

@@ -10,10 +10,10 @@ use super::{RANK_SHADER, sweep};
 use crate::puzzle::{GpuShader, Structure};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
-use crate::search::table::{
+use crate::search::{Progress, Step};
+use crate::table::{
     DistanceTable, LOW_BITS, TableSource, TableView, UNREACHED, matches, spread, squeeze,
 };
-use crate::search::{Progress, Step};
 use rayon::prelude::*;
 use std::ops::Range;
 

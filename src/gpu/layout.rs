@@ -6,7 +6,7 @@
 //! index) and the block's `seen` bits. A window holds `2^window_shift` blocks and is one storage
 //! binding; the shader finds an entry's window with a shift, never a division.
 
-use crate::plan::bytes;
+use crate::units::bytes;
 use std::ops::Range;
 
 /// Entries per block.

@@ -27,8 +27,8 @@ use layout::Layout;
 use crate::puzzle::StateSpace;
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
-use crate::search::table::TableView;
 use crate::search::{self, Checkpoints, Options, Outcome, Progress, Resume};
+use crate::table::TableView;
 
 impl Gpu {
     /// Runs a full breadth-first search of `space` from its solved states on the device.

@@ -15,8 +15,8 @@
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError};
 use super::{Cursor, PuzzleInfo, Space, StateSpace};
-use crate::search::path::path_to_solved;
-use crate::search::table::{DistanceTable, UNREACHED};
+use crate::puzzle::path::path_to_solved;
+use crate::table::{DistanceTable, UNREACHED};
 
 /// The Free the Key family (`--puzzle key`).
 pub struct FreeTheKey;

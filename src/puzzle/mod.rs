@@ -6,6 +6,7 @@
 
 pub mod family;
 pub mod key;
+pub mod path;
 pub mod perm;
 pub mod registry;
 pub mod ring;
@@ -14,7 +15,7 @@ pub mod rotation;
 pub mod twisty;
 
 use crate::rank::window::WindowMove;
-use crate::search::table::DistanceTable;
+use crate::table::DistanceTable;
 pub use key::Key;
 pub use perm::Perm;
 pub(crate) use registry::with_space;
@@ -222,6 +223,20 @@ pub struct BlockMove {
     pub len: u64,
     /// How ranks move within the range.
     pub window: WindowMove,
+}
+
+/// Runs shorter than this move bit by bit through a table of positions in a sweep.
+pub const SHORT_RUN: u64 = 16;
+/// The largest block that gets tables of positions; blocks of short runs beyond it move run by
+/// run (correct, only slower). Large enough for a window starting at the third of 12 pieces
+/// (10!/2 ranks): the dino cube's moves then all fit some numbering.
+pub const MAX_TABLE_BLOCK: u64 = 1 << 21;
+
+/// True when a block move with blocks of `block` ranks and runs of `run` is applied in bulk
+/// efficiently (long runs, or blocks small enough for a table of positions); other moves are
+/// better applied state by state, as residual moves.
+pub fn applies_in_bulk(block: u64, run: u64) -> bool {
+    run >= SHORT_RUN || block <= MAX_TABLE_BLOCK
 }
 
 /// A space's moves split into block moves and the rest.

@@ -26,7 +26,7 @@
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure};
 use crate::rank::{self, window::WindowMove, window::window_move};
-use crate::search::table::ENTRIES_PER_WORD;
+use crate::table::ENTRIES_PER_WORD;
 
 /// Largest supported number of pieces (ranks fit in 64 bits; labels fit in four bits).
 pub const MAX_PIECES: usize = 16;

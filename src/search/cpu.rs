@@ -15,14 +15,15 @@
 use super::bitmap::Bitmap;
 use super::engine::Engine;
 use super::levels::Levels;
+use super::smallest::{Smallest, merge_smallest};
 use super::sweep::Sweep;
-use super::table::{
-    DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, matches, spread, squeeze,
-};
 use super::{Footprint, Progress, Step, TINY_LEVEL};
 use crate::puzzle::{Cursor, StateSpace, Structure};
+use crate::table::BATCH;
+use crate::table::{
+    DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, matches, spread, squeeze,
+};
 use rayon::prelude::*;
-use std::collections::BinaryHeap;
 
 /// Frontier states per list task.
 const STATES_PER_TASK: usize = 4096;
@@ -380,8 +381,6 @@ fn scan<S: StateSpace>(
 /// Table words per scan task: an even number, so that a task owns whole words of the unseen
 /// bitmap too.
 const WORDS_PER_TASK: usize = 256;
-/// Neighbours looked up together, their cache lines prefetched first so that the misses overlap.
-pub(crate) const BATCH: usize = 64;
 /// States of one run of the cursor that a top-down scan expands move by move; fewer go state by
 /// state, their lookups batched (a pass over a run per move pays off only on many states).
 const RUN_STATES: usize = 32;
@@ -679,63 +678,4 @@ impl Holds<'_> {
             Holds::Table(table, current) => table.get(rank) == current,
         }
     }
-}
-
-/// Keeps the `limit` smallest ranks pushed into it.
-pub(crate) struct Smallest {
-    limit: usize,
-    heap: BinaryHeap<u64>,
-    /// Ranks at or above this cannot enter (the largest kept, once full).
-    bound: u64,
-}
-
-impl Smallest {
-    pub(crate) fn new(limit: usize) -> Smallest {
-        Smallest {
-            limit,
-            heap: BinaryHeap::new(),
-            bound: if limit == 0 { 0 } else { u64::MAX },
-        }
-    }
-
-    #[inline]
-    pub(crate) fn push(&mut self, rank: u64) {
-        if rank >= self.bound {
-            return;
-        }
-        if self.heap.len() < self.limit {
-            self.heap.push(rank);
-        } else if let Some(mut top) = self.heap.peek_mut() {
-            *top = rank;
-        }
-        if self.heap.len() == self.limit {
-            self.bound = *self.heap.peek().unwrap_or(&0);
-        }
-    }
-
-    pub(crate) fn into_sorted(self) -> Vec<u64> {
-        self.heap.into_sorted_vec()
-    }
-}
-
-/// The `limit` smallest of two ascending lists, ascending.
-pub(crate) fn merge_smallest(a: Vec<u64>, b: Vec<u64>, limit: usize) -> Vec<u64> {
-    if b.is_empty() || a.last().is_some_and(|&x| b[0] > x && a.len() >= limit) {
-        return a;
-    }
-    if a.is_empty() || b.last().is_some_and(|&x| a[0] > x && b.len() >= limit) {
-        return b;
-    }
-    let mut out = Vec::with_capacity((a.len() + b.len()).min(limit));
-    let (mut i, mut j) = (0, 0);
-    while out.len() < limit && (i < a.len() || j < b.len()) {
-        if j == b.len() || (i < a.len() && a[i] <= b[j]) {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out
 }

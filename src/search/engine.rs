@@ -7,8 +7,8 @@
 //! a time as the loop asks. Every engine gives the same table for the same passes.
 
 use super::levels::Levels;
-use super::table::{DistanceTable, TableSource, TableView};
 use super::{Progress, Step};
+use crate::table::{DistanceTable, TableSource, TableView};
 
 /// The kinds of pass an engine carries out besides top-down and bottom-up scans, which every
 /// engine runs.

@@ -20,16 +20,15 @@ pub mod cluster;
 pub mod cpu;
 pub mod engine;
 pub mod levels;
-pub mod path;
 pub mod slab;
+pub mod smallest;
 pub mod sweep;
-pub mod table;
 
 use crate::puzzle::StateSpace;
+use crate::table::{DistanceTable, TableSource, TableView};
 use cpu::CpuEngine;
 pub use engine::{Engine, Passes};
 use levels::Levels;
-use table::{DistanceTable, TableSource, TableView};
 
 /// How the level loop picks the kind of each pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,8 +10,8 @@
 
 pub mod moves;
 
-use super::table::{DistanceTable, ENTRIES_PER_WORD};
-use crate::plan::bytes;
+use crate::table::{DistanceTable, ENTRIES_PER_WORD};
+use crate::units::bytes;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 

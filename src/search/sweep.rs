@@ -21,21 +21,16 @@
 
 use super::Progress;
 use super::bitmap::{Bitmap, mask};
-use super::cpu::{BATCH, Smallest, merge_smallest};
-use super::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
-use crate::puzzle::{BlockMove, Cursor, StateSpace, Structure};
+use super::smallest::{Smallest, merge_smallest};
+use crate::puzzle::{BlockMove, Cursor, MAX_TABLE_BLOCK, SHORT_RUN, StateSpace, Structure};
 use crate::rank::window::WindowMove;
 use crate::rank::window::prefix_parity;
+use crate::table::BATCH;
+use crate::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Runs shorter than this move bit by bit through a table of positions.
-const SHORT_RUN: u64 = 16;
-/// The largest block that gets tables of positions; blocks of short runs beyond it move run by
-/// run (correct, only slower). Large enough for a window starting at the third of 12 pieces
-/// (10!/2 ranks): the dino cube's moves then all fit some numbering.
-const MAX_TABLE_BLOCK: u64 = 1 << 21;
 /// The most bytes all tables of positions of a search take together (counted in the plan's
 /// fixed room); moves past it move run by run.
 const MAX_POSITION_BYTES: u64 = 64 << 20;
@@ -45,13 +40,6 @@ const TASK_RANKS: u64 = 1 << 18;
 const RESIDUAL_TASK_RANKS: u64 = 1 << 16;
 /// A pushed state costs about this many pulled ones (atomic claims on scattered words).
 const PUSH_COST: u64 = 1;
-
-/// True when a block move with blocks of `block` ranks and runs of `run` is applied in bulk
-/// efficiently (long runs, or blocks small enough for a table of positions); other moves are
-/// better applied state by state.
-pub fn applies_in_bulk(block: u64, run: u64) -> bool {
-    run >= SHORT_RUN || block <= MAX_TABLE_BLOCK
-}
 
 /// A block move with what its pass needs.
 struct Prepared {

@@ -16,11 +16,13 @@
 //! and the SHA-256 of its uncompressed bytes.
 
 pub mod atomic;
+#[cfg(feature = "mpi")]
+pub mod cluster;
 
 use crate::puzzle::PuzzleInfo;
 use crate::search::levels::{Levels, Written};
 use crate::search::slab::Slab;
-use crate::search::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -561,7 +563,7 @@ impl ChunkCache {
     }
 }
 
-impl crate::search::path::Entries for ChunkCache {
+impl crate::puzzle::path::Entries for ChunkCache {
     fn entry(&mut self, rank: u64) -> Result<u8, String> {
         if rank >= self.file.header.entries {
             return Err(format!(

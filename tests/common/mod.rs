@@ -2,7 +2,7 @@
 
 use gpusearch::search::Checkpoints;
 use gpusearch::search::levels::Levels;
-use gpusearch::search::table::TableView;
+use gpusearch::table::TableView;
 use std::sync::Mutex;
 
 /// A checkpoint kept in memory: the table's words, the levels and the antipodes.

@@ -25,7 +25,6 @@ pub mod parse;
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::group::{self, Chain, Perm as Permutation};
 use crate::rank::{self, window::window_move};
-use crate::search::sweep;
 use parse::Definition;
 
 /// Most positions: ranks are lexicographic ranks of up to 20 pieces (20! < 2^64).
@@ -344,7 +343,7 @@ fn in_bulk(n: usize, a: usize, b: usize, even: bool) -> bool {
     let half = |f: u64| if even && f > 1 { f / 2 } else { f };
     let block = half(rank::factorial(n - a));
     let run = half(rank::factorial(n - b - 1));
-    values <= MAX_WINDOW_VALUES && sweep::applies_in_bulk(block, run)
+    values <= MAX_WINDOW_VALUES && super::applies_in_bulk(block, run)
 }
 
 /// Local searches from this many random numberings choose the renumbering.

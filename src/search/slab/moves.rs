@@ -8,7 +8,7 @@
 use super::Slab;
 use crate::puzzle::{BlockMove, Cursor, StateSpace};
 use crate::rank::window::prefix_parity;
-use crate::search::table::ENTRIES_PER_WORD;
+use crate::table::ENTRIES_PER_WORD;
 use std::ops::{ControlFlow, Range};
 
 /// A space's moves, sorted for a slab's passes.

@@ -8,6 +8,9 @@
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+/// Neighbours looked up together, their cache lines prefetched first so that the misses overlap.
+pub const BATCH: usize = 64;
+
 /// The entry value of a state not reached (yet).
 pub const UNREACHED: u8 = 3;
 /// Entries per 64-bit word.

@@ -4,8 +4,8 @@
 //! three different values mod 3; so a neighbour holding `(d - 1) mod 3` is exactly one step
 //! closer. Following such neighbours reaches the start in exactly `d` moves.
 
-use super::table::{DistanceTable, UNREACHED};
 use crate::puzzle::{Cursor, StateSpace};
+use crate::table::{DistanceTable, UNREACHED};
 
 /// Where a path reads the entries of a table from: the table itself, or a distances file chunk
 /// by chunk.

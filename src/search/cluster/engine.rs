@@ -1,0 +1,617 @@
+//! One process's slab of the table on its CPU ([`ClusterEngine`]): passes in rounds, the
+//! neighbours outside the slab sent to their owners or asked of them.
+
+use super::transport::{Cluster, Exchanged, answers, owner};
+use crate::puzzle::StateSpace;
+use crate::search::bitmap::Bitmap;
+use crate::search::engine::Engine;
+use crate::search::levels::Levels;
+use crate::search::slab::moves::SlabMoves;
+use crate::search::slab::{self, LIST_SHARE, ROUND_BYTES, Slab};
+use crate::search::{Checkpoints, Passes, Progress, Resume, Step};
+use crate::table::{
+    DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread, squeeze,
+};
+use rayon::prelude::*;
+use std::ops::ControlFlow;
+
+/// Frontier states per rayon task within a round, from a list.
+const STATES_PER_TASK: usize = 4096;
+/// Bitmap words per block: a rayon task within a round, from bits, and the unit rounds are cut
+/// in (at most 2^18 states a block).
+const BLOCK_WORDS: usize = 4096;
+/// Table words per block of a bottom-up pass: a rayon task within a round, and the unit rounds
+/// are cut in (2^18 entries a block).
+const TABLE_BLOCK_WORDS: usize = 8192;
+/// Levels this short stay lists in any slab (long thin graphs: the Chinese rings).
+const MIN_LIST: u64 = 4096;
+/// The engine of one process: its slab of the table and the last level's states in it.
+pub struct ClusterEngine<'s, 'c, S: StateSpace> {
+    space: &'s S,
+    cluster: &'c Cluster,
+    /// The first column of each process's slab, and the end.
+    bounds: Vec<u64>,
+    slab: Slab,
+    /// The table of the slab, plane by plane ([`Slab::local`], [`Slab::global`]).
+    table: DistanceTable,
+    /// The last level's states in this slab.
+    last: Frontier,
+    /// An empty bitmap of the slab, kept for the next level found as bits.
+    spare: Option<Bitmap>,
+    /// The space's moves as the passes apply them: the plane moves a table word at a time from
+    /// a level in bits ([`ClusterEngine::plane_round`]), the others state by state.
+    moves: SlabMoves,
+    exchanged: Exchanged,
+}
+
+impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
+    /// This process's engine on its `slab` of `space`, in the job `cluster`, or why the slab's
+    /// table cannot be allocated.
+    pub fn new(space: &'s S, cluster: &'c Cluster, slab: Slab) -> Result<Self, String> {
+        let bounds = slab::bounds(slab.width, cluster.size());
+        Ok(ClusterEngine {
+            moves: SlabMoves::new(space, &slab),
+            space,
+            cluster,
+            table: DistanceTable::try_new(slab.entries())?,
+            slab,
+            bounds,
+            last: Frontier::List(Vec::new()),
+            spare: None,
+            exchanged: Exchanged::default(),
+        })
+    }
+
+    /// The most states a process expands in one round.
+    fn states_per_round(&self) -> u64 {
+        (ROUND_BYTES / (8 * self.space.move_count() as u64)).max(1)
+    }
+
+    /// The rounds this process expands the last level in: `tasks` of each (a list's chunks or
+    /// the bitmap's blocks), cut where a round would expand more than
+    /// [`ClusterEngine::states_per_round`] states.
+    fn rounds(&self) -> Vec<std::ops::Range<usize>> {
+        let per_round = self.states_per_round();
+        match &self.last {
+            Frontier::List(list) => {
+                let per = (per_round as usize).div_ceil(STATES_PER_TASK);
+                let tasks = list.len().div_ceil(STATES_PER_TASK);
+                (0..tasks.div_ceil(per))
+                    .map(|r| r * per..((r + 1) * per).min(tasks))
+                    .collect()
+            }
+            Frontier::Bits(bits) => {
+                let blocks = bits.word_count().div_ceil(BLOCK_WORDS);
+                let counts: Vec<u64> = (0..blocks)
+                    .into_par_iter()
+                    .map(|b| {
+                        let words = b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(bits.word_count());
+                        words.map(|w| u64::from(bits.word(w).count_ones())).sum()
+                    })
+                    .collect();
+                cut(&counts, per_round)
+            }
+        }
+    }
+
+    /// The rounds of a bottom-up pass over this slab: blocks of its table, cut where a round
+    /// would check more than [`ClusterEngine::states_per_round`] unreached entries.
+    fn unreached_rounds(&self) -> Vec<std::ops::Range<usize>> {
+        let table = &self.table;
+        let blocks = table.word_count().div_ceil(TABLE_BLOCK_WORDS);
+        let counts: Vec<u64> = (0..blocks)
+            .into_par_iter()
+            .map(|b| {
+                let words =
+                    b * TABLE_BLOCK_WORDS..((b + 1) * TABLE_BLOCK_WORDS).min(table.word_count());
+                words
+                    .map(|w| u64::from(unreached_bits(table, w).count_ones()))
+                    .sum()
+            })
+            .collect();
+        cut(&counts, self.states_per_round())
+    }
+
+    /// Sets to `next` the unreached entries that the plane moves take the states of `last` (the
+    /// last level in bits) to, a table word at a time, and adds them to `found`: how many it
+    /// set. The same whichever way the pass goes, as the plane moves hold their inverses.
+    fn plane_round(&self, last: &Bitmap, found: &Bitmap, next: u8) -> u64 {
+        let (table, sources) = (&self.table, self.moves.sources());
+        let columns = self.slab.columns();
+        let words = table.word_count();
+        let clear = u64::from(UNREACHED ^ next);
+        (0..words.div_ceil(TABLE_BLOCK_WORDS))
+            .into_par_iter()
+            .map(|b| {
+                let mut set = 0;
+                for w in b * TABLE_BLOCK_WORDS..((b + 1) * TABLE_BLOCK_WORDS).min(words) {
+                    let first = w as u64 * ENTRIES_PER_WORD;
+                    let (plane, column) = (first / columns, first % columns);
+                    let from = (sources[plane as usize].iter()).fold(0, |f, &p| {
+                        f | last.bits_at(p * columns + column, ENTRIES_PER_WORD)
+                    });
+                    let new = from & u64::from(squeeze(unreached_bits(table, w)));
+                    if new != 0 {
+                        table.clear_bits(w, spread(new as u32) * clear);
+                        found.or_word((first / 64) as usize, new << (first % 64));
+                        set += u64::from(new.count_ones());
+                    }
+                }
+                set
+            })
+            .sum()
+    }
+
+    /// One bottom-up round over the table's `blocks`: each unreached entry checks its
+    /// neighbours in this slab (by the plane moves too where `planes`) against the last level,
+    /// and one with none there asks the owners of the others (sorted, delta-coded, compressed
+    /// ranks; each owner answers one bit a distinct rank). Returns the states this process set
+    /// (into `bits` where given), and the bytes and ranks it sent.
+    fn bottom_up_round(
+        &self,
+        blocks: std::ops::Range<usize>,
+        planes: bool,
+        next: u8,
+        bits: Option<&Bitmap>,
+    ) -> (Set, u64, u64) {
+        let processes = self.bounds.len() - 1;
+        let (space, table, bounds) = (self.space, &self.table, &self.bounds);
+        let (slab, last, moves) = (&self.slab, &self.last, &self.moves);
+        let parts: Vec<Part<(u64, u64)>> = blocks
+            .into_par_iter()
+            .map(|b| {
+                let mut walker = moves.walker(space.cursor());
+                let mut set = Set::default();
+                let mut asks = vec![Vec::new(); processes];
+                let mut elsewhere = Vec::with_capacity(space.move_count());
+                let words =
+                    b * TABLE_BLOCK_WORDS..((b + 1) * TABLE_BLOCK_WORDS).min(table.word_count());
+                for w in words {
+                    let mut open = unreached_bits(table, w);
+                    while open != 0 {
+                        let local =
+                            w as u64 * ENTRIES_PER_WORD + u64::from(open.trailing_zeros() / 2);
+                        open &= open - 1;
+                        let rank = slab.global(local);
+                        elsewhere.clear();
+                        let found = walker.each(rank, planes, |n| {
+                            let (plane, column) = slab.place(n);
+                            let owner = owner(bounds, column);
+                            if owner != slab.process {
+                                elsewhere.push((owner, n));
+                            } else if last.contains(n, slab.entry(plane, column)) {
+                                return ControlFlow::Break(());
+                            }
+                            ControlFlow::Continue(())
+                        });
+                        if found.is_break() {
+                            if table.claim(local, next) {
+                                set.keep(bits, local, rank);
+                            }
+                        } else {
+                            elsewhere
+                                .iter()
+                                .for_each(|&(o, n)| asks[o].push((n, local)));
+                        }
+                    }
+                }
+                (set, asks)
+            })
+            .collect();
+        let (mut set, asks) = merge(parts, processes);
+        let answer = |ranks: &[u64]| answers(ranks, |n| last.contains(n, slab.local(n)));
+        let (yes, sent_bytes, sent_ranks) = self.cluster.ask(asks, &mut |r| answer(r));
+        let parts = yes.chunks(STATES_PER_TASK).collect();
+        set.join(self.claim(parts, |local| (local, slab.global(local)), next, bits));
+        (set, sent_bytes, sent_ranks)
+    }
+
+    /// One round: expands the last level's states in `tasks` (by the plane moves too where
+    /// `planes`), claims the local neighbours and sends the others to their owners; returns the
+    /// states this process set (into `bits` where given), and the bytes and ranks it sent.
+    fn round(
+        &self,
+        tasks: std::ops::Range<usize>,
+        planes: bool,
+        next: u8,
+        bits: Option<&Bitmap>,
+    ) -> (Set, u64, u64) {
+        let processes = self.bounds.len() - 1;
+        let slab = &self.slab;
+        // The workers see the space, the table and the bounds, not the communicator.
+        let (space, table, bounds) = (self.space, &self.table, &self.bounds);
+        let (last, moves) = (&self.last, &self.moves);
+        let parts: Vec<Part<u64>> = tasks
+            .into_par_iter()
+            .map(|t| {
+                let mut walker = moves.walker(space.cursor());
+                let mut set = Set::default();
+                let mut outboxes = vec![Vec::new(); processes];
+                last.visit(slab, t, &mut |rank| {
+                    let _ = walker.each(rank, planes, |n| {
+                        let (plane, column) = slab.place(n);
+                        let owner = owner(bounds, column);
+                        if owner != slab.process {
+                            outboxes[owner].push(n);
+                        } else {
+                            let local = slab.entry(plane, column);
+                            if table.claim(local, next) {
+                                set.keep(bits, local, n);
+                            }
+                        }
+                        ControlFlow::Continue(())
+                    });
+                });
+                (set, outboxes)
+            })
+            .collect();
+        let (mut set, outboxes) = merge(parts, processes);
+        let (received, sent_bytes, sent_ranks) = self.cluster.send(outboxes);
+        let parts = (received.iter())
+            .flat_map(|ranks| ranks.chunks(STATES_PER_TASK))
+            .collect();
+        set.join(self.claim(parts, |n| (slab.local(n), n), next, bits));
+        (set, sent_bytes, sent_ranks)
+    }
+
+    /// Claims for level `next` the entries of `parts` (`place` gives an item's entry and its
+    /// global rank), a rayon task a part: the states set (into `bits` where given).
+    fn claim(
+        &self,
+        parts: Vec<&[u64]>,
+        place: impl Fn(u64) -> (u64, u64) + Sync,
+        next: u8,
+        bits: Option<&Bitmap>,
+    ) -> Vec<Set> {
+        (parts.into_par_iter())
+            .map(|part| {
+                let mut set = Set::default();
+                for &item in part {
+                    let (local, rank) = place(item);
+                    if self.table.claim(local, next) {
+                        set.keep(bits, local, rank);
+                    }
+                }
+                set
+            })
+            .collect()
+    }
+}
+
+/// The last level's states in a slab: a list of global ranks (ascending) while it is short, else
+/// one bit an entry of the slab.
+enum Frontier {
+    List(Vec<u64>),
+    Bits(Bitmap),
+}
+
+impl Frontier {
+    /// Whether `rank`, entry `local` of the slab's table, is one of its states.
+    fn contains(&self, rank: u64, local: u64) -> bool {
+        match self {
+            Frontier::List(list) => list.binary_search(&rank).is_ok(),
+            Frontier::Bits(bits) => bits.contains(local),
+        }
+    }
+
+    /// Calls `each` with the global rank of every state in task `t` (a list's chunk or a
+    /// block of the bits of `slab`).
+    fn visit(&self, slab: &Slab, t: usize, each: &mut dyn FnMut(u64)) {
+        match self {
+            Frontier::List(list) => {
+                let end = ((t + 1) * STATES_PER_TASK).min(list.len());
+                list[t * STATES_PER_TASK..end].iter().for_each(|&r| each(r));
+            }
+            Frontier::Bits(bits) => {
+                let end = ((t + 1) * BLOCK_WORDS).min(bits.word_count());
+                for w in t * BLOCK_WORDS..end {
+                    let mut word = bits.word(w);
+                    while word != 0 {
+                        each(slab.global(w as u64 * 64 + u64::from(word.trailing_zeros())));
+                        word &= word - 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A worker's part of a round: the states it set, and per process what it would send it.
+type Part<T> = (Set, Vec<Vec<T>>);
+
+/// The workers' parts of a round joined.
+fn merge<T>(parts: Vec<Part<T>>, processes: usize) -> Part<T> {
+    let mut outgoing: Vec<Vec<T>> = (0..processes).map(|_| Vec::new()).collect();
+    let mut sets = Vec::with_capacity(parts.len());
+    for (set, boxes) in parts {
+        sets.push(set);
+        for (all, b) in outgoing.iter_mut().zip(boxes) {
+            all.extend(b);
+        }
+    }
+    let mut set = Set::default();
+    set.join(sets);
+    (set, outgoing)
+}
+
+/// The states a round set: how many, and their global ranks unless they went straight into
+/// the new level's bits.
+#[derive(Default)]
+struct Set {
+    count: u64,
+    ranks: Vec<u64>,
+}
+
+impl Set {
+    /// Keeps the state of global rank `rank`, entry `local` of the slab: in `bits`, where the
+    /// new level is bits already.
+    fn keep(&mut self, bits: Option<&Bitmap>, local: u64, rank: u64) {
+        self.count += 1;
+        match bits {
+            Some(bits) => bits.insert(local),
+            None => self.ranks.push(rank),
+        }
+    }
+
+    /// Adds the states of `others`.
+    fn join(&mut self, others: Vec<Set>) {
+        for other in others {
+            self.count += other.count;
+            self.ranks.extend(other.ranks);
+        }
+    }
+}
+
+/// Blocks, with `counts` states each, grouped into rounds in order: a round ends before the
+/// block that would take it beyond `per_round` states (a block alone may exceed it).
+fn cut(counts: &[u64], per_round: u64) -> Vec<std::ops::Range<usize>> {
+    let mut rounds = Vec::new();
+    let (mut start, mut held) = (0, 0);
+    for (b, &c) in counts.iter().enumerate() {
+        if held > 0 && held + c > per_round {
+            rounds.push(start..b);
+            (start, held) = (b, 0);
+        }
+        held += c;
+    }
+    if held > 0 {
+        rounds.push(start..counts.len());
+    }
+    rounds
+}
+
+/// Word `w` of `table` with the low bit of each unreached entry's two set (entries past the
+/// table's end are not entries).
+fn unreached_bits(table: &DistanceTable, w: usize) -> u64 {
+    let word = table.word(w);
+    let mut open = word & (word >> 1) & 0x5555_5555_5555_5555;
+    let entries = table.entries() - w as u64 * ENTRIES_PER_WORD;
+    if entries < ENTRIES_PER_WORD {
+        open &= (1 << (2 * entries)) - 1;
+    }
+    open
+}
+
+impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
+    fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+        let mine: Vec<u64> = (starts.iter().copied())
+            .filter(|&s| self.slab.contains(s))
+            .collect();
+        for &s in &mine {
+            self.table.claim(self.slab.local(s), 0);
+        }
+        self.last = Frontier::List(mine);
+        Ok(())
+    }
+
+    /// Takes over this process's slab from its checkpoint; the last level's states in it are
+    /// `list`'s, or else every entry holding `depth mod 3` (levels `depth - 3`, ... too, whose
+    /// neighbours are all reached: the same table).
+    fn load(
+        &mut self,
+        table: Box<dyn TableSource>,
+        depth: u64,
+        list: Option<Vec<u64>>,
+    ) -> Result<(), String> {
+        let table = table.into_table()?;
+        self.slab.holds(table.entries())?;
+        let slab = &self.slab;
+        self.last = match list {
+            Some(list) => Frontier::List(list.into_iter().filter(|&s| slab.contains(s)).collect()),
+            None => {
+                let value = (depth % 3) as u8;
+                let entries = table.entries();
+                Frontier::Bits(Bitmap::from_fn(entries, |w| {
+                    let ranks = w as u64 * 64..(w as u64 * 64 + 64).min(entries);
+                    (ranks.filter(|&i| table.get(i) == value))
+                        .fold(0, |bits, i| bits | 1 << (i % 64))
+                }))
+            }
+        };
+        self.table = table;
+        Ok(())
+    }
+
+    /// Top-down and bottom-up scans of the slab, in rounds.
+    fn passes(&self) -> Passes {
+        Passes::SCANS
+    }
+
+    /// 3: an unreached entry not found at this level checks every move it has outside the
+    /// plane moves, as an expansion does for a state (measured on Turnstyle 12, where 2 moves
+    /// level 33 bottom-up too: 17.0 against 18.7 s on one process, 11.1–11.7 s either way on
+    /// two).
+    fn bottom_up_weight(&self, _: usize) -> u64 {
+        3
+    }
+
+    /// Top-down from the last level's states, or bottom-up from the unreached entries: the
+    /// loop asks every process for the same from the same counts.
+    fn pass(
+        &mut self,
+        step: Step,
+        levels: &Levels,
+        progress: &dyn Progress,
+    ) -> Result<u64, String> {
+        let depth = levels.len() - 1;
+        let next = ((depth + 1) % 3) as u8;
+        let bottom_up = step == Step::BottomUp;
+        let rounds = if bottom_up {
+            self.unreached_rounds()
+        } else {
+            self.rounds()
+        };
+        let list_limit = (self.slab.entries() / LIST_SHARE).max(MIN_LIST);
+        // From bits, the plane moves go by words before the first round, the others state by
+        // state.
+        let by_words = !self.moves.sources().is_empty() && matches!(self.last, Frontier::Bits(_));
+        // The new level: a list until it outgrows the limit (or from the words), then bits.
+        let mut found = Frontier::List(Vec::new());
+        let mut spare = self.spare.take();
+        let mut count = 0;
+        let [count_all, bytes, ranks] = self.cluster.rounds(progress, &mut |r| {
+            let slab = &self.slab;
+            let mut set = 0;
+            if let (0, true, Frontier::Bits(last)) = (r, by_words, &self.last) {
+                let bits = spare.take().unwrap_or_else(|| Bitmap::new(slab.entries()));
+                set = self.plane_round(last, &bits, next);
+                found = Frontier::Bits(bits);
+            }
+            let tasks = rounds.get(r).cloned().unwrap_or(0..0);
+            let bits = match &found {
+                Frontier::Bits(bits) => Some(bits),
+                Frontier::List(_) => None,
+            };
+            let (new, bytes, ranks) = if bottom_up {
+                self.bottom_up_round(tasks, !by_words, next, bits)
+            } else {
+                self.round(tasks, !by_words, next, bits)
+            };
+            set += new.count;
+            count += set;
+            let new = new.ranks;
+            found = match std::mem::replace(&mut found, Frontier::List(Vec::new())) {
+                Frontier::List(mut list) if count <= list_limit => {
+                    list.extend(new);
+                    Frontier::List(list)
+                }
+                Frontier::List(list) => {
+                    let bits = spare.take().unwrap_or_else(|| Bitmap::new(slab.entries()));
+                    for r in list.into_iter().chain(new) {
+                        bits.insert(slab.local(r));
+                    }
+                    Frontier::Bits(bits)
+                }
+                Frontier::Bits(bits) => {
+                    new.into_par_iter().for_each(|r| bits.insert(slab.local(r)));
+                    Frontier::Bits(bits)
+                }
+            };
+            ([set, bytes, ranks], r + 1 < rounds.len())
+        });
+        self.exchanged.add(count_all, bytes, ranks);
+        // A level short enough for a list that went into bits goes back to a list.
+        if let Frontier::Bits(bits) = &found
+            && count <= list_limit
+        {
+            let list = (bits.smallest(count as usize).into_iter())
+                .map(|local| self.slab.global(local))
+                .collect();
+            if let Frontier::Bits(bits) = std::mem::replace(&mut found, Frontier::List(list)) {
+                bits.clear();
+                spare = Some(bits);
+            }
+        }
+        self.spare = spare;
+        if count_all > 0 {
+            if let Frontier::List(list) = &mut found {
+                list.par_sort_unstable();
+            }
+            if let Frontier::Bits(old) = std::mem::replace(&mut self.last, found) {
+                old.clear();
+                self.spare = Some(old);
+            }
+        }
+        Ok(count_all)
+    }
+
+    fn smallest(&mut self, _: u64, limit: usize) -> Result<Vec<u64>, String> {
+        let mine = match &self.last {
+            Frontier::List(list) => list[..list.len().min(limit)].to_vec(),
+            Frontier::Bits(bits) => (bits.smallest(limit).into_iter())
+                .map(|r| self.slab.global(r))
+                .collect(),
+        };
+        Ok(self.cluster.smallest(&mine, limit))
+    }
+
+    /// Calls `f` with this process's slab of the table.
+    fn with_table(
+        &mut self,
+        f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
+    ) -> Result<(), String> {
+        f(&self.table)
+    }
+
+    /// This process's slab of the table.
+    fn into_table(self) -> Result<DistanceTable, String> {
+        Ok(self.table)
+    }
+}
+
+/// What one process of a search across processes ends with.
+pub struct Searched {
+    /// The level counts (of the whole space).
+    pub levels: Levels,
+    /// The smallest ranks of the last level.
+    pub antipodes: Vec<u64>,
+    /// This process's slab.
+    pub slab: Slab,
+    /// The table of the slab.
+    pub table: DistanceTable,
+    /// The bytes the exchanges moved, level by level.
+    pub exchanged: Exchanged,
+}
+
+/// The engine of one process's slab: its CPU's ([`ClusterEngine`]) or its GPU's
+/// ([`crate::gpu::cluster::GpuClusterEngine`]).
+pub trait SlabEngine: Engine {
+    /// Its slab.
+    fn slab(&self) -> &Slab;
+    /// The bytes its exchanges moved so far.
+    fn exchanged(&self) -> &Exchanged;
+}
+
+impl<S: StateSpace> SlabEngine for ClusterEngine<'_, '_, S> {
+    fn slab(&self) -> &Slab {
+        &self.slab
+    }
+
+    fn exchanged(&self) -> &Exchanged {
+        &self.exchanged
+    }
+}
+
+/// A search of `space` across the processes of an MPI job by each process's `engine` (every
+/// process calls it), saving checkpoints of each slab where `checkpoints` asks, from `resume`
+/// (this process's slab) if given.
+pub fn search<S: StateSpace, E: SlabEngine>(
+    space: &S,
+    mut engine: E,
+    options: &crate::search::Options,
+    progress: &dyn Progress,
+    checkpoints: Option<&dyn Checkpoints>,
+    resume: Option<Resume>,
+) -> Result<Searched, String> {
+    let (levels, antipodes) =
+        crate::search::drive(space, &mut engine, options, progress, checkpoints, resume)?;
+    let exchanged = engine.exchanged().clone();
+    let slab = engine.slab().clone();
+    Ok(Searched {
+        levels,
+        antipodes,
+        slab,
+        table: engine.into_table()?,
+        exchanged,
+    })
+}
