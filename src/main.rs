@@ -30,6 +30,7 @@ struct Cli {
 enum Command {
     /// Prints an optimal solution of a position, read from its puzzle's distances file (which
     /// is searched first if missing).
+    #[command(group(clap::ArgGroup::new("position").required(true).args(["state", "moves"])))]
     Solve {
         #[command(flatten)]
         puzzle: Box<PuzzleOpts>,
@@ -38,7 +39,7 @@ enum Command {
         /// The position: the pieces by position (numbers; Turnstyle and TopSpin also take the
         /// seeds' 0, A, B for 10, 11, 12), a Chinese rings state number or ring list, a key
         /// position and rotation; a twisty puzzle's sets, each its labels then orientations.
-        #[arg(long, required_unless_present = "moves", conflicts_with = "moves")]
+        #[arg(long)]
         state: Option<String>,
         /// The position as the moves that make it from solved, e.g. "R U R' U'" (the
         /// puzzle's move names, as the report lists them).
@@ -53,6 +54,9 @@ enum Command {
     Verify {
         /// The distances file.
         file: PathBuf,
+        /// No progress on stderr.
+        #[arg(long)]
+        quiet: bool,
         /// Worker threads [default: all cores].
         #[arg(long)]
         threads: Option<usize>,
@@ -73,9 +77,14 @@ enum Command {
         /// No progress on stderr.
         #[arg(long)]
         quiet: bool,
-        /// The large runs instead (n = 13 and 14: tens of minutes each, up to a 20.3 GiB table).
-        #[arg(long)]
+        /// The large runs instead (about 40 minutes in all on two cores, up to a 20.3 GiB
+        /// table).
+        #[arg(long, conflicts_with = "check")]
         large: bool,
+        /// Search the quick runs again into a scratch folder and check that they give the
+        /// published reports and plots, timings aside; nothing in the folder is written.
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -174,11 +183,12 @@ struct RunOpts {
     /// Worker threads [default: all cores].
     #[arg(long, allow_negative_numbers = true)]
     threads: Option<usize>,
-    /// No progress bar on stderr.
+    /// No progress on stderr (no bar, no level lines).
     #[arg(long)]
     quiet: bool,
-    /// Where to search: auto (a hardware GPU through Vulkan if there is one, else the CPU), cpu,
-    /// or gpu (any Vulkan adapter, software ones such as lavapipe included).
+    /// Where to search: auto (a hardware GPU through Vulkan where there is one, the puzzle has a
+    /// GPU shader and the GPU is expected to finish first; else the CPU), cpu, or gpu (any
+    /// Vulkan adapter, software ones such as lavapipe included).
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     backend: Backend,
     /// Memory budget: bytes, or a number with a unit (1100MiB, 22GiB). The search takes the
@@ -329,12 +339,13 @@ fn main() -> ExitCode {
         }),
         Some(Command::Verify {
             file,
+            quiet,
             threads,
             memory,
         }) => {
             let memory = memory.or_else(gpusearch::plan::available_memory);
             let check = || {
-                verify::run(&file, memory).map_err(|f| match f {
+                verify::run(&file, memory, quiet).map_err(|f| match f {
                     verify::Failure::Unsound(e) => Error::Run(e),
                     verify::Failure::Budget(e) => Error::Input(e),
                 })
@@ -352,7 +363,12 @@ fn main() -> ExitCode {
             threads,
             quiet,
             large,
-        }) => tables::run(&out, threads, quiet, large).map(|summary| println!("{summary}")),
+            check,
+        }) => match check {
+            true => tables::check(&out, threads, quiet),
+            false => tables::run(&out, threads, quiet, large),
+        }
+        .map(|summary| println!("{summary}")),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -415,7 +431,9 @@ fn search(job: Job, cluster: Option<&job::Cluster>) -> Result<(), Error> {
 enum StrategyArg {
     /// The fastest that fits the memory budget.
     Auto,
-    /// Bitmaps of the levels beside the table (about 1.5 times the table's memory).
+    /// Bitmaps of the levels beside the table, and every compressed chunk at once while the
+    /// file is written: about twice the table's memory in all (more for puzzles searched by
+    /// scans with many moves).
     Full,
     /// The table and little else (at most 3% + 256 MiB beside it); slower.
     Lean,

@@ -2,7 +2,7 @@
 //! under `results/` (reports, levels, plot, distances file), the index `results/README.md`, and
 //! `results/seeds.md`, the seeds' Turnstyle results read back from our own distances files.
 
-use crate::job::{self, Backend, Error, Job};
+use crate::job::{self, Error, Job};
 use crate::puzzle::family::Request;
 use crate::puzzle::path::path_to_solved;
 use crate::puzzle::{Cursor, Metric, Ring, StateSpace};
@@ -38,6 +38,7 @@ pub fn run(
     large: bool,
 ) -> Result<String, Error> {
     let started = Instant::now();
+    job::prepare_output(folder)?;
     let mut done: Vec<Result<Report, String>> = Vec::new();
     let mut fresh = 0;
     let all = (runs(false).map(|r| (r, !large))).chain(runs(true).map(|r| (r, large)));
@@ -61,14 +62,8 @@ pub fn run(
             out: Some(out.clone()),
             threads,
             quiet,
-            backend: Backend::Auto,
-            gpu_window_bytes: None,
-            gpu_memory: None,
             resume: out.join(job::CHECKPOINT).exists(),
-            checkpoint_every: None,
-            memory: None,
-            footprint: None,
-            processes: None,
+            ..Job::default()
         };
         if !quiet {
             eprintln!("gpusearch tables: {slug}");
@@ -101,6 +96,112 @@ pub fn run(
         "gpusearch tables: {fresh} runs in {seconds:.0} s; wrote {}",
         folder.join("README.md").display()
     ))
+}
+
+/// Searches every quick run again into a scratch folder and compares what it writes with the
+/// reports and plots published in `folder`, timings aside: a summary line where all agree, else
+/// an error naming each file that differs and the first difference.
+pub fn check(folder: &Path, threads: Option<usize>, quiet: bool) -> Result<String, Error> {
+    let scratch =
+        std::env::temp_dir().join(format!("gpusearch-tables-check-{}", std::process::id()));
+    let result = check_into(folder, &scratch, threads, quiet);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn check_into(
+    folder: &Path,
+    scratch: &Path,
+    threads: Option<usize>,
+    quiet: bool,
+) -> Result<String, Error> {
+    let mut differ = Vec::new();
+    let mut searched = 0;
+    for request in runs(false) {
+        let space = registry::space(&request).map_err(Error::Puzzle)?;
+        let slug = space.slug();
+        if !quiet {
+            eprintln!("gpusearch tables --check: {slug}");
+        }
+        let job = Job {
+            puzzle: request,
+            out: Some(scratch.join(&slug)),
+            threads,
+            quiet: true,
+            ..Job::default()
+        };
+        job::run(&job)?;
+        searched += 1;
+        for file in ["report.json", "report.md", "levels.csv", "levels.svg"] {
+            let published = folder.join(&slug).join(file);
+            let read = |path: &Path| {
+                std::fs::read_to_string(path)
+                    .map_err(|e| Error::Run(format!("cannot read {}: {e}", path.display())))
+            };
+            let (ours, theirs) = (read(&scratch.join(&slug).join(file))?, read(&published)?);
+            if let Some(why) = first_difference(file, &ours, &theirs) {
+                differ.push(format!("{}: {why}", published.display()));
+            }
+        }
+    }
+    match differ.is_empty() {
+        true => Ok(format!(
+            "gpusearch tables --check: the {searched} runs give the published reports and plots in {}, timings aside",
+            folder.display()
+        )),
+        false => Err(Error::Run(format!(
+            "{} published files differ from a fresh run: {}; regenerate them with gpusearch tables",
+            differ.len(),
+            differ.join("; ")
+        ))),
+    }
+}
+
+/// The fields and lines of a run's files that depend on the machine and the moment.
+const TIMINGS: [&str; 5] = [
+    "seconds",
+    "states_per_second",
+    "threads",
+    "backend",
+    "adapter",
+];
+
+/// Where `ours` and `theirs`, two versions of the run's file `file`, differ in anything but
+/// timings; `None` where they agree.
+fn first_difference(file: &str, ours: &str, theirs: &str) -> Option<String> {
+    if file == "report.json" {
+        let strip = |text: &str| {
+            let mut value: serde_json::Value = serde_json::from_str(text).ok()?;
+            let object = value.as_object_mut()?;
+            for key in TIMINGS {
+                object.remove(key);
+            }
+            Some(value)
+        };
+        let (Some(a), Some(b)) = (strip(ours), strip(theirs)) else {
+            return Some("not a report".into());
+        };
+        let keys = |v: &serde_json::Value| -> Vec<String> {
+            v.as_object()
+                .map_or(Vec::new(), |o| o.keys().cloned().collect())
+        };
+        let mut all = keys(&a);
+        all.extend(keys(&b));
+        return (all.into_iter())
+            .find(|k| a.get(k) != b.get(k))
+            .map(|k| format!("its {k} differs"));
+    }
+    // report.md: the backend and search time rows are timings.
+    let kept = |text: &str| -> Vec<String> {
+        (text.lines())
+            .filter(|l| !l.starts_with("| backend |") && !l.starts_with("| search time |"))
+            .map(str::to_string)
+            .collect()
+    };
+    let (a, b) = (kept(ours), kept(theirs));
+    (a.iter().zip(&b).position(|(x, y)| x != y))
+        .or((a.len() != b.len()).then_some(a.len().min(b.len())))
+        .map(|line| format!("line {} differs", line + 1))
 }
 
 /// The report in a run's folder, if it has a readable one.

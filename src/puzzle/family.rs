@@ -6,7 +6,7 @@
 
 use super::{PuzzleInfo, Space};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A puzzle family.
 pub trait Family: Sync {
@@ -297,4 +297,49 @@ impl From<String> for PuzzleError {
     fn from(why: String) -> PuzzleError {
         PuzzleError::Other(why)
     }
+}
+
+/// The definitions that ship with gpusearch (`puzzles/` in its repository), by the path the
+/// published runs give, so that they read from any folder.
+const SHIPPED: &[(&str, &str)] = &[
+    (
+        "puzzles/cube-2x2x2.tws",
+        include_str!("../../puzzles/cube-2x2x2.tws"),
+    ),
+    ("puzzles/dino.tws", include_str!("../../puzzles/dino.tws")),
+    (
+        "puzzles/free-the-key.txt",
+        include_str!("../../puzzles/free-the-key.txt"),
+    ),
+    (
+        "puzzles/pyraminx.tws",
+        include_str!("../../puzzles/pyraminx.tws"),
+    ),
+    (
+        "puzzles/skewb-diamond.tws",
+        include_str!("../../puzzles/skewb-diamond.tws"),
+    ),
+    ("puzzles/skewb.tws", include_str!("../../puzzles/skewb.tws")),
+    (
+        "puzzles/turnstyle-8.tws",
+        include_str!("../../puzzles/turnstyle-8.tws"),
+    ),
+];
+
+/// The text of the definition file at `path`: the file, or where there is none at a path of
+/// [`SHIPPED`], the copy that ships with gpusearch.
+pub fn read_definition(path: &Path) -> Result<String, PuzzleError> {
+    match std::fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (SHIPPED.iter())
+            .find(|(shipped, _)| Path::new(shipped) == path)
+            .map(|(_, text)| text.to_string())
+            .ok_or(e),
+        read => read,
+    }
+    .map_err(|e| {
+        PuzzleError::Other(format!(
+            "cannot read the definition {}: {e}",
+            path.display()
+        ))
+    })
 }

@@ -40,8 +40,7 @@ impl Family for FreeTheKey {
     fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
         let path = given.need_file("def")?;
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read the definition {file}: {e}"))?;
+        let text = super::family::read_definition(&path)?;
         let name = (path.file_stem()).map_or("definition".into(), |s| s.to_string_lossy());
         Ok(Space::Key(Key::parse(&text, &file, &name)?))
     }

@@ -4,7 +4,7 @@
 
 use super::parse::{self, Definition};
 use super::{Identity, Perm};
-use crate::puzzle::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use crate::puzzle::family::{self, Family, Given, Kind, Opt, PuzzleError, Run};
 use crate::puzzle::twisty::{self, Naming, Twisty};
 use crate::puzzle::{PuzzleInfo, Space};
 use sha2::{Digest, Sha256};
@@ -56,8 +56,7 @@ impl Family for Permutations {
             (None, true) => {
                 let path = given.need_file("def")?;
                 let file = path.display().to_string();
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read the definition {file}: {e}"))?;
+                let text = family::read_definition(&path)?;
                 let metric = given.text("metric").unwrap_or("htm");
                 definition(&text, &file, metric)
             }
