@@ -65,8 +65,9 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
         job::run(&solve.job)?;
         searched = true;
     }
+    // A damaged file, whether found on opening it or in a chunk the path reads: exit status 1.
     let cannot = |e: String| {
-        Error::Input(format!(
+        Error::Run(format!(
             "cannot use {}: {e}; delete it to search again",
             file.display()
         ))
@@ -76,14 +77,14 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
     let header = entries.header();
     if header.puzzle != space.info() {
         return Err(Error::Input(format!(
-            "{} holds the distances of another puzzle ({} {}): choose its folder with --out",
+            "{} holds the distances of another puzzle ({}; asked for: {}): choose its folder with --out, or that puzzle's options",
             file.display(),
-            header.puzzle.puzzle,
-            serde_json::Value::Object(header.puzzle.params.clone())
+            header.puzzle.describe(),
+            space.info().describe()
         )));
     }
     let path = solution(space, &mut entries, rank).map_err(|e| match e {
-        Error::Run(e) => Error::Run(format!("{}: {e}", file.display())),
+        Error::Run(e) => cannot(e),
         e => e,
     })?;
     let names = space.move_names();

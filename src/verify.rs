@@ -12,10 +12,11 @@
 //! one as they are read again.
 
 use crate::plan::{Plan, Shape};
+use crate::progress::LevelBar;
 use crate::puzzle::registry::space_of;
 use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
-use crate::search::{self, Options, Silent};
+use crate::search::{self, Options};
 use crate::store::{Distances, Header};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
 use rayon::prelude::*;
@@ -34,7 +35,7 @@ pub enum Failure {
 
 /// Checks `file` within a memory budget of `memory` bytes (`None`: no limit); the summary of a
 /// sound file, or where it is not.
-pub fn run(file: &Path, memory: Option<u64>) -> Result<String, Failure> {
+pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Failure> {
     let name = file.display();
     let unsound = |e: String| Failure::Unsound(format!("{name}: {e}"));
     let distances = Distances::open(file).map_err(unsound)?;
@@ -52,7 +53,7 @@ pub fn run(file: &Path, memory: Option<u64>) -> Result<String, Failure> {
         Plan::new(&shape, memory.unwrap_or(u64::MAX))
     })
     .map_err(|e| Failure::Budget(format!("{name}: verifying {e} (--memory)")))?;
-    with_space!(&space, s => check(s, &header, &distances, &plan)).map_err(unsound)?;
+    with_space!(&space, s => check(s, &header, &distances, &plan, quiet)).map_err(unsound)?;
     let levels = header.levels.levels();
     Ok(format!(
         "{name}: sound: {} {} {}, {} entries, {} reachable, diameter {}; every invariant holds and a fresh search gives the same table",
@@ -78,6 +79,7 @@ fn check<S: StateSpace>(
     header: &Header,
     file: &Distances,
     plan: &Plan,
+    quiet: bool,
 ) -> Result<(), String> {
     let info = space.info();
     if info != header.puzzle {
@@ -124,6 +126,9 @@ fn check<S: StateSpace>(
             ));
         }
     }
+    if !quiet {
+        eprintln!("gpusearch verify: the invariants of every entry, then a fresh search");
+    }
     invariants(space, &table, &starts)?;
     drop(table);
     // Last, the whole table against a fresh search, chunk by chunk.
@@ -131,7 +136,9 @@ fn check<S: StateSpace>(
         footprint: plan.footprint,
         ..Options::default()
     };
-    let fresh = search::search(space, &options, &Silent);
+    let bar = LevelBar::new(space.size(), quiet);
+    let fresh = search::search(space, &options, &bar);
+    bar.finish();
     if fresh.levels != levels {
         return Err(format!(
             "the header's levels differ from a fresh search's from distance {}",

@@ -54,6 +54,14 @@ impl PuzzleInfo {
             .map(|(k, v)| (k.clone(), v.as_str().map_or(v.to_string(), str::to_string)))
             .collect()
     }
+
+    /// The puzzle in a few words, e.g. `turnstyle n=12, metric lrf`.
+    pub fn describe(&self) -> String {
+        let params: Vec<String> = (self.shown_params().iter())
+            .map(|(k, v)| format!(" {k}={v}"))
+            .collect();
+        format!("{}{}, metric {}", self.puzzle, params.concat(), self.metric)
+    }
 }
 
 /// A puzzle's positions, densely ranked `0..size()`, with moves between them.

@@ -41,9 +41,9 @@ pub fn remove_partial_files_on_interrupt() -> Result<(), String> {
         }
         let hint = RESUME_HINT.lock().unwrap_or_else(|e| e.into_inner());
         match hint.as_deref() {
-            Some(hint) => eprintln!(
-                "gpusearch: interrupted; no output files were left half-written; if a checkpoint was saved, {hint}"
-            ),
+            Some(hint) => {
+                eprintln!("gpusearch: interrupted; no output files were left half-written; {hint}")
+            }
             None => eprintln!("gpusearch: interrupted; no output files were left half-written"),
         }
         std::process::exit(INTERRUPTED_EXIT);

@@ -1,0 +1,176 @@
+//! A run as one of the processes of an MPI job: the search across them, and how a failure of
+//! one ends them all alike.
+
+use super::checkpoints::FileCheckpoints;
+use super::{Error, WrittenFile};
+use crate::gpu::Gpu;
+use crate::gpu::layout::Layout;
+use crate::progress::LevelBar;
+use crate::puzzle::StateSpace;
+use crate::search::levels::Levels;
+use crate::search::{Options, Resume};
+use crate::store::atomic;
+#[cfg(feature = "mpi")]
+use crate::{gpu, search, search::Footprint, store};
+use std::path::Path;
+
+/// The processes of an MPI job ([`crate::search::cluster`]); none in a build without MPI.
+#[cfg(feature = "mpi")]
+pub use crate::search::cluster::Cluster;
+
+/// The processes of an MPI job: none in a build without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+pub enum Cluster {}
+
+#[cfg(not(feature = "mpi"))]
+impl Cluster {
+    /// This process's number (there is no such process).
+    pub fn rank(&self) -> usize {
+        match *self {}
+    }
+
+    /// How many processes the job has (there is no such job).
+    pub fn size(&self) -> usize {
+        match *self {}
+    }
+
+    /// This process's number among those of its machine (there is no such process).
+    pub fn node_rank(&self) -> usize {
+        match *self {}
+    }
+
+    /// A note on the cores this process may use (there is no such process).
+    pub fn cores_note(&self) -> Option<String> {
+        match *self {}
+    }
+
+    /// Process 0's `value` (there is no such process).
+    pub fn decide(&self, _: bool) -> bool {
+        match *self {}
+    }
+
+    /// Waits for every process (there is none).
+    pub fn everywhere(&self, _: Result<(), String>) {
+        match *self {}
+    }
+
+    /// The first process that failed (there is none).
+    pub fn first_failure(&self, _: i32) -> Option<(usize, i32)> {
+        match *self {}
+    }
+}
+
+/// A search across the processes of `cluster`, each writing its part of the distances file
+/// `gsd`: the levels, the antipodes and, on process 0, what it wrote.
+#[cfg(feature = "mpi")]
+pub(super) fn search_across<S: StateSpace>(
+    space: &S,
+    cluster: &Cluster,
+    gpu: Option<&(Gpu, Layout)>,
+    options: &Options,
+    run: &RunParts,
+    resume: Option<Resume>,
+) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
+    use search::cluster::{ClusterEngine, search};
+    let (bar, saver) = (run.bar, Some(run.saver as &dyn search::Checkpoints));
+    // A slab engine keeps its last level apart from the table (as bits or a list): a top-down
+    // pass expands that level alone, as under the full footprint.
+    let options = &Options {
+        footprint: Footprint::Full,
+        ..options.clone()
+    };
+    // The slab setup planned, which the checkpoints name.
+    let slab = (run.saver.slab.clone()).expect("a process of an MPI job has a slab");
+    let searched = match (gpu, space.gpu_shader()) {
+        (Some((gpu, layout)), Some(shader)) => {
+            let moves = space.move_count();
+            let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab)?;
+            let engine = gpu::cluster::GpuClusterEngine::new(device, cluster, slab, moves);
+            search(space, engine, options, bar, saver, resume)?
+        }
+        _ => search(
+            space,
+            ClusterEngine::new(space, cluster, slab)?,
+            options,
+            bar,
+            saver,
+            resume,
+        )?,
+    };
+    let seconds = run.saver.earlier + run.saver.started.elapsed().as_secs_f64();
+    run.bar.finish();
+    let exchanged = &searched.exchanged;
+    if !run.quiet && cluster.rank() == 0 {
+        let levels: Vec<String> = (exchanged.compressed.iter().zip(&exchanged.ranks))
+            .map(|(bytes, ranks)| format!("{bytes}/{ranks}"))
+            .collect();
+        eprintln!(
+            "gpusearch: {} processes; exchanged per level (compressed bytes/ranks): {}",
+            cluster.size(),
+            levels.join(" ")
+        );
+    }
+    let info = space.info();
+    let starts = space.starts();
+    let header = |chunks| store::header(&info, &starts, &searched.levels, space.size(), chunks);
+    let written = store::cluster::write_distances(
+        cluster,
+        &searched.slab,
+        &searched.table,
+        space.size(),
+        header,
+        run.gsd,
+        run.frame_memory,
+    )
+    .unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", run.gsd.display()), 1));
+    Ok((
+        searched.levels,
+        searched.antipodes,
+        written.map(|(file, sha)| (file, sha, seconds)),
+    ))
+}
+
+#[cfg(not(feature = "mpi"))]
+pub(super) fn search_across<S: StateSpace>(
+    _: &S,
+    cluster: &Cluster,
+    _: Option<&(Gpu, Layout)>,
+    _: &Options,
+    _: &RunParts,
+    _: Option<Resume>,
+) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
+    match *cluster {}
+}
+
+/// What a search across processes needs of its run besides the space.
+// Read only by the MPI build's search.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(super) struct RunParts<'a> {
+    pub(super) bar: &'a LevelBar,
+    pub(super) saver: &'a FileCheckpoints<'a>,
+    pub(super) quiet: bool,
+    pub(super) gsd: &'a Path,
+    pub(super) frame_memory: u64,
+}
+
+/// `result` where every process of `cluster` succeeded. Otherwise the first failing process
+/// prints its error (named where it is not process 0, which speaks for the job) and every
+/// process returns [`Error::Reported`] with its exit status, once all are ready to end: mpirun
+/// stops the others as soon as one exits with an error, and they then end silently.
+pub(super) fn agree<T>(cluster: &Cluster, result: Result<T, Error>) -> Result<T, Error> {
+    let code = result.as_ref().err().map_or(0, Error::exit_code);
+    let Some((p, code)) = cluster.first_failure(code) else {
+        return result;
+    };
+    if let Err(e) = result
+        && p == cluster.rank()
+    {
+        match p {
+            0 => eprintln!("gpusearch: error: {e}"),
+            p => eprintln!("gpusearch: error: process {p}: {e}"),
+        }
+    }
+    atomic::ending();
+    cluster.everywhere(Ok(()));
+    Err(Error::Reported(code))
+}

@@ -1,0 +1,129 @@
+//! Which engine runs a search: the CPU, or a GPU where one is asked for or expected to finish
+//! first; and the workers it runs with.
+
+use super::{Error, Job};
+use crate::gpu::{self, Adapters, Gpu};
+use crate::puzzle::StateSpace;
+
+/// Which engine carries out a search's passes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// A hardware GPU through Vulkan where there is one and the table is large enough to gain
+    /// from it, else the CPU.
+    #[default]
+    Auto,
+    /// The CPU engine.
+    Cpu,
+    /// The GPU engine on any Vulkan adapter, software ones such as lavapipe included.
+    Gpu,
+}
+
+impl Backend {
+    /// The name, as `--backend` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+}
+
+/// Seconds a GPU takes to set up a search (shader compilation, the table's allocation), as
+/// measured on an H100 (`results/hardware.md`).
+const GPU_SETUP_SECONDS: f64 = 0.6;
+
+/// States a GPU searches per second, set-up aside (H100, Turnstyle 13 and 14, the read-back of
+/// the table included).
+const GPU_STATES_PER_SECOND: f64 = 2e9;
+
+/// States one CPU thread searches per second (Turnstyle 12 on 16 threads of the H100 machine's
+/// host and on this project's 2-core machine).
+const CPU_THREAD_STATES_PER_SECOND: f64 = 25e6;
+
+/// Whether a search of `entries` entries is expected to end sooner on a GPU than on `threads`
+/// CPU threads: small tables stay on the CPU, where setting up the device would take longer than
+/// the whole search.
+fn gpu_is_faster(entries: u64, threads: usize) -> bool {
+    let entries = entries as f64;
+    GPU_SETUP_SECONDS + entries / GPU_STATES_PER_SECOND
+        < entries / (threads as f64 * CPU_THREAD_STATES_PER_SECOND)
+}
+
+/// Opens the GPU the job asks for, for a table of `entries` (the `index`-th of the best kind,
+/// counted round: a process's on a node of several): `None` for the CPU backend.
+pub(super) fn open_gpu<S: StateSpace>(
+    job: &Job,
+    space: &S,
+    entries: u64,
+    threads: usize,
+    index: usize,
+) -> Result<Option<Gpu>, Error> {
+    match job.backend {
+        Backend::Cpu => Ok(None),
+        Backend::Gpu if space.gpu_shader().is_none() => Err(Error::Input(format!(
+            "--backend gpu: the {} puzzle has no GPU shader; use --backend cpu",
+            space.info().puzzle
+        ))),
+        Backend::Gpu => match Gpu::open_nth(Adapters::Any, index).map_err(Error::Input)? {
+            Some(gpu) => Ok(Some(gpu)),
+            None => Err(Error::Input(
+                "--backend gpu found no Vulkan adapter with 64-bit shader integers: install a Vulkan driver (Debian: apt-get install mesa-vulkan-drivers libvulkan1) or use --backend cpu".into(),
+            )),
+        },
+        Backend::Auto => {
+            // The shader last: a twisty puzzle's copies all its move tables.
+            if !gpu_is_faster(entries, threads)
+                || !gpu::may_have_hardware()
+                || space.gpu_shader().is_none()
+            {
+                return Ok(None);
+            }
+            // No usable hardware GPU is not an error here: the CPU backend runs instead.
+            Ok(Gpu::open_nth(Adapters::Hardware, index).ok().flatten())
+        }
+    }
+}
+
+/// Most worker threads a run starts.
+pub const MAX_THREADS: usize = 1024;
+
+/// The number of workers asked for, checked (all cores when `None`), before any starts.
+pub fn thread_count(threads: Option<usize>) -> Result<usize, Error> {
+    match threads {
+        Some(0) => Err(Error::Input(
+            "--threads 0 is not allowed: give at least 1, or leave it out for all cores".into(),
+        )),
+        Some(t) if t > MAX_THREADS => Err(Error::Input(format!(
+            "--threads {t} is more than {MAX_THREADS}: give at most {MAX_THREADS}, or leave it out for all cores"
+        ))),
+        Some(t) => Ok(t),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// A pool of `threads` workers (all cores when `None`).
+pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Error> {
+    let threads = thread_count(threads)?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Run(format!("cannot start {threads} worker threads: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gpu_is_faster;
+
+    #[test]
+    fn auto_takes_the_gpu_where_it_was_measured_to_finish_first() {
+        // H100 machine, 16 threads: the CPU ran Turnstyle 11 (19,958,400 entries) in 0.22 s
+        // against the GPU's 0.71 s, and Turnstyle 12 (479,001,600) in 1.21 s against 0.76 s.
+        assert!(!gpu_is_faster(19_958_400, 16));
+        assert!(gpu_is_faster(479_001_600, 16));
+        assert!(gpu_is_faster(87_178_291_200, 16));
+        // Fewer threads move the line down, more move it up.
+        assert!(gpu_is_faster(39_916_800, 2));
+        assert!(!gpu_is_faster(479_001_600, 256));
+    }
+}

@@ -1,0 +1,348 @@
+//! One run of the tool: check the request, search, and write the output folder.
+//!
+//! - [`engine`]: which engine runs a search (the CPU, a GPU) and how many workers;
+//! - [`setup`]: every check before a search, and the plan `--dry-run` prints;
+//! - [`checkpoints`]: the checkpoints in the output folder, saved and read back;
+//! - [`cluster`]: a run as one process of an MPI job.
+
+pub mod checkpoints;
+pub mod cluster;
+pub mod engine;
+pub mod setup;
+
+pub use checkpoints::CHECKPOINT;
+pub use cluster::Cluster;
+pub use engine::{Backend, MAX_THREADS, pool, thread_count};
+pub use setup::dry_run;
+pub(crate) use setup::prepare_output;
+
+use crate::plan;
+use crate::progress::LevelBar;
+use crate::puzzle::StateSpace;
+use crate::puzzle::family::{PuzzleError, Request};
+use crate::puzzle::registry;
+use crate::puzzle::with_space;
+use crate::report::Report;
+use crate::search::levels::{Levels, Written};
+use crate::search::{self, Footprint, Options};
+use crate::store::{
+    self,
+    atomic::{self, AtomicFile},
+};
+use crate::table::TableView;
+use crate::units::bytes;
+use checkpoints::{FileCheckpoints, saved_hint};
+use cluster::{RunParts, agree, search_across};
+use setup::{Setup, setup};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Why a run did not complete.
+#[derive(Debug)]
+pub enum Error {
+    /// The request cannot be carried out as given (exit status 2), found before any search.
+    Input(String),
+    /// The request names no puzzle (exit status 2).
+    Puzzle(PuzzleError),
+    /// Something failed while running (exit status 1).
+    Run(String),
+    /// A process of the MPI job failed and has said why (every process exits with its status,
+    /// silently).
+    Reported(i32),
+}
+
+impl Error {
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Input(_) | Error::Puzzle(_) => 2,
+            Error::Run(_) => 1,
+            Error::Reported(code) => *code,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Input(m) | Error::Run(m) => f.write_str(m),
+            Error::Puzzle(e) => e.fmt(f),
+            Error::Reported(_) => f.write_str("a process of the MPI job failed and said why"),
+        }
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug, Default)]
+pub struct Job {
+    /// The puzzle and its size.
+    pub puzzle: Request,
+    /// Output folder; `None` for `runs/<slug>/` (e.g. `runs/turnstyle-n12-lrf/`).
+    pub out: Option<PathBuf>,
+    /// Worker threads; `None` for all cores.
+    pub threads: Option<usize>,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Where the passes run.
+    pub backend: Backend,
+    /// Largest GPU window in bytes (smaller than the adapter allows only to test windowing).
+    pub gpu_window_bytes: Option<u64>,
+    /// The GPU memory to plan for: the device's own where there is one (at most this), and what
+    /// `--dry-run` plans with where there is none.
+    pub gpu_memory: Option<u64>,
+    /// Go on from the checkpoint in the output folder.
+    pub resume: bool,
+    /// Seconds between checkpoints (0: after every level); `None` scales them to their cost.
+    pub checkpoint_every: Option<f64>,
+    /// Memory budget in bytes; `None` for the memory available now.
+    pub memory: Option<u64>,
+    /// The strategy asked for; `None` for the fastest that fits the budget.
+    pub footprint: Option<Footprint>,
+    /// With `--dry-run`: also the plan of each process of an MPI job of this many.
+    pub processes: Option<usize>,
+}
+
+/// The folder runs write into unless `--out` says otherwise: `runs/` is not tracked, so a run
+/// never changes the published tables (only `gpusearch tables` writes `results/`).
+pub const RUNS_FOLDER: &str = "runs";
+
+/// What a finished run produced.
+pub struct Finished {
+    /// The report, as written.
+    pub report: Report,
+    /// The output folder.
+    pub out: PathBuf,
+    /// A drawing of the space, where the family has one (also written to the folder).
+    pub picture: Option<String>,
+}
+
+/// Runs a job: every check first, then the search, then the output files (each complete or
+/// absent).
+pub fn run(job: &Job) -> Result<Finished, Error> {
+    run_in(job, None).map(|f| f.expect("a single process writes its files"))
+}
+
+/// [`run`] as one of the processes of `cluster` where given: process 0 writes the files and
+/// returns what it wrote, the others `None`.
+pub fn run_in(job: &Job, cluster: Option<&Cluster>) -> Result<Option<Finished>, Error> {
+    let space = registry::space(&job.puzzle).map_err(Error::Puzzle)?;
+    with_space!(&space, s => run_space(s, job, cluster))
+}
+
+/// What a search wrote: the distances file (to be committed), its SHA-256 and the seconds of
+/// search (all runs of it together).
+pub(super) type WrittenFile = (AtomicFile, String, f64);
+
+/// The output folder of a job.
+pub fn output_folder<S: StateSpace>(space: &S, job: &Job) -> PathBuf {
+    job.out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(RUNS_FOLDER).join(space.slug()))
+}
+
+/// [`run`] on one space.
+fn run_space<S: StateSpace>(
+    space: &S,
+    job: &Job,
+    cluster: Option<&Cluster>,
+) -> Result<Option<Finished>, Error> {
+    let out = output_folder(space, job);
+    let threads = thread_count(job.threads)?;
+    // Across the processes of an MPI job, the first process's failure ends them all alike.
+    let setup = setup(space, job, cluster, &out, threads);
+    let Setup {
+        gpu,
+        slab,
+        plan,
+        every,
+        resume,
+    } = match cluster {
+        Some(c) => agree(c, setup)?,
+        None => setup?,
+    };
+    // The workers start once every check has passed.
+    let pool = pool(Some(threads))?;
+    let root = cluster.is_none_or(|c| c.rank() == 0);
+    if root
+        && !job.quiet
+        && let Some(note) = cluster.and_then(|c| c.cores_note())
+    {
+        eprintln!("gpusearch: note: {note}");
+    }
+    if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
+        eprintln!(
+            "gpusearch: {} strategy: {}; a checkpoint every {every:.0} s (~{:.0} s each); up to {} of disk",
+            plan::footprint_name(plan.footprint),
+            plan.why,
+            plan.checkpoint_seconds,
+            bytes(plan.disk_needed(0))
+        );
+    }
+    // Seconds of search before this run, when it goes on from a checkpoint.
+    let (resume, earlier) = match resume {
+        Some((r, seconds)) => (Some(r), seconds),
+        None => (None, 0.0),
+    };
+    match &resume {
+        Some(r) => {
+            let level = r.levels.len() - 1;
+            if root && !job.quiet {
+                eprintln!(
+                    "gpusearch: going on from the checkpoint after level {level} ({} states found, {earlier:.0} s searched)",
+                    r.levels.total()
+                );
+            }
+            atomic::set_resume_hint(saved_hint(&out, level));
+        }
+        None => atomic::set_resume_hint(
+            "no checkpoint was saved yet: run the same command again to start over".into(),
+        ),
+    }
+    let started = Instant::now();
+    let saver = FileCheckpoints {
+        folder: out.clone(),
+        info: space.info(),
+        slab,
+        cluster,
+        every,
+        since: Mutex::new(Instant::now()),
+        earlier,
+        started,
+    };
+
+    let bar = LevelBar::new(space.size(), job.quiet || !root);
+    let options = Options {
+        footprint: plan.footprint,
+        ..Options::default()
+    };
+    let info = space.info();
+    let starts = space.starts();
+    let gsd = out.join("distances.gsd");
+    let write_error =
+        |what: &Path, e: std::io::Error| format!("cannot write {}: {e}", what.display());
+    // The end of the search: the distances file written from the table where it lies.
+    let write = |table: &dyn TableView, levels: &Levels| {
+        let seconds = earlier + started.elapsed().as_secs_f64();
+        bar.finish();
+        let mut file = AtomicFile::create(&gsd).map_err(|e| write_error(&gsd, e))?;
+        let sha = store::write(
+            file.writer(),
+            &info,
+            &starts,
+            levels,
+            table,
+            plan.frame_memory,
+        )
+        .map_err(|e| write_error(&gsd, e))?;
+        Ok((file, sha, seconds))
+    };
+    let (levels, antipodes, written, picture) = pool
+        .install(|| match (&gpu, cluster) {
+            (_, Some(c)) => {
+                let run = RunParts {
+                    bar: &bar,
+                    saver: &saver,
+                    quiet: job.quiet,
+                    gsd: &gsd,
+                    frame_memory: plan.frame_memory,
+                };
+                let (levels, antipodes, written) =
+                    search_across(space, c, gpu.as_ref(), &options, &run, resume)?;
+                Ok((levels, antipodes, written, None))
+            }
+            (Some((gpu, layout)), None) => {
+                let (levels, antipodes, written) = gpu.search_then(
+                    space,
+                    layout,
+                    &options,
+                    &bar,
+                    Some(&saver),
+                    resume,
+                    plan.host_table,
+                    write,
+                )?;
+                Ok((levels, antipodes, Some(written), None))
+            }
+            (None, None) => {
+                let outcome = search::search_from(space, &options, &bar, Some(&saver), resume)?;
+                let written = write(&outcome.table, &outcome.levels)?;
+                let picture = space.picture(&outcome.table);
+                Ok((outcome.levels, outcome.antipodes, Some(written), picture))
+            }
+        })
+        .map_err(Error::Run)?;
+    let finished = match written {
+        Some((file, sha, seconds)) => {
+            let report = Report {
+                puzzle: info,
+                rank_space: space.size(),
+                reachable: levels.total(),
+                diameter: levels.len() - 1,
+                antipode_count: levels.last(),
+                antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
+                levels: Written::from(&levels),
+                backend: match (&gpu, cluster) {
+                    (Some(_), Some(c)) => format!("gpu, {} MPI processes", c.size()),
+                    (Some(_), None) => "gpu".into(),
+                    (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
+                    (None, None) => "cpu".into(),
+                },
+                adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),
+                threads,
+                seconds: (seconds * 1000.0).round() / 1000.0,
+                states_per_second: (levels.total() as f64 / seconds).round(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                distances_file: "distances.gsd".into(),
+                distances_sha256: sha,
+            };
+            let done = write_files(&out, file, &report, picture.as_ref());
+            Some(done.map(|()| Finished {
+                report,
+                out: out.clone(),
+                picture: picture.map(|(_, text)| text),
+            }))
+        }
+        None => None,
+    };
+    if let Some(c) = cluster {
+        // The others wait for process 0's files before their checkpoints go.
+        let failed = finished.as_ref().and_then(|f| f.as_ref().err());
+        c.everywhere(failed.map_or(Ok(()), |e| Err(e.to_string())));
+    }
+    let finished = finished.transpose()?;
+    // The run is complete: nothing to resume any more.
+    saver.remove_all().map_err(Error::Run)?;
+    Ok(finished)
+}
+
+/// Commits the distances file `file` and writes the report's files (and the picture) beside it.
+fn write_files(
+    out: &Path,
+    file: AtomicFile,
+    report: &Report,
+    picture: Option<&(&'static str, String)>,
+) -> Result<(), Error> {
+    let write_error = |what: &Path, e: std::io::Error| {
+        Error::Run(format!("cannot write {}: {e}", what.display()))
+    };
+    let gsd = out.join(&report.distances_file);
+    file.commit().map_err(|e| write_error(&gsd, e))?;
+    let mut files = vec![
+        ("levels.csv", report.levels_csv()),
+        ("levels.svg", report.levels_svg()),
+        ("report.md", report.to_markdown()),
+        ("report.json", report.to_json()),
+    ];
+    if let Some((name, text)) = picture {
+        files.push((name, text.clone()));
+    }
+    for (name, text) in files {
+        let path = out.join(name);
+        AtomicFile::write_all(&path, text.as_bytes()).map_err(|e| write_error(&path, e))?;
+    }
+    Ok(())
+}
+
+/// Tables of this many entries say which strategy they run with.
+const NOTE_PLAN_ENTRIES: u64 = 1 << 30;
