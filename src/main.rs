@@ -295,9 +295,9 @@ fn main() -> ExitCode {
     };
     // Under mpirun, this process is one of the search's ([`gpusearch::search::cluster`]).
     #[cfg(feature = "mpi")]
-    let cluster = gpusearch::search::cluster::Cluster::join();
+    let cluster = gpusearch::search::cluster::MpiJob::join();
     #[cfg(not(feature = "mpi"))]
-    let cluster: Option<job::Cluster> = None;
+    let cluster: Option<job::MpiJob> = None;
     if let Err(e) = atomic::remove_partial_files_on_interrupt() {
         eprintln!("gpusearch: {e}");
         return ExitCode::from(1);
@@ -399,7 +399,7 @@ where
 
 /// The main job: search, write the folder, print a summary (across the processes of `cluster`
 /// where given).
-fn search(job: Job, cluster: Option<&job::Cluster>) -> Result<(), Error> {
+fn search(job: Job, cluster: Option<&job::MpiJob>) -> Result<(), Error> {
     let Some(done) = job::run_in(&job, cluster)? else {
         // An MPI process other than the first: process 0 reports.
         return Ok(());

@@ -15,8 +15,7 @@ use std::fmt::Write;
 /// task lists, position tables.
 pub const FIXED_BYTES: u64 = 128 << 20;
 /// Compression speed assumed per worker thread for the checkpoint's cost: zstd level 1 and
-/// SHA-256 on these tables (Turnstyle 14's 20.3 GiB checkpoint took under 28 s on the 2-core
-/// development machine, about 400 MB/s a thread; this assumes a little less).
+/// SHA-256 on these tables, a little below what a thread was measured to do.
 const COMPRESS_BYTES_PER_SECOND: f64 = 350e6;
 /// Checkpoints are spaced so that writing them costs at most this share of the run.
 const CHECKPOINT_SHARE: f64 = 0.05;

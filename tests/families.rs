@@ -5,7 +5,7 @@ use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
-use gpusearch::search::{Footprint, Options, Outcome, Silent, Strategy, search};
+use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, search};
 use gpusearch::table::UNREACHED;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::hash::Hash;
@@ -36,10 +36,10 @@ fn naive_bfs<T: Clone + Eq + Hash>(starts: Vec<T>, moves: impl Fn(&T) -> Vec<T>)
     Naive { distance, levels }
 }
 
-fn run<S: StateSpace>(space: &S, strategy: Strategy, footprint: Footprint) -> Outcome {
+fn run<S: StateSpace>(space: &S, strategy: PassPolicy, footprint: Footprint) -> Outcome {
     let options = Options {
         antipode_limit: usize::MAX,
-        strategy,
+        policy: strategy,
         footprint,
     };
     search(space, &options, &Silent)
@@ -61,11 +61,11 @@ fn check<S: StateSpace, T: Clone + Eq + Hash + Ord + std::fmt::Debug>(
         .map(|(s, _)| s.clone())
         .collect();
     let strategies = [
-        Strategy::Auto,
-        Strategy::Lists,
-        Strategy::TopDown,
-        Strategy::BottomUp,
-        Strategy::Sweep,
+        PassPolicy::Auto,
+        PassPolicy::Lists,
+        PassPolicy::TopDown,
+        PassPolicy::BottomUp,
+        PassPolicy::Sweep,
     ];
     let footprints = [Footprint::Full, Footprint::Lean];
     for (strategy, footprint) in strategies
@@ -150,7 +150,7 @@ fn topspin_defaults_and_published_reach() {
     // With k = 4 the moves generate all of S_n for even n and A_n for odd n (n >= 6).
     for n in 6..=9 {
         let space = Ring::topspin(n, 4, Metric::Lrf).unwrap();
-        let outcome = run(&space, Strategy::Auto, Footprint::Full);
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
         let all: u64 = (1..=n as u64).product();
         assert_eq!(outcome.reachable(), if n % 2 == 0 { all } else { all / 2 });
     }
@@ -207,7 +207,7 @@ fn rotation_boards_give_the_published_values() {
     // number-rotation-puzzle.txt: the 3x3 board with 2x2 blocks reaches all 9! positions, at
     // these distances; 2x3 with 2x2 blocks reaches 120 of 720; 3x4 with 3x3 blocks 720.
     let space = rotation::board(3, 3, 2).unwrap();
-    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
     assert_eq!(
         outcome.levels.iter().collect::<Vec<_>>(),
         [
@@ -223,7 +223,7 @@ fn rotation_boards_give_the_published_values() {
             "a table of the group's size, not of n!"
         );
         assert_eq!(
-            run(&space, Strategy::Auto, Footprint::Full).reachable(),
+            run(&space, PassPolicy::Auto, Footprint::Full).reachable(),
             reach
         );
     }
@@ -269,14 +269,14 @@ fn rings_give_the_published_values() {
     // N = 6: the all-on start is 42 moves from the all-off goal, the diameter is 63 and the
     // only antipode is 31 (ring 6 on, the others off).
     let space = Rings::new(6).unwrap();
-    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
     assert_eq!(outcome.diameter(), 63);
     assert_eq!(outcome.antipodes, [31]);
     assert_eq!(path_to_solved(&space, &outcome.table, 0).unwrap().len(), 42);
     // In general: the start is ceil(2 (2^N - 1) / 3) moves away, the diameter 2^N - 1.
     for n in 1..=20 {
         let space = Rings::new(n).unwrap();
-        let outcome = run(&space, Strategy::Auto, Footprint::Full);
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
         let all = (1u64 << n) - 1;
         assert_eq!(outcome.diameter(), all, "n={n}");
         assert_eq!(outcome.levels.runs().len(), 1, "one state per level");
@@ -425,7 +425,7 @@ fn small_groups_get_tables_of_their_own_size() {
     assert_eq!(space.group_order(), 6);
     assert_eq!(space.size(), 6);
     assert!(space.info().rank_order.contains("increasing list"));
-    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
     assert_eq!(outcome.reachable(), 6);
     // A state outside the group is refused.
     assert!(space.rank(&[2, 1, 3, 4, 5, 6]).is_err());
@@ -438,8 +438,8 @@ fn turnstyle_written_as_generators_is_the_builtin_turnstyle() {
         let cycle: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
         let space = perm_from_gens(&format!("(1,2)(3,4); ({})", cycle.join(",")));
         let builtin = Ring::turnstyle(n, Metric::Lrf).unwrap();
-        let a = run(&space, Strategy::Auto, Footprint::Full);
-        let b = run(&builtin, Strategy::Auto, Footprint::Full);
+        let a = run(&space, PassPolicy::Auto, Footprint::Full);
+        let b = run(&builtin, PassPolicy::Auto, Footprint::Full);
         assert_eq!(a.levels, b.levels, "n={n}");
         assert_eq!(space.group_order(), b.reachable(), "n={n}");
         // The same antipodes, as positions.
@@ -470,8 +470,8 @@ fn definitions_run_like_generators() {
     assert_eq!(space.move_names(), ["F", "L", "L'"]);
     let builtin = Ring::turnstyle(8, Metric::Lrf).unwrap();
     assert_eq!(
-        run(&space, Strategy::Auto, Footprint::Full).levels,
-        run(&builtin, Strategy::Auto, Footprint::Full).levels
+        run(&space, PassPolicy::Auto, Footprint::Full).levels,
+        run(&builtin, PassPolicy::Auto, Footprint::Full).levels
     );
 }
 
@@ -520,7 +520,7 @@ fn the_key_matches_naive_bfs_and_draws_its_maze() {
     let off: Vec<(usize, usize)> = (0..d).map(|r| (p_count, r)).collect();
     let naive = naive_bfs(off, moves);
     check("key", &space, &naive, |s| (s[0] as usize, s[1] as usize));
-    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
     let from_start = path_to_solved(&space, &outcome.table, space.start()).unwrap();
     assert_eq!(from_start.len() as u64, naive.distance[&(0, 0)]);
     let maze = space.maze(&outcome.table);
@@ -833,7 +833,7 @@ fn the_2x2x2_cube_has_its_published_level_counts() {
         assert_eq!(space.size(), 3_674_160);
         // Schreier–Sims on (corner, orientation) points agrees.
         assert_eq!(space.info().group_order, Some(3_674_160));
-        let outcome = run(&space, Strategy::Auto, Footprint::Full);
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
         assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), want, "{metric}");
     }
 }
@@ -848,7 +848,7 @@ fn the_skewb_has_its_published_level_counts() {
     let space = twisty_space(&text, "htm");
     assert_eq!(space.info().group_order, Some(3_149_280));
     assert_eq!(space.size(), 3_149_280);
-    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
     let want = [
         1, 8, 48, 288, 1728, 10248, 59304, 315198, 1225483, 1455856, 81028, 90,
     ];
@@ -870,7 +870,7 @@ fn the_skewb_diamond_has_its_published_count_and_twsearch_geometry_levels() {
     let space = twisty_space(&text, "htm");
     assert_eq!(space.info().group_order, Some(138_240));
     assert_eq!(space.size(), 138_240);
-    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
     let want = [1, 8, 48, 288, 1632, 8568, 36114, 74799, 16547, 220, 15];
     assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), want);
 }

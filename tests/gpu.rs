@@ -9,7 +9,7 @@ use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
-use gpusearch::search::{Options, Outcome, Progress, Resume, Silent, Step, Strategy, search};
+use gpusearch::search::{Options, Outcome, PassPolicy, Progress, Resume, Silent, Step, search};
 use gpusearch::store;
 use gpusearch::table::DistanceTable;
 use serde_json::Value;
@@ -30,10 +30,10 @@ fn gpu() -> Option<Gpu> {
     gpu
 }
 
-fn options(strategy: Strategy) -> Options {
+fn options(strategy: PassPolicy) -> Options {
     Options {
         antipode_limit: 100,
-        strategy,
+        policy: strategy,
         ..Options::default()
     }
 }
@@ -52,7 +52,7 @@ fn assert_same(what: &str, cpu: &Outcome, gpu: &Outcome) {
     }
 }
 
-fn compare(gpu: &Gpu, n: usize, metric: Metric, window: Option<u64>, strategy: Strategy) {
+fn compare(gpu: &Gpu, n: usize, metric: Metric, window: Option<u64>, strategy: PassPolicy) {
     let space = Ring::turnstyle(n, metric).unwrap();
     compare_space(
         gpu,
@@ -68,11 +68,11 @@ fn compare_space<S: StateSpace>(
     space: &S,
     name: &str,
     window: Option<u64>,
-    strategy: Strategy,
+    strategy: PassPolicy,
 ) {
     let layout = gpu.plan(space.size(), window).unwrap();
     let what = format!("{name} windows={} {strategy:?}", layout.windows);
-    let cpu = search(space, &options(Strategy::Auto), &Silent);
+    let cpu = search(space, &options(PassPolicy::Auto), &Silent);
     let found = gpu
         .search(space, &layout, &options(strategy), &Silent)
         .unwrap();
@@ -124,11 +124,17 @@ fn the_generic_permutation_shader_gives_the_cpu_tables() {
         ),
         ("odd A_7 coset", odd_coset()),
     ] {
-        compare_space(&gpu, &space, name, None, Strategy::Auto);
-        compare_space(&gpu, &space, name, Some(3 << 10), Strategy::BottomUp);
+        compare_space(&gpu, &space, name, None, PassPolicy::Auto);
+        compare_space(&gpu, &space, name, Some(3 << 10), PassPolicy::BottomUp);
     }
     let board = rotation::board(3, 3, 2).unwrap();
-    compare_space(&gpu, &board, "rotation 3x3", Some(12 << 10), Strategy::Auto);
+    compare_space(
+        &gpu,
+        &board,
+        "rotation 3x3",
+        Some(12 << 10),
+        PassPolicy::Auto,
+    );
 }
 
 #[test]
@@ -179,7 +185,7 @@ fn gpu_tables_equal_cpu_tables_for_n_4_to_10() {
     let Some(gpu) = gpu() else { return };
     for metric in [Metric::Lrf, Metric::Flips] {
         for n in 4..=10 {
-            compare(&gpu, n, metric, None, Strategy::Auto);
+            compare(&gpu, n, metric, None, PassPolicy::Auto);
         }
     }
     for n in 5..=10 {
@@ -189,7 +195,7 @@ fn gpu_tables_equal_cpu_tables_for_n_4_to_10() {
             &topspin,
             &format!("topspin {n}"),
             None,
-            Strategy::Auto,
+            PassPolicy::Auto,
         );
     }
 }
@@ -208,14 +214,14 @@ fn many_small_windows_give_the_same_tables() {
             .plan(Ring::turnstyle(n, metric).unwrap().size(), Some(window))
             .unwrap();
         assert!(layout.windows >= 2, "n={n}: {} windows", layout.windows);
-        compare(&gpu, n, metric, Some(window), Strategy::Auto);
+        compare(&gpu, n, metric, Some(window), PassPolicy::Auto);
     }
 }
 
 #[test]
 fn top_down_and_bottom_up_passes_each_give_the_same_tables() {
     let Some(gpu) = gpu() else { return };
-    for strategy in [Strategy::TopDown, Strategy::BottomUp] {
+    for strategy in [PassPolicy::TopDown, PassPolicy::BottomUp] {
         for (n, metric) in [(8, Metric::Lrf), (9, Metric::Flips), (7, Metric::Lrf)] {
             compare(&gpu, n, metric, Some(3 << 10), strategy);
         }
@@ -450,11 +456,11 @@ fn the_level_loop_drives_both_engines_through_the_same_passes() {
     ];
     for (name, space) in spaces {
         for strategy in [
-            Strategy::Auto,
-            Strategy::Lists,
-            Strategy::TopDown,
-            Strategy::BottomUp,
-            Strategy::Sweep,
+            PassPolicy::Auto,
+            PassPolicy::Lists,
+            PassPolicy::TopDown,
+            PassPolicy::BottomUp,
+            PassPolicy::Sweep,
         ] {
             let layout = gpu.plan(space.size(), Some(24 << 10)).unwrap();
             let (cpu_events, gpu_events) = (Events::default(), Events::default());
@@ -466,7 +472,7 @@ fn the_level_loop_drives_both_engines_through_the_same_passes() {
             assert_same(&what, &cpu, &found);
             let events = cpu_events.0.into_inner().unwrap();
             assert_eq!(events, gpu_events.0.into_inner().unwrap(), "{what}");
-            if strategy == Strategy::Auto {
+            if strategy == PassPolicy::Auto {
                 // Lists first, then sweeps, then the last few unreached.
                 let kinds: Vec<Step> = events.iter().map(|e| e.2).collect();
                 for step in [Step::Frontier, Step::Sweep, Step::Remaining] {
@@ -485,13 +491,13 @@ fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
         Ring::turnstyle(9, Metric::Flips).unwrap(),
     ] {
         let layout = gpu.plan(space.size(), Some(3 << 10)).unwrap();
-        let cpu = search(&space, &options(Strategy::Auto), &Silent);
+        let cpu = search(&space, &options(PassPolicy::Auto), &Silent);
         let every = Every::default();
         let saved = gpu
             .search_from(
                 &space,
                 &layout,
-                &options(Strategy::Auto),
+                &options(PassPolicy::Auto),
                 &Silent,
                 Some(&every),
                 None,
@@ -509,7 +515,7 @@ fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
                 .search_from(
                     &space,
                     &layout,
-                    &options(Strategy::Auto),
+                    &options(PassPolicy::Auto),
                     &Silent,
                     None,
                     Some(resume),
@@ -550,7 +556,7 @@ fn a_table_left_on_the_device_writes_the_same_file_and_checkpoints() {
                 .search_then(
                     &space,
                     &layout,
-                    &options(Strategy::Auto),
+                    &options(PassPolicy::Auto),
                     &Silent,
                     Some(&every),
                     None,
@@ -572,7 +578,7 @@ fn a_table_left_on_the_device_writes_the_same_file_and_checkpoints() {
         assert!(host.2 == device.2, "{}: distances file", space.slug());
         assert!(host.3 == device.3, "{}: checkpoints", space.slug());
         // And the CPU's file, byte for byte.
-        let cpu = search(&space, &options(Strategy::Auto), &Silent);
+        let cpu = search(&space, &options(PassPolicy::Auto), &Silent);
         let mut file = Vec::new();
         store::write(
             &mut file,
@@ -687,13 +693,13 @@ fn the_twisty_shader_gives_the_cpu_tables() {
     let Some(gpu) = gpu() else { return };
     for metric in ["htm", "qtm"] {
         let space = twisty(FEATURES, metric);
-        compare_space(&gpu, &space, metric, None, Strategy::Auto);
-        compare_space(&gpu, &space, metric, Some(16 << 10), Strategy::BottomUp);
+        compare_space(&gpu, &space, metric, None, PassPolicy::Auto);
+        compare_space(&gpu, &space, metric, Some(16 << 10), PassPolicy::BottomUp);
     }
     let potential = twisty(POTENTIAL, "htm");
-    compare_space(&gpu, &potential, "potential", None, Strategy::Auto);
+    compare_space(&gpu, &potential, "potential", None, PassPolicy::Auto);
     let diamond = twisty(&definition("skewb-diamond.tws"), "htm");
-    compare_space(&gpu, &diamond, "skewb diamond", None, Strategy::Auto);
+    compare_space(&gpu, &diamond, "skewb diamond", None, PassPolicy::Auto);
 }
 
 #[test]
@@ -721,8 +727,8 @@ fn loops_a_driver_cuts_short_are_reported_not_published() {
     let space = twisty(&text, "htm");
     assert_eq!(space.move_count(), 140);
     let layout = gpu.plan(space.size(), None).unwrap();
-    let cpu = search(&space, &options(Strategy::TopDown), &Silent);
-    match gpu.search(&space, &layout, &options(Strategy::TopDown), &Silent) {
+    let cpu = search(&space, &options(PassPolicy::TopDown), &Silent);
+    match gpu.search(&space, &layout, &options(PassPolicy::TopDown), &Silent) {
         Ok(found) => {
             assert!(
                 !gpu.adapter().name.contains("llvmpipe"),

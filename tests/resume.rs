@@ -5,7 +5,7 @@ mod common;
 use common::Every;
 use gpusearch::puzzle::{Metric, Ring, Rings, StateSpace, rotation};
 use gpusearch::search::{
-    Footprint, Options, Outcome, Resume, Silent, Strategy, search, search_from,
+    Footprint, Options, Outcome, PassPolicy, Resume, Silent, search, search_from,
 };
 use gpusearch::table::DistanceTable;
 
@@ -32,11 +32,11 @@ fn every_checkpoint_resumes_to_the_uninterrupted_result() {
 
 /// Every strategy and footprint, from every level's checkpoint.
 fn resumes_alike<S: StateSpace>(name: &str, s: &S) {
-    for strategy in [Strategy::Auto, Strategy::Sweep, Strategy::TopDown] {
+    for strategy in [PassPolicy::Auto, PassPolicy::Sweep, PassPolicy::TopDown] {
         for footprint in [Footprint::Full, Footprint::Lean] {
             let options = Options {
                 antipode_limit: 100,
-                strategy,
+                policy: strategy,
                 footprint,
             };
             let what = format!("{name} {strategy:?} {footprint:?}");

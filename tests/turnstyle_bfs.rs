@@ -3,7 +3,7 @@
 
 use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::{Cursor, Metric, Ring, StateSpace};
-use gpusearch::search::{Footprint, Options, Outcome, Silent, Strategy, search};
+use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, search};
 use gpusearch::table::UNREACHED;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -72,21 +72,21 @@ fn naive_bfs(n: usize, metric: Metric) -> Naive {
     }
 }
 
-fn run(space: &Ring, strategy: Strategy, footprint: Footprint) -> Outcome {
+fn run(space: &Ring, strategy: PassPolicy, footprint: Footprint) -> Outcome {
     let options = Options {
         antipode_limit: usize::MAX,
-        strategy,
+        policy: strategy,
         footprint,
     };
     search(space, &options, &Silent)
 }
 
-const STRATEGIES: [Strategy; 5] = [
-    Strategy::Auto,
-    Strategy::Lists,
-    Strategy::TopDown,
-    Strategy::BottomUp,
-    Strategy::Sweep,
+const STRATEGIES: [PassPolicy; 5] = [
+    PassPolicy::Auto,
+    PassPolicy::Lists,
+    PassPolicy::TopDown,
+    PassPolicy::BottomUp,
+    PassPolicy::Sweep,
 ];
 
 fn check_against_naive(metric: Metric) {
@@ -296,7 +296,7 @@ fn storer_swap_for_8_pieces_replays_and_is_optimal_at_18() {
     for (step, want) in listing.iter().enumerate() {
         assert_eq!(states[step + 1], labels(want), "step {}", step + 1);
     }
-    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
     let swap = space.rank(&labels("2 1 3 4 5 6 7 8")).unwrap();
     let path = path_to_solved(&space, &outcome.table, swap).unwrap();
     assert_eq!(path.len(), 18);
@@ -307,7 +307,7 @@ fn storer_swap_for_10_pieces_is_optimal_at_25() {
     let space = Ring::turnstyle(10, Metric::Lrf).unwrap();
     let states = replay(&space, "RRRFRFRFRRFLFLFLFRRFRFRFR");
     assert_eq!(states[25], labels("2 1 3 4 5 6 7 8 9 10"));
-    let outcome = run(&space, Strategy::Auto, Footprint::Full);
+    let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
     let swap = space.rank(&labels("2 1 3 4 5 6 7 8 9 10")).unwrap();
     let path = path_to_solved(&space, &outcome.table, swap).unwrap();
     assert_eq!(path.len(), 25);

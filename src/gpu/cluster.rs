@@ -6,7 +6,7 @@
 
 use super::GpuEngine;
 use super::engine::slab::Outbox;
-use crate::search::cluster::{Cluster, Exchanged, SlabEngine, owner};
+use crate::search::cluster::{Exchanged, MpiJob, SlabEngine, owner};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::slab::{Slab, bounds};
@@ -14,9 +14,9 @@ use crate::search::{Passes, Progress, Step};
 use crate::table::{DistanceTable, TableSource, TableView};
 
 /// The engine of one process's slab on its GPU.
-pub struct GpuClusterEngine<'g, 'c> {
+pub struct GpuSlabEngine<'g, 'c> {
     engine: GpuEngine<'g>,
-    cluster: &'c Cluster,
+    cluster: &'c MpiJob,
     slab: Slab,
     /// The first column of each process's slab, and the end.
     bounds: Vec<u64>,
@@ -30,12 +30,12 @@ pub struct GpuClusterEngine<'g, 'c> {
     exchanged: Exchanged,
 }
 
-impl<'g, 'c> GpuClusterEngine<'g, 'c> {
+impl<'g, 'c> GpuSlabEngine<'g, 'c> {
     /// The engine of `slab`, of a space of `moves` moves, in the job
     /// `cluster`, on the device's `engine` ([`GpuEngine::on_slab`]).
-    pub fn new(engine: GpuEngine<'g>, cluster: &'c Cluster, slab: Slab, moves: usize) -> Self {
+    pub fn new(engine: GpuEngine<'g>, cluster: &'c MpiJob, slab: Slab, moves: usize) -> Self {
         let span_limits = engine.round_blocks(moves);
-        GpuClusterEngine {
+        GpuSlabEngine {
             engine,
             cluster,
             bounds: bounds(slab.width, slab.processes),
@@ -129,7 +129,7 @@ struct Rounds {
     span: u64,
 }
 
-impl Engine for GpuClusterEngine<'_, '_> {
+impl Engine for GpuSlabEngine<'_, '_> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
         let mine: Vec<u64> = (starts.iter())
             .filter(|&&s| self.slab.contains(s))
@@ -199,7 +199,7 @@ impl Engine for GpuClusterEngine<'_, '_> {
     }
 }
 
-impl SlabEngine for GpuClusterEngine<'_, '_> {
+impl SlabEngine for GpuSlabEngine<'_, '_> {
     fn slab(&self) -> &Slab {
         &self.slab
     }

@@ -742,7 +742,7 @@ impl<'g> GpuEngine<'g> {
                     self.copy_out(next, &staging[(i + 1) % 2]);
                 }
                 let words: &[u32] = bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
-                take_in(table.as_ref(), block, words, want)
+                store_blocks(table.as_ref(), block, words, want)
             })?;
             smallest.extend(found);
             block += count as usize;
@@ -956,24 +956,24 @@ impl TableView for DeviceTable<'_, '_> {
 }
 
 /// Blocks a worker takes in at a time.
-const TAKE_IN_BLOCKS: usize = 1 << 14;
+const STORED_BLOCKS: usize = 1 << 14;
 
 /// Stores the blocks of `words` (each `lo, hi, seen`) into `table` (if any) from block `first`
 /// on, in parallel, and with `want = Some((value, limit))` returns the smallest `limit` ranks
 /// among them of entries holding `value` that are not seen.
-fn take_in(
+fn store_blocks(
     table: Option<&DistanceTable>,
     first: usize,
     words: &[u32],
     want: Option<(u8, usize)>,
 ) -> Vec<u64> {
     let parts: Vec<Vec<u64>> = words
-        .par_chunks(3 * TAKE_IN_BLOCKS)
+        .par_chunks(3 * STORED_BLOCKS)
         .enumerate()
         .map(|(part, words)| {
             let mut found = Vec::new();
             for (i, b) in words.chunks_exact(3).enumerate() {
-                let at = first + part * TAKE_IN_BLOCKS + i;
+                let at = first + part * STORED_BLOCKS + i;
                 let word = u64::from(b[0]) | u64::from(b[1]) << 32;
                 if let Some(table) = table {
                     table.store_word(at, word);

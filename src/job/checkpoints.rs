@@ -1,7 +1,7 @@
 //! The checkpoints a run saves in its output folder (of the table, or of each process's slab
 //! in an MPI job), and the state read back from one.
 
-use super::{Cluster, Error};
+use super::{Error, MpiJob};
 use crate::puzzle::StateSpace;
 use crate::search::levels::Levels;
 use crate::search::slab::{self, Slab};
@@ -93,7 +93,7 @@ pub(super) struct FileCheckpoints<'c> {
     pub(super) folder: PathBuf,
     pub(super) info: crate::puzzle::PuzzleInfo,
     pub(super) slab: Option<Slab>,
-    pub(super) cluster: Option<&'c Cluster>,
+    pub(super) cluster: Option<&'c MpiJob>,
     pub(super) every: f64,
     pub(super) since: Mutex<Instant>,
     /// Seconds searched by the runs before this one.

@@ -2,7 +2,7 @@
 //! one ends them all alike.
 
 use super::checkpoints::FileCheckpoints;
-use super::{Error, WrittenFile};
+use super::{Error, PendingDistances};
 use crate::gpu::Gpu;
 use crate::gpu::layout::Layout;
 use crate::progress::LevelBar;
@@ -16,14 +16,14 @@ use std::path::Path;
 
 /// The processes of an MPI job ([`crate::search::cluster`]); none in a build without MPI.
 #[cfg(feature = "mpi")]
-pub use crate::search::cluster::Cluster;
+pub use crate::search::cluster::MpiJob;
 
 /// The processes of an MPI job: none in a build without the `mpi` feature.
 #[cfg(not(feature = "mpi"))]
-pub enum Cluster {}
+pub enum MpiJob {}
 
 #[cfg(not(feature = "mpi"))]
-impl Cluster {
+impl MpiJob {
     /// This process's number (there is no such process).
     pub fn rank(&self) -> usize {
         match *self {}
@@ -65,13 +65,13 @@ impl Cluster {
 #[cfg(feature = "mpi")]
 pub(super) fn search_across<S: StateSpace>(
     space: &S,
-    cluster: &Cluster,
+    cluster: &MpiJob,
     gpu: Option<&(Gpu, Layout)>,
     options: &Options,
-    run: &RunParts,
+    run: &MpiRun,
     resume: Option<Resume>,
-) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
-    use search::cluster::{ClusterEngine, search};
+) -> Result<(Levels, Vec<u64>, Option<PendingDistances>), String> {
+    use search::cluster::{CpuSlabEngine, search};
     let (bar, saver) = (run.bar, Some(run.saver as &dyn search::Checkpoints));
     // A slab engine keeps its last level apart from the table (as bits or a list): a top-down
     // pass expands that level alone, as under the full footprint.
@@ -85,12 +85,12 @@ pub(super) fn search_across<S: StateSpace>(
         (Some((gpu, layout)), Some(shader)) => {
             let moves = space.move_count();
             let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab)?;
-            let engine = gpu::cluster::GpuClusterEngine::new(device, cluster, slab, moves);
+            let engine = gpu::cluster::GpuSlabEngine::new(device, cluster, slab, moves);
             search(space, engine, options, bar, saver, resume)?
         }
         _ => search(
             space,
-            ClusterEngine::new(space, cluster, slab)?,
+            CpuSlabEngine::new(space, cluster, slab)?,
             options,
             bar,
             saver,
@@ -133,19 +133,19 @@ pub(super) fn search_across<S: StateSpace>(
 #[cfg(not(feature = "mpi"))]
 pub(super) fn search_across<S: StateSpace>(
     _: &S,
-    cluster: &Cluster,
+    cluster: &MpiJob,
     _: Option<&(Gpu, Layout)>,
     _: &Options,
-    _: &RunParts,
+    _: &MpiRun,
     _: Option<Resume>,
-) -> Result<(Levels, Vec<u64>, Option<WrittenFile>), String> {
+) -> Result<(Levels, Vec<u64>, Option<PendingDistances>), String> {
     match *cluster {}
 }
 
 /// What a search across processes needs of its run besides the space.
 // Read only by the MPI build's search.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-pub(super) struct RunParts<'a> {
+pub(super) struct MpiRun<'a> {
     pub(super) bar: &'a LevelBar,
     pub(super) saver: &'a FileCheckpoints<'a>,
     pub(super) quiet: bool,
@@ -157,7 +157,10 @@ pub(super) struct RunParts<'a> {
 /// prints its error (named where it is not process 0, which speaks for the job) and every
 /// process returns [`Error::Reported`] with its exit status, once all are ready to end: mpirun
 /// stops the others as soon as one exits with an error, and they then end silently.
-pub(super) fn agree<T>(cluster: &Cluster, result: Result<T, Error>) -> Result<T, Error> {
+pub(super) fn first_failure_ends_all<T>(
+    cluster: &MpiJob,
+    result: Result<T, Error>,
+) -> Result<T, Error> {
     let code = result.as_ref().err().map_or(0, Error::exit_code);
     let Some((p, code)) = cluster.first_failure(code) else {
         return result;

@@ -11,7 +11,7 @@ pub mod engine;
 pub mod setup;
 
 pub use checkpoints::CHECKPOINT;
-pub use cluster::Cluster;
+pub use cluster::MpiJob;
 pub use engine::{Backend, MAX_THREADS, pool, thread_count};
 pub use setup::dry_run;
 pub(crate) use setup::prepare_output;
@@ -32,7 +32,7 @@ use crate::store::{
 use crate::table::TableView;
 use crate::units::bytes;
 use checkpoints::{FileCheckpoints, saved_hint};
-use cluster::{RunParts, agree, search_across};
+use cluster::{MpiRun, first_failure_ends_all, search_across};
 use setup::{Setup, setup};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -125,14 +125,14 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
 
 /// [`run`] as one of the processes of `cluster` where given: process 0 writes the files and
 /// returns what it wrote, the others `None`.
-pub fn run_in(job: &Job, cluster: Option<&Cluster>) -> Result<Option<Finished>, Error> {
+pub fn run_in(job: &Job, cluster: Option<&MpiJob>) -> Result<Option<Finished>, Error> {
     let space = registry::space(&job.puzzle).map_err(Error::Puzzle)?;
     with_space!(&space, s => run_space(s, job, cluster))
 }
 
 /// What a search wrote: the distances file (to be committed), its SHA-256 and the seconds of
 /// search (all runs of it together).
-pub(super) type WrittenFile = (AtomicFile, String, f64);
+pub(super) type PendingDistances = (AtomicFile, String, f64);
 
 /// The output folder of a job.
 pub fn output_folder<S: StateSpace>(space: &S, job: &Job) -> PathBuf {
@@ -145,7 +145,7 @@ pub fn output_folder<S: StateSpace>(space: &S, job: &Job) -> PathBuf {
 fn run_space<S: StateSpace>(
     space: &S,
     job: &Job,
-    cluster: Option<&Cluster>,
+    cluster: Option<&MpiJob>,
 ) -> Result<Option<Finished>, Error> {
     let out = output_folder(space, job);
     let threads = thread_count(job.threads)?;
@@ -158,7 +158,7 @@ fn run_space<S: StateSpace>(
         every,
         resume,
     } = match cluster {
-        Some(c) => agree(c, setup)?,
+        Some(c) => first_failure_ends_all(c, setup)?,
         None => setup?,
     };
     // The workers start once every check has passed.
@@ -240,7 +240,7 @@ fn run_space<S: StateSpace>(
     let (levels, antipodes, written, picture) = pool
         .install(|| match (&gpu, cluster) {
             (_, Some(c)) => {
-                let run = RunParts {
+                let run = MpiRun {
                     bar: &bar,
                     saver: &saver,
                     quiet: job.quiet,

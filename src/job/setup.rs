@@ -3,7 +3,7 @@
 
 use super::checkpoints::{Saved, resume_from};
 use super::engine::{Backend, open_gpu, thread_count};
-use super::{CHECKPOINT, Cluster, Error, Job};
+use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{self, Adapters, Gpu};
 use crate::plan::{self, Plan, Shape};
@@ -141,7 +141,7 @@ pub(super) struct Setup {
 pub(super) fn setup<S: StateSpace>(
     space: &S,
     job: &Job,
-    cluster: Option<&Cluster>,
+    cluster: Option<&MpiJob>,
     out: &Path,
     threads: usize,
 ) -> Result<Setup, Error> {
@@ -156,7 +156,7 @@ pub(super) fn setup<S: StateSpace>(
     // The GPU with the table's layout on it (a process's slab, in an MPI job: the processes of
     // a node take its GPUs in turn), checked against its limits before any output.
     let entries = slab.as_ref().map_or(space.size(), Slab::entries);
-    let index = cluster.map_or(0, Cluster::node_rank);
+    let index = cluster.map_or(0, MpiJob::node_rank);
     let gpu = match open_gpu(job, space, entries, threads, index)? {
         Some(gpu) => {
             let planned = gpu
@@ -203,7 +203,7 @@ pub(super) fn setup<S: StateSpace>(
             )
         }
     };
-    let saved = Saved::find(out, cluster.map_or(1, Cluster::size))?;
+    let saved = Saved::find(out, cluster.map_or(1, MpiJob::size))?;
     if job.resume && saved.level.is_none() {
         return Err(Error::Input(format!(
             "--resume: there is no checkpoint in {} (the run finished, or never saved one): run without --resume",

@@ -32,7 +32,7 @@ use levels::Levels;
 
 /// How the level loop picks the kind of each pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
+pub enum PassPolicy {
     /// Frontier lists while levels are small, then top-down or bottom-up scans by cost.
     Auto,
     /// Frontier lists only.
@@ -96,7 +96,7 @@ pub struct Options {
     /// How many antipodes to keep (the smallest ranks of the last level).
     pub antipode_limit: usize,
     /// How passes are chosen.
-    pub strategy: Strategy,
+    pub policy: PassPolicy,
     /// What the search may keep beside the table.
     pub footprint: Footprint,
 }
@@ -105,7 +105,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             antipode_limit: 100,
-            strategy: Strategy::Auto,
+            policy: PassPolicy::Auto,
             footprint: Footprint::Full,
         }
     }
@@ -246,15 +246,15 @@ pub fn drive<S: StateSpace, E: Engine>(
     let lean = options.footprint == Footprint::Lean;
     let passes = engine.passes();
     let structured = passes.sweep
-        && matches!(options.strategy, Strategy::Auto | Strategy::Sweep)
+        && matches!(options.policy, PassPolicy::Auto | PassPolicy::Sweep)
         && space.has_structure();
-    let swept = options.strategy == Strategy::Sweep && structured;
-    let list_limit = match options.strategy {
+    let swept = options.policy == PassPolicy::Sweep && structured;
+    let list_limit = match options.policy {
         _ if !passes.frontier => 0,
-        Strategy::Lists => u64::MAX,
-        Strategy::Sweep if swept => 0,
-        Strategy::Auto | Strategy::Sweep => list_limit(size, moves, options.footprint),
-        Strategy::TopDown | Strategy::BottomUp => 0,
+        PassPolicy::Lists => u64::MAX,
+        PassPolicy::Sweep if swept => 0,
+        PassPolicy::Auto | PassPolicy::Sweep => list_limit(size, moves, options.footprint),
+        PassPolicy::TopDown | PassPolicy::BottomUp => 0,
     };
     // `listed`: the length of the last level's list, while the engine holds one.
     // `antipodes`: the smallest ranks of the last level, when found before this run.
@@ -286,7 +286,7 @@ pub fn drive<S: StateSpace, E: Engine>(
         }
     };
     let mut reached = levels.total();
-    let mut bottom_up = options.strategy == Strategy::BottomUp;
+    let mut bottom_up = options.policy == PassPolicy::BottomUp;
     let mut remaining = false;
     // States found in thin levels since the checkpoint clock was last read.
     let mut thin_found = 0u64;
@@ -294,13 +294,13 @@ pub fn drive<S: StateSpace, E: Engine>(
         let depth = levels.len() - 1;
         let unreached = size - reached;
         let step = match listed {
-            // Thin levels go on as lists whatever the strategy (bottom-up scans would also check
+            // Thin levels go on as lists whatever the policy (bottom-up scans would also check
             // ranks no move reaches, where a family has such: Free the Key's unfit positions).
             Some(n) if (n <= list_limit || n <= TINY_LEVEL as u64) && passes.frontier && !swept => {
                 Step::Frontier
             }
             _ => {
-                if !structured && options.strategy == Strategy::Auto {
+                if !structured && options.policy == PassPolicy::Auto {
                     // A top-down scan expands the last level (its list, or under the lean
                     // footprint every entry holding its value: levels d - 3, d - 6, ... too).
                     let expanded = match listed {

@@ -133,7 +133,7 @@ pub(super) struct Sweep {
     /// The residual moves: sets of equally long ranges of ranks, each with the moves to apply
     /// there state by state. A residual task walks the same offsets of all ranges of a bundle
     /// together, so that a cursor often meets the same arrangement in several of them.
-    bundles: Vec<Bundle>,
+    bundles: Vec<ResidualRanges>,
     /// The last level and the level being found, as bitmaps; `None` when lean (the last level
     /// is read from the table).
     bitmaps: Option<Bitmaps>,
@@ -191,13 +191,13 @@ impl Sweep {
                 start = end;
             }
         }
-        let mut bundles: Vec<Bundle> = Vec::new();
+        let mut bundles: Vec<ResidualRanges> = Vec::new();
         for (ranks, mv) in structure.residual {
             let len = ranks.end - ranks.start;
             let bundle = match bundles.iter_mut().find(|b| b.len == len) {
                 Some(b) => b,
                 None => {
-                    bundles.push(Bundle {
+                    bundles.push(ResidualRanges {
                         len,
                         ranges: Vec::new(),
                     });
@@ -238,7 +238,7 @@ impl Sweep {
         let found = match &self.bitmaps {
             Some(b) => self.pass_from(&b.frontier, space, table, next, limit, progress),
             None => {
-                let frontier = Holding {
+                let frontier = EntriesHolding {
                     table,
                     value: current,
                 };
@@ -430,7 +430,7 @@ impl Sweep {
             .map(|(r, _)| unreached_in(table, r))
             .sum();
         let push = pushed * PUSH_COST <= pulled;
-        let tasks: Vec<(&Bundle, Range<u64>)> = self
+        let tasks: Vec<(&ResidualRanges, Range<u64>)> = self
             .bundles
             .iter()
             .flat_map(|b| {
@@ -600,7 +600,7 @@ fn residual_task<S: StateSpace, F: Frontier>(
     frontier: &F,
     space: &S,
     table: &DistanceTable,
-    bundle: &Bundle,
+    bundle: &ResidualRanges,
     offsets: Range<u64>,
     push: bool,
     next: u8,
@@ -778,12 +778,12 @@ impl Frontier for Bitmap {
 }
 
 /// The entries of a table holding `value`: the lean sweep's frontier.
-struct Holding<'a> {
+struct EntriesHolding<'a> {
     table: &'a DistanceTable,
     value: u8,
 }
 
-impl Frontier for Holding<'_> {
+impl Frontier for EntriesHolding<'_> {
     #[inline]
     fn word(&self, unit: i64) -> u64 {
         match usize::try_from(unit) {
@@ -809,7 +809,7 @@ impl Frontier for Holding<'_> {
 }
 
 /// Equally long ranges of ranks with residual moves: (first rank, moves) each.
-struct Bundle {
+struct ResidualRanges {
     len: u64,
     ranges: Vec<(u64, Vec<usize>)>,
 }

@@ -3,7 +3,7 @@
 
 use super::atomic::AtomicFile;
 use super::{CHUNK_ENTRIES, Chunk};
-use crate::search::cluster::{Cluster, owner};
+use crate::search::cluster::{MpiJob, owner};
 use crate::search::slab::{self, Slab};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableView};
 use std::io::Read;
@@ -18,7 +18,7 @@ use std::path::Path;
 /// back); the others `None`. Fails with this process's error (the caller ends the job: the
 /// others wait in a collective).
 pub fn write_distances(
-    cluster: &Cluster,
+    cluster: &MpiJob,
     slab: &Slab,
     table: &DistanceTable,
     entries: u64,

@@ -1,7 +1,7 @@
-//! One process's slab of the table on its CPU ([`ClusterEngine`]): passes in rounds, the
+//! One process's slab of the table on its CPU ([`CpuSlabEngine`]): passes in rounds, the
 //! neighbours outside the slab sent to their owners or asked of them.
 
-use super::transport::{Cluster, Exchanged, answers, owner};
+use super::transport::{Exchanged, MpiJob, answers, owner};
 use crate::puzzle::StateSpace;
 use crate::search::bitmap::Bitmap;
 use crate::search::engine::Engine;
@@ -26,9 +26,9 @@ const TABLE_BLOCK_WORDS: usize = 8192;
 /// Levels this short stay lists in any slab (long thin graphs: the Chinese rings).
 const MIN_LIST: u64 = 4096;
 /// The engine of one process: its slab of the table and the last level's states in it.
-pub struct ClusterEngine<'s, 'c, S: StateSpace> {
+pub struct CpuSlabEngine<'s, 'c, S: StateSpace> {
     space: &'s S,
-    cluster: &'c Cluster,
+    cluster: &'c MpiJob,
     /// The first column of each process's slab, and the end.
     bounds: Vec<u64>,
     slab: Slab,
@@ -39,17 +39,17 @@ pub struct ClusterEngine<'s, 'c, S: StateSpace> {
     /// An empty bitmap of the slab, kept for the next level found as bits.
     spare: Option<Bitmap>,
     /// The space's moves as the passes apply them: the plane moves a table word at a time from
-    /// a level in bits ([`ClusterEngine::plane_round`]), the others state by state.
+    /// a level in bits ([`CpuSlabEngine::plane_round`]), the others state by state.
     moves: SlabMoves,
     exchanged: Exchanged,
 }
 
-impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
+impl<'s, 'c, S: StateSpace> CpuSlabEngine<'s, 'c, S> {
     /// This process's engine on its `slab` of `space`, in the job `cluster`, or why the slab's
     /// table cannot be allocated.
-    pub fn new(space: &'s S, cluster: &'c Cluster, slab: Slab) -> Result<Self, String> {
+    pub fn new(space: &'s S, cluster: &'c MpiJob, slab: Slab) -> Result<Self, String> {
         let bounds = slab::bounds(slab.width, cluster.size());
-        Ok(ClusterEngine {
+        Ok(CpuSlabEngine {
             moves: SlabMoves::new(space, &slab),
             space,
             cluster,
@@ -69,7 +69,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
 
     /// The rounds this process expands the last level in: `tasks` of each (a list's chunks or
     /// the bitmap's blocks), cut where a round would expand more than
-    /// [`ClusterEngine::states_per_round`] states.
+    /// [`CpuSlabEngine::states_per_round`] states.
     fn rounds(&self) -> Vec<std::ops::Range<usize>> {
         let per_round = self.states_per_round();
         match &self.last {
@@ -89,13 +89,13 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                         words.map(|w| u64::from(bits.word(w).count_ones())).sum()
                     })
                     .collect();
-                cut(&counts, per_round)
+                group_rounds(&counts, per_round)
             }
         }
     }
 
     /// The rounds of a bottom-up pass over this slab: blocks of its table, cut where a round
-    /// would check more than [`ClusterEngine::states_per_round`] unreached entries.
+    /// would check more than [`CpuSlabEngine::states_per_round`] unreached entries.
     fn unreached_rounds(&self) -> Vec<std::ops::Range<usize>> {
         let table = &self.table;
         let blocks = table.word_count().div_ceil(TABLE_BLOCK_WORDS);
@@ -109,7 +109,7 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
                     .sum()
             })
             .collect();
-        cut(&counts, self.states_per_round())
+        group_rounds(&counts, self.states_per_round())
     }
 
     /// Sets to `next` the unreached entries that the plane moves take the states of `last` (the
@@ -153,15 +153,15 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         planes: bool,
         next: u8,
         bits: Option<&Bitmap>,
-    ) -> (Set, u64, u64) {
+    ) -> (Found, u64, u64) {
         let processes = self.bounds.len() - 1;
         let (space, table, bounds) = (self.space, &self.table, &self.bounds);
         let (slab, last, moves) = (&self.slab, &self.last, &self.moves);
-        let parts: Vec<Part<(u64, u64)>> = blocks
+        let parts: Vec<RoundShare<(u64, u64)>> = blocks
             .into_par_iter()
             .map(|b| {
                 let mut walker = moves.walker(space.cursor());
-                let mut set = Set::default();
+                let mut set = Found::default();
                 let mut asks = vec![Vec::new(); processes];
                 let mut elsewhere = Vec::with_capacity(space.move_count());
                 let words =
@@ -215,17 +215,17 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         planes: bool,
         next: u8,
         bits: Option<&Bitmap>,
-    ) -> (Set, u64, u64) {
+    ) -> (Found, u64, u64) {
         let processes = self.bounds.len() - 1;
         let slab = &self.slab;
         // The workers see the space, the table and the bounds, not the communicator.
         let (space, table, bounds) = (self.space, &self.table, &self.bounds);
         let (last, moves) = (&self.last, &self.moves);
-        let parts: Vec<Part<u64>> = tasks
+        let parts: Vec<RoundShare<u64>> = tasks
             .into_par_iter()
             .map(|t| {
                 let mut walker = moves.walker(space.cursor());
-                let mut set = Set::default();
+                let mut set = Found::default();
                 let mut outboxes = vec![Vec::new(); processes];
                 last.visit(slab, t, &mut |rank| {
                     let _ = walker.each(rank, planes, |n| {
@@ -262,10 +262,10 @@ impl<'s, 'c, S: StateSpace> ClusterEngine<'s, 'c, S> {
         place: impl Fn(u64) -> (u64, u64) + Sync,
         next: u8,
         bits: Option<&Bitmap>,
-    ) -> Vec<Set> {
+    ) -> Vec<Found> {
         (parts.into_par_iter())
             .map(|part| {
-                let mut set = Set::default();
+                let mut set = Found::default();
                 for &item in part {
                     let (local, rank) = place(item);
                     if self.table.claim(local, next) {
@@ -317,10 +317,10 @@ impl Frontier {
 }
 
 /// A worker's part of a round: the states it set, and per process what it would send it.
-type Part<T> = (Set, Vec<Vec<T>>);
+type RoundShare<T> = (Found, Vec<Vec<T>>);
 
 /// The workers' parts of a round joined.
-fn merge<T>(parts: Vec<Part<T>>, processes: usize) -> Part<T> {
+fn merge<T>(parts: Vec<RoundShare<T>>, processes: usize) -> RoundShare<T> {
     let mut outgoing: Vec<Vec<T>> = (0..processes).map(|_| Vec::new()).collect();
     let mut sets = Vec::with_capacity(parts.len());
     for (set, boxes) in parts {
@@ -329,7 +329,7 @@ fn merge<T>(parts: Vec<Part<T>>, processes: usize) -> Part<T> {
             all.extend(b);
         }
     }
-    let mut set = Set::default();
+    let mut set = Found::default();
     set.join(sets);
     (set, outgoing)
 }
@@ -337,12 +337,12 @@ fn merge<T>(parts: Vec<Part<T>>, processes: usize) -> Part<T> {
 /// The states a round set: how many, and their global ranks unless they went straight into
 /// the new level's bits.
 #[derive(Default)]
-struct Set {
+struct Found {
     count: u64,
     ranks: Vec<u64>,
 }
 
-impl Set {
+impl Found {
     /// Keeps the state of global rank `rank`, entry `local` of the slab: in `bits`, where the
     /// new level is bits already.
     fn keep(&mut self, bits: Option<&Bitmap>, local: u64, rank: u64) {
@@ -354,7 +354,7 @@ impl Set {
     }
 
     /// Adds the states of `others`.
-    fn join(&mut self, others: Vec<Set>) {
+    fn join(&mut self, others: Vec<Found>) {
         for other in others {
             self.count += other.count;
             self.ranks.extend(other.ranks);
@@ -364,7 +364,7 @@ impl Set {
 
 /// Blocks, with `counts` states each, grouped into rounds in order: a round ends before the
 /// block that would take it beyond `per_round` states (a block alone may exceed it).
-fn cut(counts: &[u64], per_round: u64) -> Vec<std::ops::Range<usize>> {
+fn group_rounds(counts: &[u64], per_round: u64) -> Vec<std::ops::Range<usize>> {
     let mut rounds = Vec::new();
     let (mut start, mut held) = (0, 0);
     for (b, &c) in counts.iter().enumerate() {
@@ -392,7 +392,7 @@ fn unreached_bits(table: &DistanceTable, w: usize) -> u64 {
     open
 }
 
-impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
+impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
         let mine: Vec<u64> = (starts.iter().copied())
             .filter(|&s| self.slab.contains(s))
@@ -438,9 +438,8 @@ impl<S: StateSpace> Engine for ClusterEngine<'_, '_, S> {
     }
 
     /// 3: an unreached entry not found at this level checks every move it has outside the
-    /// plane moves, as an expansion does for a state (measured on Turnstyle 12, where 2 moves
-    /// level 33 bottom-up too: 17.0 against 18.7 s on one process, 11.1–11.7 s either way on
-    /// two).
+    /// plane moves, as an expansion does for a state (2 moved a level of Turnstyle 12
+    /// bottom-up too early, which measured slower on one process).
     fn bottom_up_weight(&self, _: usize) -> u64 {
         3
     }
@@ -573,8 +572,8 @@ pub struct Searched {
     pub exchanged: Exchanged,
 }
 
-/// The engine of one process's slab: its CPU's ([`ClusterEngine`]) or its GPU's
-/// ([`crate::gpu::cluster::GpuClusterEngine`]).
+/// The engine of one process's slab: its CPU's ([`CpuSlabEngine`]) or its GPU's
+/// ([`crate::gpu::cluster::GpuSlabEngine`]).
 pub trait SlabEngine: Engine {
     /// Its slab.
     fn slab(&self) -> &Slab;
@@ -582,7 +581,7 @@ pub trait SlabEngine: Engine {
     fn exchanged(&self) -> &Exchanged;
 }
 
-impl<S: StateSpace> SlabEngine for ClusterEngine<'_, '_, S> {
+impl<S: StateSpace> SlabEngine for CpuSlabEngine<'_, '_, S> {
     fn slab(&self) -> &Slab {
         &self.slab
     }

@@ -13,9 +13,9 @@
 //! every process writes the file's chunks whose first entry is in its slab at their offsets
 //! ([`crate::store::cluster::write_distances`]); process 0 writes the header and the other files.
 //!
-//! This module's [`ClusterEngine`] searches a slab on the CPU; a process with a GPU searches it
-//! there ([`crate::gpu::cluster`]), with the same exchanges (`Cluster::send`,
-//! `Cluster::ask`, `Cluster::rounds`).
+//! This module's [`CpuSlabEngine`] searches a slab on the CPU; a process with a GPU searches it
+//! there ([`crate::gpu::cluster`]), with the same exchanges (`MpiJob::send`,
+//! `MpiJob::ask`, `MpiJob::rounds`).
 
 //!
 //! - [`transport`]: the job's processes and the exchanges between them;
@@ -24,6 +24,6 @@
 pub mod engine;
 pub mod transport;
 
-pub use engine::{ClusterEngine, Searched, SlabEngine, search};
+pub use engine::{CpuSlabEngine, Searched, SlabEngine, search};
 pub(crate) use transport::owner;
-pub use transport::{Cluster, Exchanged};
+pub use transport::{Exchanged, MpiJob};

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 const ZSTD_LEVEL: i32 = 1;
 
 /// The MPI job this process belongs to, where it was started by `mpirun` (or `mpiexec`).
-pub struct Cluster {
+pub struct MpiJob {
     _universe: ::mpi::environment::Universe,
     world: SimpleCommunicator,
     /// This process's number among the job's processes on its machine (those that share its
@@ -22,10 +22,10 @@ pub struct Cluster {
     node: (usize, usize),
 }
 
-impl Cluster {
+impl MpiJob {
     /// Joins the MPI job where this process was started as one of its processes (Open MPI's
     /// or a PMI launcher's environment says so); `None` for a plain process.
-    pub fn join() -> Option<Cluster> {
+    pub fn join() -> Option<MpiJob> {
         let launched = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
             .iter()
             .any(|v| std::env::var_os(v).is_some());
@@ -47,7 +47,7 @@ impl Cluster {
         }));
         let machine = world.split_shared(world.rank());
         let node = (machine.rank() as usize, machine.size() as usize);
-        Some(Cluster {
+        Some(MpiJob {
             _universe: universe,
             world,
             node,
@@ -181,7 +181,7 @@ impl Cluster {
         let chunks: Vec<Vec<u8>> = outboxes.into_par_iter().map(encode).collect();
         let bytes: u64 = chunks.iter().map(|c| c.len() as u64).sum();
         let (received, counts) = self.exchange(&chunks);
-        let ranks_in = split(&received, &counts)
+        let ranks_in = per_sender(&received, &counts)
             .into_par_iter()
             .map(decode)
             .collect();
@@ -206,7 +206,7 @@ impl Cluster {
         let (questions, asked_bytes, ranks) = self.send(outboxes);
         let replies: Vec<Vec<u8>> = questions.iter().map(|q| answer(q)).collect();
         let (answered, counts) = self.exchange(&replies);
-        let yes: Vec<Vec<u64>> = (asks.par_iter().zip(split(&answered, &counts)))
+        let yes: Vec<Vec<u64>> = (asks.par_iter().zip(per_sender(&answered, &counts)))
             .map(|(asked, bits)| {
                 let mut yes = Vec::new();
                 let mut distinct = 0;
@@ -268,8 +268,8 @@ impl Cluster {
 // SAFETY: MPI is initialised for serialized calls from any thread, and only the thread that
 // runs the level loop calls MPI, one call at a time (the workers of a pass see the table, never
 // the communicator).
-unsafe impl Sync for Cluster {}
-unsafe impl Send for Cluster {}
+unsafe impl Sync for MpiJob {}
+unsafe impl Send for MpiJob {}
 
 /// Bytes each exchange moved, level by level (summed over the processes).
 #[derive(Clone, Debug, Default)]
@@ -316,7 +316,7 @@ fn cores_note(rank: usize, allowed: usize, online: usize, here: usize) -> Option
 }
 
 /// What each process sent, `counts[q]` bytes from `q`, one slice each.
-fn split<'a>(received: &'a [u8], counts: &[i32]) -> Vec<&'a [u8]> {
+fn per_sender<'a>(received: &'a [u8], counts: &[i32]) -> Vec<&'a [u8]> {
     let mut at = 0;
     counts
         .iter()
