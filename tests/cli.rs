@@ -1,25 +1,12 @@
 //! The command line end to end: output files, determinism, bad input, interrupts.
 
+mod common;
+use common::{gpusearch, scratch};
 use gpusearch::store;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn gpusearch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpusearch"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// A fresh, empty scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusearch-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
+use std::process::Command;
 
 fn files_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

@@ -2,17 +2,11 @@
 //! across P processes writes the single process's distances file, byte for byte, and goes on
 //! from its checkpoints after one of them is killed.
 #![cfg(feature = "mpi")]
+mod common;
+use common::scratch;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// A fresh, empty scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusearch-mpi-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Runs the search `args` on `backend` into `out` as one plain process (`processes` 0) or under
 /// `mpirun` with that many processes; returns its distances file.

@@ -1,40 +1,16 @@
 //! Every puzzle family against a plain queue-based BFS written here from the seeds' own
 //! descriptions of the moves, and against the values the seeds publish.
 
+mod common;
+use common::{Naive, naive_bfs, perm_from_gens};
 use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
 use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, search};
 use gpusearch::table::UNREACHED;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::BTreeSet;
 use std::hash::Hash;
-
-/// Distances from the starts by a queue, the moves given as a function.
-struct Naive<T> {
-    distance: HashMap<T, u64>,
-    levels: Vec<u64>,
-}
-
-fn naive_bfs<T: Clone + Eq + Hash>(starts: Vec<T>, moves: impl Fn(&T) -> Vec<T>) -> Naive<T> {
-    let mut distance: HashMap<T, u64> = starts.iter().map(|s| (s.clone(), 0)).collect();
-    let mut queue: VecDeque<T> = starts.into();
-    while let Some(s) = queue.pop_front() {
-        let d = distance[&s];
-        for t in moves(&s) {
-            if !distance.contains_key(&t) {
-                distance.insert(t.clone(), d + 1);
-                queue.push_back(t);
-            }
-        }
-    }
-    let diameter = *distance.values().max().unwrap();
-    let mut levels = vec![0u64; diameter as usize + 1];
-    for &d in distance.values() {
-        levels[d as usize] += 1;
-    }
-    Naive { distance, levels }
-}
 
 fn run<S: StateSpace>(space: &S, strategy: PassPolicy, footprint: Footprint) -> Outcome {
     let options = Options {
@@ -296,21 +272,6 @@ fn apply_cycles(s: &[u32], cycles: &[&[usize]]) -> Vec<u32> {
         }
     }
     t
-}
-
-fn perm_from_gens(text: &str) -> Perm {
-    let def = parse::generators(text).unwrap();
-    Perm::new(
-        Identity {
-            family: "perm".into(),
-            params: Default::default(),
-            metric: "gens".into(),
-            slug: "test".into(),
-        },
-        def,
-        true,
-    )
-    .unwrap()
 }
 
 /// The inverse of a move given as 1-based cycles.

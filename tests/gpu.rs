@@ -3,7 +3,7 @@
 //! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
 
 mod common;
-use common::Every;
+use common::{Every, perm_from_gens, scratch};
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
@@ -13,7 +13,7 @@ use gpusearch::search::{Options, Outcome, PassPolicy, Progress, Resume, Silent, 
 use gpusearch::store;
 use gpusearch::table::DistanceTable;
 use serde_json::Value;
-use std::path::PathBuf;
+
 use std::process::Command;
 
 /// The adapter, or `None` (and a note) when there is none and none is required.
@@ -77,20 +77,6 @@ fn compare_space<S: StateSpace>(
         .search(space, &layout, &options(strategy), &Silent)
         .unwrap();
     assert_same(&what, &cpu, &found);
-}
-
-fn perm_from_gens(text: &str) -> Perm {
-    Perm::new(
-        Identity {
-            family: "perm".into(),
-            params: Default::default(),
-            metric: "gens".into(),
-            slug: "test".into(),
-        },
-        parse::generators(text).unwrap(),
-        true,
-    )
-    .unwrap()
 }
 
 /// 3-cycles on 7 points with the solved arrangement 2 1 3 4 5 6 7: the odd permutations.
@@ -320,13 +306,6 @@ fn shader_divisions_equal_cpu_divisions() {
         wide > 3000 && small_checked > 3000,
         "{wide} and {small_checked} pairs"
     );
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusearch-gpu-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Runs the binary; the parsed report and the distances file.

@@ -2,29 +2,11 @@
 //! the full one for every family, refusals, and what a batch user meets first (SIGTERM, stale
 //! temporary files, the default output folder).
 
+mod common;
+use common::{gpusearch, gpusearch_in, scratch};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn gpusearch_in(dir: Option<&Path>, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gpusearch"));
-    if let Some(dir) = dir {
-        command.current_dir(dir);
-    }
-    command.args(args).output().expect("the binary runs")
-}
-
-fn gpusearch(args: &[&str]) -> Output {
-    gpusearch_in(None, args)
-}
-
-/// A fresh, empty scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusearch-mem-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -1,27 +1,14 @@
 //! What users publish and check: `solve`, `verify`, and runs that survive being killed.
 
+mod common;
+use common::{gpusearch, scratch};
 use gpusearch::puzzle::{Metric, Ring, StateSpace};
 use gpusearch::search::{Options, Silent, search};
 use gpusearch::store;
 use gpusearch::table::{TableView, UNREACHED};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn gpusearch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpusearch"))
-        .args(args)
-        .env("NODEVICE_SELECT", "1")
-        .output()
-        .expect("the binary runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusearch-publish-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -1,11 +1,13 @@
 //! The engine against a plain queue-based BFS written here from the seeds' move definitions,
 //! and against the values the seeds publish.
 
+mod common;
+use common::Naive;
 use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::{Cursor, Metric, Ring, StateSpace};
 use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, search};
 use gpusearch::table::UNREACHED;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::BTreeSet;
 
 /// The seeds' moves on a position (piece labels by position). lrf: L, R, F; flips: F0..F(n-1)
 /// on the ring read from piece 1.
@@ -36,40 +38,9 @@ fn from_piece_one(s: &[u32]) -> Vec<u32> {
     (0..s.len()).map(|j| s[(k + j) % s.len()]).collect()
 }
 
-struct Naive {
-    distance: HashMap<Vec<u32>, u32>,
-    levels: Vec<u64>,
-    antipodes: BTreeSet<Vec<u32>>,
-}
-
-fn naive_bfs(n: usize, metric: Metric) -> Naive {
-    let solved: Vec<u32> = (1..=n as u32).collect();
-    let mut distance = HashMap::from([(solved.clone(), 0u32)]);
-    let mut queue = VecDeque::from([solved]);
-    while let Some(s) = queue.pop_front() {
-        let d = distance[&s];
-        for t in naive_moves(&s, metric) {
-            if !distance.contains_key(&t) {
-                distance.insert(t.clone(), d + 1);
-                queue.push_back(t);
-            }
-        }
-    }
-    let diameter = *distance.values().max().unwrap();
-    let mut levels = vec![0u64; diameter as usize + 1];
-    for &d in distance.values() {
-        levels[d as usize] += 1;
-    }
-    let antipodes = distance
-        .iter()
-        .filter(|&(_, &d)| d == diameter)
-        .map(|(s, _)| s.clone())
-        .collect();
-    Naive {
-        distance,
-        levels,
-        antipodes,
-    }
+/// The naive search of Turnstyle with `n` pieces in `metric`.
+fn naive_bfs(n: usize, metric: Metric) -> Naive<Vec<u32>> {
+    common::naive_bfs(vec![(1..=n as u32).collect()], |s| naive_moves(s, metric))
 }
 
 fn run(space: &Ring, strategy: PassPolicy, footprint: Footprint) -> Outcome {
@@ -108,7 +79,7 @@ fn check_against_naive(metric: Metric) {
             assert_eq!(outcome.diameter() + 1, naive.levels.len() as u64, "{what}");
             let antipodes: BTreeSet<Vec<u32>> =
                 outcome.antipodes.iter().map(|&r| space.state(r)).collect();
-            assert_eq!(antipodes, naive.antipodes, "{what}: antipodes");
+            assert_eq!(antipodes, naive.antipodes(), "{what}: antipodes");
             // Every entry of the table: distance mod 3, or unreached.
             for r in 0..space.size() {
                 let want = naive

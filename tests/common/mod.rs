@@ -1,9 +1,98 @@
-//! What several test files share: checkpoints kept in memory.
+//! What the test files share: running the binary, scratch folders, a plain queue-based BFS,
+//! permutation puzzles from generators, and checkpoints kept in memory.
 
+// Each test file is its own crate and uses some of these.
+#![allow(dead_code)]
+
+use gpusearch::puzzle::Perm;
+use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::search::Checkpoints;
 use gpusearch::search::levels::Levels;
 use gpusearch::table::TableView;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::hash::Hash;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::Mutex;
+
+/// Runs the binary with `args` in `dir` (the test's own folder where `None`).
+pub fn gpusearch_in(dir: Option<&Path>, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gpusearch"));
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    (command.args(args).env("NODEVICE_SELECT", "1").output()).expect("the binary runs")
+}
+
+/// Runs the binary with `args`.
+pub fn gpusearch(args: &[&str]) -> Output {
+    gpusearch_in(None, args)
+}
+
+/// A fresh, empty scratch folder for one test (`name` is unique within its test file; the
+/// process number keeps the test files apart).
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusearch-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Distances from the starts by a queue, the moves given as a function.
+pub struct Naive<T> {
+    /// The distance of every position reached.
+    pub distance: HashMap<T, u64>,
+    /// The positions at each distance.
+    pub levels: Vec<u64>,
+}
+
+impl<T: Clone + Ord> Naive<T> {
+    /// The positions at the largest distance.
+    pub fn antipodes(&self) -> BTreeSet<T> {
+        let diameter = self.levels.len() as u64 - 1;
+        (self.distance.iter())
+            .filter(|&(_, &d)| d == diameter)
+            .map(|(s, _)| s.clone())
+            .collect()
+    }
+}
+
+/// A breadth-first search from `starts` by a queue, with `moves` giving each position's
+/// neighbours.
+pub fn naive_bfs<T: Clone + Eq + Hash>(starts: Vec<T>, moves: impl Fn(&T) -> Vec<T>) -> Naive<T> {
+    let mut distance: HashMap<T, u64> = starts.iter().map(|s| (s.clone(), 0)).collect();
+    let mut queue: VecDeque<T> = starts.into();
+    while let Some(s) = queue.pop_front() {
+        let d = distance[&s];
+        for t in moves(&s) {
+            if !distance.contains_key(&t) {
+                distance.insert(t.clone(), d + 1);
+                queue.push_back(t);
+            }
+        }
+    }
+    let diameter = *distance.values().max().unwrap();
+    let mut levels = vec![0u64; diameter as usize + 1];
+    for &d in distance.values() {
+        levels[d as usize] += 1;
+    }
+    Naive { distance, levels }
+}
+
+/// The permutation puzzle of generators in cycle notation, each with its inverse.
+pub fn perm_from_gens(text: &str) -> Perm {
+    Perm::new(
+        Identity {
+            family: "perm".into(),
+            params: Default::default(),
+            metric: "gens".into(),
+            slug: "test".into(),
+        },
+        parse::generators(text).unwrap(),
+        true,
+    )
+    .unwrap()
+}
 
 /// A checkpoint kept in memory: the table's words, the levels and the antipodes.
 pub type Saved = (Vec<u64>, Levels, Vec<u64>);
