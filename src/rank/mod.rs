@@ -8,6 +8,7 @@
 //! permutations `2k` and `2k + 1` differ by swapping the last two entries, so exactly one of them
 //! is even.
 
+pub mod multiset;
 pub mod window;
 
 /// The largest permutation length whose ranks fit in a `u64` (20! < 2^64 < 21!).
