@@ -5,7 +5,7 @@
 mod common;
 use common::scratch;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Runs the search `args` on `backend` into `out` as one plain process (`processes` 0) or under

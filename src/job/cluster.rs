@@ -8,6 +8,7 @@ use crate::gpu::layout::Layout;
 use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
 use crate::search::levels::Levels;
+use crate::search::slab::Slab;
 use crate::search::{Options, Resume};
 use crate::store::atomic;
 #[cfg(feature = "mpi")]
@@ -66,7 +67,8 @@ impl MpiJob {
 pub(super) fn search_across<S: StateSpace>(
     space: &S,
     cluster: &MpiJob,
-    gpu: Option<&(Gpu, Layout)>,
+    slab: &Slab,
+    device: Option<&(Gpu, Layout)>,
     options: &Options,
     run: &MpiRun,
     resume: Option<Resume>,
@@ -79,16 +81,16 @@ pub(super) fn search_across<S: StateSpace>(
         footprint: Footprint::Full,
         ..options.clone()
     };
-    // The slab setup planned, which the checkpoints name.
-    let slab = (run.saver.slab.clone()).expect("a process of an MPI job has a slab");
-    let searched = match (gpu, space.gpu_shader()) {
-        (Some((gpu, layout)), Some(shader)) => {
+    let slab = slab.clone();
+    let searched = match device {
+        Some((gpu, layout)) => {
+            let shader = (space.gpu_shader()).ok_or("the puzzle has no GPU shader")?;
             let moves = space.move_count();
             let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab)?;
             let engine = gpu::cluster::GpuSlabEngine::new(device, cluster, slab, moves);
             search(space, engine, options, bar, saver, resume)?
         }
-        _ => search(
+        None => search(
             space,
             CpuSlabEngine::new(space, cluster, slab)?,
             options,
@@ -134,6 +136,7 @@ pub(super) fn search_across<S: StateSpace>(
 pub(super) fn search_across<S: StateSpace>(
     _: &S,
     cluster: &MpiJob,
+    _: &Slab,
     _: Option<&(Gpu, Layout)>,
     _: &Options,
     _: &MpiRun,

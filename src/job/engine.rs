@@ -1,9 +1,11 @@
 //! Which engine runs a search: the CPU, or a GPU where one is asked for or expected to finish
 //! first; and the workers it runs with.
 
-use super::{Error, Job};
+use super::{Error, Job, MpiJob};
+use crate::gpu::layout::Layout;
 use crate::gpu::{self, Adapters, Gpu};
 use crate::puzzle::StateSpace;
+use crate::search::slab::Slab;
 
 /// Which engine carries out a search's passes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -50,9 +52,91 @@ fn gpu_is_faster(entries: u64, threads: usize) -> bool {
         < entries / (threads as f64 * CPU_THREAD_STATES_PER_SECOND)
 }
 
+/// Where a run's search goes, chosen once ([`choose`]).
+pub enum Placement<'m> {
+    /// The CPU engine on the whole table.
+    Cpu,
+    /// The GPU engine on the whole table, laid out on the device.
+    Gpu(Gpu, Layout),
+    /// This process's slab of an MPI job, on its CPU or (with a device) its GPU.
+    Slab {
+        /// The job.
+        mpi: &'m MpiJob,
+        /// This process's slab.
+        slab: Slab,
+        /// Its GPU and the slab's layout there, where it searches on one.
+        device: Option<(Gpu, Layout)>,
+    },
+}
+
+impl Placement<'_> {
+    /// The slab of an MPI job's process.
+    pub fn slab(&self) -> Option<&Slab> {
+        match self {
+            Placement::Slab { slab, .. } => Some(slab),
+            _ => None,
+        }
+    }
+
+    /// The GPU it searches on, with the table's layout there.
+    pub fn device(&self) -> Option<(&Gpu, &Layout)> {
+        match self {
+            Placement::Gpu(gpu, layout) => Some((gpu, layout)),
+            Placement::Slab {
+                device: Some((gpu, layout)),
+                ..
+            } => Some((gpu, layout)),
+            _ => None,
+        }
+    }
+}
+
+/// The one choice of a run's engine: from the backend asked for, whether this process is one of
+/// an MPI job's (`mpi`), the space, and the device's limits and memory (the table's layout on a
+/// GPU is checked against them here, before any output).
+pub(super) fn choose<'m, S: StateSpace>(
+    space: &S,
+    job: &Job,
+    mpi: Option<&'m MpiJob>,
+    threads: usize,
+) -> Result<Placement<'m>, Error> {
+    let slab = mpi.map(|m| Slab::of(space.size(), space.slab_planes(), m.rank(), m.size()));
+    let entries = slab.as_ref().map_or(space.size(), Slab::entries);
+    // The processes of a node take its GPUs in turn.
+    let index = mpi.map_or(0, MpiJob::node_rank);
+    let device = match open_gpu(job, space, entries, threads, index)? {
+        Some(gpu) => {
+            // The shader's own tables (a twisty puzzle's moves) share the device.
+            let tables = space.gpu_shader().map_or(0, |s| 4 * s.tables.len() as u64);
+            let planned = (gpu.plan_with_tables(entries, tables, job.gpu_window_bytes))
+                .map_err(Error::Input)?;
+            let layout = match slab {
+                Some(_) => gpu::engine::slab::slab_layout(planned),
+                None => planned,
+            };
+            let memory = (job.gpu_memory.map(|m| (m, "--gpu-memory".to_string()))).or_else(|| {
+                gpu.memory()
+                    .map(|m| (m, format!("'{}'", gpu.adapter().name)))
+            });
+            if let Some((memory, source)) = memory
+                && let Some(why) = layout.memory_refusal(memory, &source)
+            {
+                return Err(Error::Input(why));
+            }
+            Some((gpu, layout))
+        }
+        None => None,
+    };
+    Ok(match (mpi, slab, device) {
+        (Some(mpi), Some(slab), device) => Placement::Slab { mpi, slab, device },
+        (_, _, Some((gpu, layout))) => Placement::Gpu(gpu, layout),
+        _ => Placement::Cpu,
+    })
+}
+
 /// Opens the GPU the job asks for, for a table of `entries` (the `index`-th of the best kind,
 /// counted round: a process's on a node of several): `None` for the CPU backend.
-pub(super) fn open_gpu<S: StateSpace>(
+fn open_gpu<S: StateSpace>(
     job: &Job,
     space: &S,
     entries: u64,

@@ -12,7 +12,7 @@ pub mod setup;
 
 pub use checkpoints::CHECKPOINT;
 pub use cluster::MpiJob;
-pub use engine::{Backend, MAX_THREADS, pool, thread_count};
+pub use engine::{Backend, MAX_THREADS, Placement, pool, thread_count};
 pub use setup::dry_run;
 pub(crate) use setup::prepare_output;
 
@@ -152,8 +152,7 @@ fn run_space<S: StateSpace>(
     // Across the processes of an MPI job, the first process's failure ends them all alike.
     let setup = setup(space, job, cluster, &out, threads);
     let Setup {
-        gpu,
-        slab,
+        placement,
         plan,
         every,
         resume,
@@ -203,7 +202,7 @@ fn run_space<S: StateSpace>(
     let saver = FileCheckpoints {
         folder: out.clone(),
         info: space.info(),
-        slab,
+        slab: placement.slab().cloned(),
         cluster,
         every,
         since: Mutex::new(Instant::now()),
@@ -238,8 +237,8 @@ fn run_space<S: StateSpace>(
         Ok((file, sha, seconds))
     };
     let (levels, antipodes, written, picture) = pool
-        .install(|| match (&gpu, cluster) {
-            (_, Some(c)) => {
+        .install(|| match &placement {
+            Placement::Slab { mpi, slab, device } => {
                 let run = MpiRun {
                     bar: &bar,
                     saver: &saver,
@@ -248,10 +247,10 @@ fn run_space<S: StateSpace>(
                     frame_memory: plan.frame_memory,
                 };
                 let (levels, antipodes, written) =
-                    search_across(space, c, gpu.as_ref(), &options, &run, resume)?;
+                    search_across(space, mpi, slab, device.as_ref(), &options, &run, resume)?;
                 Ok((levels, antipodes, written, None))
             }
-            (Some((gpu, layout)), None) => {
+            Placement::Gpu(gpu, layout) => {
                 let (levels, antipodes, written) = gpu.search_then(
                     space,
                     layout,
@@ -264,7 +263,7 @@ fn run_space<S: StateSpace>(
                 )?;
                 Ok((levels, antipodes, Some(written), None))
             }
-            (None, None) => {
+            Placement::Cpu => {
                 let outcome = search::search_from(space, &options, &bar, Some(&saver), resume)?;
                 let written = write(&outcome.table, &outcome.levels)?;
                 let picture = space.picture(&outcome.table);
@@ -282,13 +281,13 @@ fn run_space<S: StateSpace>(
                 antipode_count: levels.last(),
                 antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
                 levels: Written::from(&levels),
-                backend: match (&gpu, cluster) {
+                backend: match (placement.device(), cluster) {
                     (Some(_), Some(c)) => format!("gpu, {} MPI processes", c.size()),
                     (Some(_), None) => "gpu".into(),
                     (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
                     (None, None) => "cpu".into(),
                 },
-                adapter: gpu.as_ref().map(|(g, _)| g.adapter().clone()),
+                adapter: placement.device().map(|(g, _)| g.adapter().clone()),
                 threads,
                 seconds: (seconds * 1000.0).round() / 1000.0,
                 states_per_second: (levels.total() as f64 / seconds).round(),

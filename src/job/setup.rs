@@ -2,16 +2,16 @@
 //! checkpoints, the disk, the output folder), and the plan `--dry-run` prints.
 
 use super::checkpoints::{Saved, resume_from};
-use super::engine::{Backend, open_gpu, thread_count};
+use super::engine::{Backend, Placement, choose, thread_count};
 use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
-use crate::gpu::{self, Adapters, Gpu};
+use crate::gpu::{Adapters, Gpu};
 use crate::plan::{self, Plan, Shape};
 use crate::puzzle::StateSpace;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::search::Resume;
-use crate::search::slab::{self, Slab};
+use crate::search::slab;
 use crate::store::atomic;
 use crate::units::bytes;
 use std::io::Write;
@@ -42,11 +42,6 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
             device_plan(s, job)?
         ))
     })
-}
-
-/// Bytes of the tables a space's shader reads besides the distance table (its move tables).
-fn puzzle_bytes<S: StateSpace>(space: &S) -> u64 {
-    space.gpu_shader().map_or(0, |s| 4 * s.tables.len() as u64)
 }
 
 /// The device part of a `--dry-run`: with `--gpu-memory`, the table's layout on a GPU of that
@@ -125,10 +120,9 @@ fn plan_for<S: StateSpace>(
 }
 
 /// What a run settled before its search.
-pub(super) struct Setup {
-    pub(super) gpu: Option<(Gpu, Layout)>,
-    /// This process's slab, in an MPI job.
-    pub(super) slab: Option<Slab>,
+pub(super) struct Setup<'m> {
+    /// Where the search goes.
+    pub(super) placement: Placement<'m>,
     pub(super) plan: Plan,
     pub(super) every: f64,
     /// The state to go on from, and the seconds searched up to it.
@@ -138,13 +132,13 @@ pub(super) struct Setup {
 /// Every check of a run before its search (of this process's slab in an MPI job): the GPU and
 /// its layout, the memory plan, the checkpoints in the output folder, the disk; the folder is
 /// then made, and the checkpoint to go on from read.
-pub(super) fn setup<S: StateSpace>(
+pub(super) fn setup<'m, S: StateSpace>(
     space: &S,
     job: &Job,
-    cluster: Option<&MpiJob>,
+    cluster: Option<&'m MpiJob>,
     out: &Path,
     threads: usize,
-) -> Result<Setup, Error> {
+) -> Result<Setup<'m>, Error> {
     if let Some(every) = job.checkpoint_every
         && (every.is_nan() || every < 0.0)
     {
@@ -152,35 +146,16 @@ pub(super) fn setup<S: StateSpace>(
             "--checkpoint-every {every}: give a number of seconds, 0 or more"
         )));
     }
-    let slab = cluster.map(|c| Slab::of(space.size(), space.slab_planes(), c.rank(), c.size()));
-    // The GPU with the table's layout on it (a process's slab, in an MPI job: the processes of
-    // a node take its GPUs in turn), checked against its limits before any output.
-    let entries = slab.as_ref().map_or(space.size(), Slab::entries);
-    let index = cluster.map_or(0, MpiJob::node_rank);
-    let gpu = match open_gpu(job, space, entries, threads, index)? {
-        Some(gpu) => {
-            let planned = gpu
-                .plan_with_tables(entries, puzzle_bytes(space), job.gpu_window_bytes)
-                .map_err(Error::Input)?;
-            let layout = match slab {
-                Some(_) => gpu::engine::slab::slab_layout(planned),
-                None => planned,
-            };
-            let memory = (job.gpu_memory.map(|m| (m, "--gpu-memory".to_string()))).or_else(|| {
-                gpu.memory()
-                    .map(|m| (m, format!("'{}'", gpu.adapter().name)))
-            });
-            if let Some((memory, source)) = memory
-                && let Some(why) = layout.memory_refusal(memory, &source)
-            {
-                return Err(Error::Input(why));
-            }
-            Some((gpu, layout))
-        }
-        None => None,
-    };
-    let plan = match &slab {
-        None => plan_for(space, space.size(), job, gpu.is_some(), threads)?,
+    let placement = choose(space, job, cluster, threads)?;
+    let slab = placement.slab();
+    let plan = match slab {
+        None => plan_for(
+            space,
+            space.size(),
+            job,
+            placement.device().is_some(),
+            threads,
+        )?,
         Some(slab) => {
             // A process holds its slab's table, its levels and a round's buffers.
             let needed: u64 = slab::memory(slab).iter().map(|(_, b)| b).sum();
@@ -217,14 +192,14 @@ pub(super) fn setup<S: StateSpace>(
             saved.pattern
         )));
     }
-    let checkpoint = match (&slab, saved.level) {
+    let checkpoint = match (slab, saved.level) {
         (Some(slab), Some(level)) => out.join(slab.checkpoint_name(level)),
         _ => out.join(CHECKPOINT),
     };
     if cluster.is_none_or(|c| c.rank() == 0) {
         // The folder is the job's: process 0 checks its disk for every slab and makes it.
         let whole;
-        let disk = match &slab {
+        let disk = match slab {
             Some(_) => {
                 whole = Plan::sketch(&shape_of(space, space.size(), job, false, threads), 0);
                 &whole
@@ -242,14 +217,13 @@ pub(super) fn setup<S: StateSpace>(
         }
     }
     let resume = if job.resume {
-        Some(resume_from(space, slab.as_ref(), &checkpoint)?)
+        Some(resume_from(space, slab, &checkpoint)?)
     } else {
         None
     };
     let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
     Ok(Setup {
-        gpu,
-        slab,
+        placement,
         plan,
         every,
         resume,
