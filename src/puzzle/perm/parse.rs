@@ -28,7 +28,7 @@ pub fn generators(text: &str) -> Result<Definition, String> {
     let mut current: Vec<Vec<usize>> = Vec::new();
     let mut generator_start = 0;
     let mut starts = Vec::new();
-    let err = |at: usize, what: &str| format!("--gens: column {}: {what}", at + 1);
+    let err = |at: usize, what: &str| format!("column {}: {what}", at + 1);
     let skip_space = |at: &mut usize| {
         while *at < chars.len() && chars[*at].is_whitespace() {
             *at += 1;
@@ -106,7 +106,7 @@ pub fn generators(text: &str) -> Result<Definition, String> {
         .unwrap_or(0);
     if n < 2 {
         return Err(
-            "--gens: the generators move no point: give at least one cycle such as (1,2)".into(),
+            "the generators move no point: give at least one cycle such as (1,2)".into(),
         );
     }
     let mut moves = Vec::new();
