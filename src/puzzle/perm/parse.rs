@@ -105,9 +105,7 @@ pub fn generators(text: &str) -> Result<Definition, String> {
         .max()
         .unwrap_or(0);
     if n < 2 {
-        return Err(
-            "the generators move no point: give at least one cycle such as (1,2)".into(),
-        );
+        return Err("the generators move no point: give at least one cycle such as (1,2)".into());
     }
     let mut moves = Vec::new();
     for (g, cycles) in cycles_of.iter().enumerate() {

@@ -1,0 +1,199 @@
+//! The table between the device and the host: read back in chunks (for checkpoints and the
+//! distances file), uploaded to go on from a checkpoint.
+
+use super::*;
+
+impl GpuEngine<'_> {
+    /// Submits a copy of `count` blocks of window `w` from block `first` into `to`.
+    pub(super) fn copy_out(&self, (w, first, count): (u32, u64, u64), to: &wgpu::Buffer) {
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(
+            &self.windows[w as usize],
+            first * BLOCK_BYTES,
+            to,
+            0,
+            count * BLOCK_BYTES,
+        );
+        self.gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// The table's chunks on the device: (window, first block, blocks), in rank order.
+    pub(super) fn chunks(&self) -> Vec<(u32, u64, u64)> {
+        let layout = &self.layout;
+        (0..layout.windows)
+            .flat_map(|w| {
+                let blocks = layout.window_blocks(w);
+                (0..blocks)
+                    .step_by(READBACK_BLOCKS as usize)
+                    .map(move |first| (w, first, READBACK_BLOCKS.min(blocks - first)))
+            })
+            .collect()
+    }
+
+    /// The table, read back chunk by chunk (the next chunk's copy runs while the host takes in
+    /// the last) into a host copy if `keep`, and with `last = Some((value, limit))` the smallest
+    /// `limit` ranks of the last level (the entries holding `value` that are not yet seen).
+    pub(super) fn read_back(
+        &self,
+        last: Option<(u8, usize)>,
+        keep: bool,
+    ) -> Result<(Option<DistanceTable>, Vec<u64>), String> {
+        let started = std::time::Instant::now();
+        let table = keep.then(|| DistanceTable::new(self.layout.entries));
+        let mut smallest = Vec::new();
+        let staging = [0, 1].map(|_| {
+            read_back_buffer(
+                &self.gpu.device,
+                "table read-back",
+                self.layout.staging_bytes(),
+            )
+        });
+        let chunks = self.chunks();
+        self.copy_out(chunks[0], &staging[0]);
+        let mut block = 0usize;
+        for (i, &(_, _, count)) in chunks.iter().enumerate() {
+            let want = last.map(|(value, limit)| (value, limit - smallest.len()));
+            let found = map_read(&self.gpu.device, &staging[i % 2], |bytes| {
+                if let Some(&next) = chunks.get(i + 1) {
+                    self.copy_out(next, &staging[(i + 1) % 2]);
+                }
+                let words: &[u32] = bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
+                store_blocks(table.as_ref(), block, words, want)
+            })?;
+            smallest.extend(found);
+            block += count as usize;
+        }
+        if self.profile {
+            eprintln!(
+                "profile: read-back {:.3} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        Ok((table, smallest))
+    }
+
+    /// Puts a table on the device to go on from, read piece by piece: each block's words, and
+    /// as seen every reached entry but the last level's: those of `list` (ascending) where the
+    /// level is listed, else those holding `last`, its value (the next pass then expands that
+    /// level, and levels `last - 3`, ... once more, finding nothing there; list passes, which
+    /// mark no entries seen but their lists', need the exact level).
+    pub(super) fn upload(
+        &self,
+        table: &dyn TableView,
+        last: u8,
+        list: Option<&[u64]>,
+    ) -> Result<(), String> {
+        let mut listed = list.unwrap_or(&[]).iter().peekable();
+        for (w, first, count) in self.chunks() {
+            let block = ((w as u64) << self.layout.window_shift) + first;
+            let mut bytes = Vec::with_capacity(count as usize * 8);
+            table.append_le_bytes(block as usize..(block + count) as usize, &mut bytes)?;
+            let words: Vec<u32> = bytes
+                .chunks_exact(8)
+                .enumerate()
+                .flat_map(|(i, b)| {
+                    let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+                    let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
+                    let level = if list.is_some() {
+                        // The listed ranks in this block.
+                        let at = (block + i as u64) * BLOCK_ENTRIES;
+                        let mut bits = 0;
+                        while let Some(&&rank) = listed.peek().filter(|&&&r| r < at + BLOCK_ENTRIES)
+                        {
+                            bits |= 1 << (rank - at);
+                            listed.next();
+                        }
+                        bits
+                    } else {
+                        squeeze(matches(word, last))
+                    };
+                    [word as u32, (word >> 32) as u32, reached & !level]
+                })
+                .collect();
+            self.gpu.queue.write_buffer(
+                &self.windows[w as usize],
+                first * BLOCK_BYTES,
+                bytemuck::cast_slice(&words),
+            );
+            // One piece in flight at a time: the queue holds its bytes until it runs.
+            self.gpu
+                .device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| format!("the GPU stopped: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// The table where it lies on the device, read back piece by piece as the writers ask.
+pub(super) struct DeviceTable<'e, 'g>(pub(super) &'e GpuEngine<'g>);
+
+impl TableView for DeviceTable<'_, '_> {
+    fn entries(&self) -> u64 {
+        self.0.layout.entries
+    }
+
+    fn append_le_bytes(
+        &self,
+        words: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        // A table word is a block's first two device words; the pieces stay inside a window.
+        let (engine, layout) = (self.0, &self.0.layout);
+        let mut block = words.start as u64;
+        while block < words.end as u64 {
+            let window = (block >> layout.window_shift) as u32;
+            let first = block & ((1 << layout.window_shift) - 1);
+            let count = (words.end as u64 - block).min(layout.window_blocks(window) - first);
+            let staging =
+                read_back_buffer(&engine.gpu.device, "chunk read-back", count * BLOCK_BYTES);
+            engine.copy_out((window, first, count), &staging);
+            map_read(&engine.gpu.device, &staging, |bytes| {
+                out.reserve(count as usize * 8);
+                for b in bytes.chunks_exact(BLOCK_BYTES as usize) {
+                    out.extend_from_slice(&b[..8]);
+                }
+            })?;
+            block += count;
+        }
+        Ok(())
+    }
+}
+
+/// Blocks a worker takes in at a time.
+const STORED_BLOCKS: usize = 1 << 14;
+
+/// Stores the blocks of `words` (each `lo, hi, seen`) into `table` (if any) from block `first`
+/// on, in parallel, and with `want = Some((value, limit))` returns the smallest `limit` ranks
+/// among them of entries holding `value` that are not seen.
+fn store_blocks(
+    table: Option<&DistanceTable>,
+    first: usize,
+    words: &[u32],
+    want: Option<(u8, usize)>,
+) -> Vec<u64> {
+    let parts: Vec<Vec<u64>> = words
+        .par_chunks(3 * STORED_BLOCKS)
+        .enumerate()
+        .map(|(part, words)| {
+            let mut found = Vec::new();
+            for (i, b) in words.chunks_exact(3).enumerate() {
+                let at = first + part * STORED_BLOCKS + i;
+                let word = u64::from(b[0]) | u64::from(b[1]) << 32;
+                if let Some(table) = table {
+                    table.store_word(at, word);
+                }
+                if let Some((value, limit)) = want {
+                    let mut level = squeeze(matches(word, value) & !spread(b[2]));
+                    while level != 0 && found.len() < limit {
+                        found.push(at as u64 * 32 + u64::from(level.trailing_zeros()));
+                        level &= level - 1;
+                    }
+                }
+            }
+            found
+        })
+        .collect();
+    let limit = want.map_or(0, |(_, limit)| limit);
+    parts.into_iter().flatten().take(limit).collect()
+}
