@@ -11,7 +11,6 @@ use crate::puzzle::StateSpace;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::search::Resume;
-use crate::search::slab;
 use crate::store::atomic;
 use crate::units::bytes;
 use std::io::Write;
@@ -31,7 +30,7 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
                     "--processes 0: give the number of processes the MPI job will have, 1 or more".into(),
                 ))
             }
-            Some(p) => slab::describe(s.size(), s.slab_planes(), p, budget(job)),
+            Some(p) => plan::describe_slabs(s.size(), s.slab_planes(), p, budget(job)),
         };
         Ok(format!(
             "{} ({}): {} entries\n{}{}{across}",
@@ -158,7 +157,7 @@ pub(super) fn setup<'m, S: StateSpace>(
         )?,
         Some(slab) => {
             // A process holds its slab's table, its levels and a round's buffers.
-            let needed: u64 = slab::memory(slab).iter().map(|(_, b)| b).sum();
+            let needed: u64 = plan::slab_memory(slab).iter().map(|(_, b)| b).sum();
             if needed > budget(job) {
                 return Err(Error::Input(format!(
                     "a process's slab of {} entries needs {} (table, levels, exchange rounds) but {} has {}: run more processes, or on machines with more memory",

@@ -10,10 +10,8 @@
 
 pub mod moves;
 
-use crate::table::{DistanceTable, ENTRIES_PER_WORD};
-use crate::units::bytes;
+use crate::table::ENTRIES_PER_WORD;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write;
 
 /// Bytes of neighbour ranks a process's outboxes hold at most in one exchange round (8 bytes a
 /// rank before compression): a round expands at most this over `8 * moves` states.
@@ -21,9 +19,6 @@ pub const ROUND_BYTES: u64 = 64 << 20;
 /// A process keeps a level as a list (8 bytes a state) while it has at most this share of its
 /// slab's entries, where the list is no larger than the bits (1 bit an entry) would be.
 pub const LIST_SHARE: u64 = 64;
-/// A round's buffers, in [`ROUND_BYTES`]: the workers' outboxes and their merge, what arrives,
-/// decoded, and the round's new states.
-const ROUND_BUFFERS: u64 = 4;
 
 /// One process's slab in a job of `processes`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,68 +126,6 @@ impl Slab {
             self.process, self.processes
         )
     }
-}
-
-/// What a process holds beside the program for `slab`, by part: (what, bytes).
-pub fn memory(slab: &Slab) -> Vec<(&'static str, u64)> {
-    let entries = slab.entries();
-    vec![
-        ("table (2 bits an entry)", DistanceTable::bytes_for(entries)),
-        // The last level and the next as bits, and a list as large while one is short.
-        (
-            "levels (1 bit an entry, 3 at most)",
-            3 * entries.div_ceil(64) * 8,
-        ),
-        ("exchange rounds (at most)", ROUND_BUFFERS * ROUND_BYTES),
-    ]
-}
-
-/// The largest slab of a space of `entries` ranks in `planes` planes across `processes`.
-pub fn largest(entries: u64, planes: u64, processes: usize) -> Slab {
-    (0..processes)
-        .map(|p| Slab::of(entries, planes, p, processes))
-        .max_by_key(|s| (s.entries(), std::cmp::Reverse(s.process)))
-        .expect("at least one process")
-}
-
-/// The plan of the processes of an MPI job, as text (`--dry-run --processes P`): the slabs, the
-/// memory of the largest against `budget` (one process's), and the memory all take together.
-pub fn describe(entries: u64, planes: u64, processes: usize, budget: u64) -> String {
-    let slab = largest(entries, planes, processes);
-    let mut out = String::new();
-    let kind = if planes > 1 {
-        format!(
-            "columns of {planes} planes of {} ranks (a ring puzzle's arrangements with all their offsets)",
-            slab.width
-        )
-    } else {
-        "ranges of ranks".to_string()
-    };
-    let _ = writeln!(
-        out,
-        "across {processes} MPI processes: slabs of {kind}; the largest, process {}'s, holds {} entries",
-        slab.process,
-        slab.entries()
-    );
-    let _ = writeln!(out, "memory plan a process (the largest slab):");
-    let parts = memory(&slab);
-    for (what, b) in &parts {
-        let _ = writeln!(out, "  {what:<36} {}", bytes(*b));
-    }
-    let total: u64 = parts.iter().map(|(_, b)| b).sum();
-    let _ = writeln!(out, "  {:<36} {}", "total", bytes(total));
-    let verdict = if total <= budget {
-        "fits"
-    } else {
-        "does not fit"
-    };
-    let _ = writeln!(
-        out,
-        "  {:<36} {} ({verdict})",
-        "budget a process",
-        bytes(budget)
-    );
-    out
 }
 
 /// The first column of each process's slab, and the end: `processes + 1` bounds at table
