@@ -19,6 +19,9 @@
 //! [`Footprint::Full`]: super::Footprint::Full
 //! [`Footprint::Lean`]: super::Footprint::Lean
 
+mod frontier;
+mod positions;
+
 use super::Progress;
 use super::bitmap::{Bitmap, mask};
 use super::smallest::{Smallest, merge_smallest};
@@ -27,6 +30,8 @@ use crate::rank::window::WindowMove;
 use crate::rank::window::prefix_parity;
 use crate::table::BATCH;
 use crate::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
+use frontier::*;
+use positions::*;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
@@ -34,91 +39,15 @@ use std::sync::atomic::Ordering::Relaxed;
 /// The most bytes all tables of positions of a search take together (counted in the plan's
 /// fixed room); moves past it move run by run.
 const MAX_POSITION_BYTES: u64 = 64 << 20;
+
 /// Target ranks per block-move task (rounded up to the blocks of its position tables).
 const TASK_RANKS: u64 = 1 << 18;
+
 /// Ranks per residual task.
 const RESIDUAL_TASK_RANKS: u64 = 1 << 16;
+
 /// A pushed state costs about this many pulled ones (atomic claims on scattered words).
 const PUSH_COST: u64 = 1;
-
-/// A block move with what its pass needs.
-struct Prepared {
-    mv: BlockMove,
-    /// Short runs: where each position of a block goes; `None` for long runs.
-    positions: Option<Positions>,
-}
-
-impl Prepared {
-    /// The blocks (numbered from the move's range) that the target ranks `ranks` cover: whole
-    /// blocks, as tasks of moves with tables of positions hold.
-    fn blocks(&self, ranks: &Range<u64>) -> Range<u64> {
-        let block = self.mv.window.block;
-        (ranks.start - self.mv.from) / block..(ranks.end - self.mv.from) / block
-    }
-
-    /// Calls `f` with each block of the target ranks `ranks`: its first target less `origin`,
-    /// its first source, and whether its prefix is odd (which table of positions it takes).
-    fn each_block(&self, ranks: &Range<u64>, origin: u64, mut f: impl FnMut(u64, u64, bool)) {
-        let w = &self.mv.window;
-        let blocks = self.blocks(ranks);
-        let mut parity = Parity::new(blocks.start, &w.prefix, w.parity_dependent());
-        for b in blocks {
-            let odd = parity.odd;
-            parity.step();
-            f(
-                self.mv.from + b * w.block - origin,
-                self.mv.to + b * w.block,
-                odd,
-            );
-        }
-    }
-
-    /// The source ranks that the target ranks `ranks` (whole blocks) pull from.
-    fn sources(&self, ranks: &Range<u64>) -> Range<u64> {
-        let Range { start, end } = self.blocks(ranks);
-        let block = self.mv.window.block;
-        self.mv.to + start * block..self.mv.to + end * block
-    }
-}
-
-/// A short-run block move's tables of positions, for an even prefix and (where the map depends
-/// on it) an odd one.
-struct Positions {
-    /// For each position of a source block, the position in the target block that pulls from
-    /// it: frontier bits are pushed through it.
-    forward: Vec<Vec<u32>>,
-    /// For each position of a target block, the position of the source block it pulls from:
-    /// unreached entries pull through it.
-    backward: Vec<Vec<u32>>,
-}
-
-impl Positions {
-    /// The tables of `w`, if it has short runs and they fit in `room` bytes (then taken from it).
-    fn new(w: &WindowMove, room: &mut u64) -> Option<Positions> {
-        let maps = w.maps().len();
-        let bytes = 2 * maps as u64 * w.block * 4;
-        if w.run >= SHORT_RUN || w.block > MAX_TABLE_BLOCK || bytes > *room {
-            return None;
-        }
-        *room -= bytes;
-        let mut forward = Vec::new();
-        let mut backward = Vec::new();
-        for map in w.maps() {
-            let mut to = vec![0u32; w.block as usize];
-            let mut from = vec![0u32; w.block as usize];
-            for (x, &y) in map.iter().enumerate() {
-                for s in 0..w.run {
-                    let (source, target) = (x as u64 * w.run + s, y as u64 * w.run + s);
-                    to[source as usize] = target as u32;
-                    from[target as usize] = source as u32;
-                }
-            }
-            forward.push(to);
-            backward.push(from);
-        }
-        Some(Positions { forward, backward })
-    }
-}
 
 /// A range of target ranks and the block moves that land there.
 struct Task {
@@ -707,252 +636,8 @@ fn for_units(bitmap: &Bitmap, ranks: Range<u64>, f: impl Fn(u64, u64) -> u64 + S
         });
 }
 
-/// The last level as a sweep reads it: 64 ranks a word.
-trait Frontier: Sync {
-    /// The bits of ranks `64 * unit ..`; 0 outside the space.
-    fn word(&self, unit: i64) -> u64;
-    /// The `count` bits (at most 64) from `start`, as the low bits of a word.
-    fn bits_at(&self, start: u64, count: u64) -> u64;
-    /// Whether `rank` is in the level.
-    fn contains(&self, rank: u64) -> bool;
-    /// Asks the processor to bring `rank`'s bit into cache.
-    fn prefetch(&self, rank: u64);
-    /// The number of ranks of `range` in the level.
-    fn count_in(&self, range: Range<u64>) -> u64;
-    /// ORs into each `targets[i]` the 64 bits from bit `shift` of unit `first + i` on (a
-    /// funnel shift with unit `first + i + 1` when `shift` is not 0); every unit read is inside
-    /// the space.
-    fn or_shifted(&self, targets: &mut [u64], first: usize, shift: u32) {
-        if shift == 0 {
-            for (i, f) in targets.iter_mut().enumerate() {
-                *f |= self.word((first + i) as i64);
-            }
-        } else {
-            let mut low = self.word(first as i64);
-            for (i, f) in targets.iter_mut().enumerate() {
-                let high = self.word((first + i + 1) as i64);
-                *f |= (low >> shift) | (high << (64 - shift));
-                low = high;
-            }
-        }
-    }
-}
-
-impl Frontier for Bitmap {
-    #[inline]
-    fn word(&self, unit: i64) -> u64 {
-        self.word_or_zero(unit)
-    }
-    #[inline]
-    fn bits_at(&self, start: u64, count: u64) -> u64 {
-        Bitmap::bits_at(self, start, count)
-    }
-    #[inline]
-    fn contains(&self, rank: u64) -> bool {
-        Bitmap::contains(self, rank)
-    }
-    #[inline]
-    fn prefetch(&self, rank: u64) {
-        Bitmap::prefetch(self, rank)
-    }
-    fn count_in(&self, range: Range<u64>) -> u64 {
-        Bitmap::count_in(self, range)
-    }
-    /// The words themselves, as a slice: no bounds check per word in the hot loop.
-    fn or_shifted(&self, targets: &mut [u64], first: usize, shift: u32) {
-        let words = self.words();
-        let count = targets.len();
-        if shift == 0 {
-            for (f, x) in targets.iter_mut().zip(&words[first..first + count]) {
-                *f |= x.load(Relaxed);
-            }
-        } else {
-            for (f, pair) in targets
-                .iter_mut()
-                .zip(words[first..first + count + 1].windows(2))
-            {
-                *f |= (pair[0].load(Relaxed) >> shift) | (pair[1].load(Relaxed) << (64 - shift));
-            }
-        }
-    }
-}
-
-/// The entries of a table holding `value`: the lean sweep's frontier.
-struct EntriesHolding<'a> {
-    table: &'a DistanceTable,
-    value: u8,
-}
-
-impl Frontier for EntriesHolding<'_> {
-    #[inline]
-    fn word(&self, unit: i64) -> u64 {
-        match usize::try_from(unit) {
-            Ok(u) if (u as u64) * 64 < self.table.entries() => self.table.value_bits(u, self.value),
-            _ => 0,
-        }
-    }
-    #[inline]
-    fn bits_at(&self, start: u64, count: u64) -> u64 {
-        value_run(self.table, self.value, start, count)
-    }
-    #[inline]
-    fn contains(&self, rank: u64) -> bool {
-        self.table.get(rank) == self.value
-    }
-    #[inline]
-    fn prefetch(&self, rank: u64) {
-        self.table.prefetch(rank)
-    }
-    fn count_in(&self, range: Range<u64>) -> u64 {
-        count_holding(self.table, self.value, range)
-    }
-}
-
 /// Equally long ranges of ranks with residual moves: (first rank, moves) each.
 struct ResidualRanges {
     len: u64,
     ranges: Vec<(u64, Vec<usize>)>,
-}
-
-/// The unreached entries among the `take` (at most 64) ranks from `start`, one bit each.
-#[inline]
-fn unreached_run(table: &DistanceTable, start: u64, take: u64) -> u64 {
-    value_run(table, UNREACHED, start, take)
-}
-
-/// The entries holding `value` among the `take` (at most 64) ranks from `start`, one bit each.
-#[inline]
-fn value_run(table: &DistanceTable, value: u8, start: u64, take: u64) -> u64 {
-    let unit = start / 64;
-    let shift = start % 64;
-    let mut bits = table.value_bits(unit as usize, value) >> shift;
-    if shift + take > 64 {
-        bits |= table.value_bits(unit as usize + 1, value) << (64 - shift);
-    }
-    bits & mask(0, take)
-}
-
-/// Number of unreached entries among `ranks`.
-fn unreached_in(table: &DistanceTable, ranks: Range<u64>) -> u64 {
-    count_holding(table, UNREACHED, ranks)
-}
-
-/// Number of entries holding `value` among `ranks`.
-fn count_holding(table: &DistanceTable, value: u8, ranks: Range<u64>) -> u64 {
-    if ranks.is_empty() {
-        return 0;
-    }
-    (ranks.start / 64..=(ranks.end - 1) / 64)
-        .into_par_iter()
-        .map(|unit| {
-            let lo = (unit * 64).max(ranks.start);
-            let hi = (unit * 64 + 64).min(ranks.end);
-            (table.value_bits(unit as usize, value) & mask(lo - unit * 64, hi - lo)).count_ones()
-                as u64
-        })
-        .sum()
-}
-
-/// ORs into `found` (bit `i` = rank `origin + i`), at bits `at..at + len`, the bits of `source`
-/// at `from..from + len`. The shift between the two is the same for every word, so each target
-/// word takes one funnel shift; the words strictly inside the run go without a branch.
-#[inline]
-fn or_run<F: Frontier>(found: &mut [u64], at: u64, source: &F, from: u64, len: u64) {
-    let first = (at / 64) as usize;
-    let last = ((at + len - 1) / 64) as usize;
-    // The source bit that lines up with bit 0 of target word `first`.
-    let aligned = from as i64 - (at % 64) as i64;
-    let shift = aligned.rem_euclid(64) as u32;
-    let w0 = aligned.div_euclid(64);
-    let word = |w: usize| {
-        let s = w0 + (w - first) as i64;
-        let low = source.word(s);
-        if shift == 0 {
-            low
-        } else {
-            (low >> shift) | (source.word(s + 1) << (64 - shift))
-        }
-    };
-    let head = u64::MAX << (at % 64);
-    let end = (at + len) % 64;
-    let tail = if end == 0 {
-        u64::MAX
-    } else {
-        (1u64 << end) - 1
-    };
-    if first == last {
-        found[first] |= word(first) & head & tail;
-        return;
-    }
-    found[first] |= word(first) & head;
-    found[last] |= word(last) & tail;
-    if last > first + 1 {
-        // Target words first + 1 .. last read source words s .. s + count (+ 1 when shifted),
-        // all inside the space.
-        source.or_shifted(&mut found[first + 1..last], (w0 + 1) as usize, shift);
-    }
-}
-
-/// ORs `value` (at most 64 bits, none past the end of the local bitmap) into a task-local
-/// bitmap at bit `at`.
-#[inline]
-fn or_local(bits: &mut [u64], at: u64, value: u64) {
-    let (w, shift) = ((at / 64) as usize, at % 64);
-    bits[w] |= value << shift;
-    if shift != 0 && value >> (64 - shift) != 0 {
-        bits[w + 1] |= value >> (64 - shift);
-    }
-}
-
-/// The parity of a block's prefix digits, stepped block by block.
-struct Parity<'a> {
-    digits: Vec<u32>,
-    radices: &'a [u32],
-    odd: bool,
-}
-
-impl<'a> Parity<'a> {
-    /// The parity of block `b`; a constant (even) one when it does not matter.
-    fn new(b: u64, radices: &'a [u32], matters: bool) -> Parity<'a> {
-        if !matters {
-            return Parity {
-                digits: Vec::new(),
-                radices: &[],
-                odd: false,
-            };
-        }
-        let mut digits = vec![0u32; radices.len()];
-        let mut value = b;
-        for (d, &r) in digits.iter_mut().zip(radices).rev() {
-            *d = (value % r as u64) as u32;
-            value /= r as u64;
-        }
-        Parity {
-            odd: prefix_parity(b, radices),
-            digits,
-            radices,
-        }
-    }
-
-    /// Moves on to the next block.
-    #[inline]
-    fn step(&mut self) {
-        for (d, &r) in self.digits.iter_mut().zip(self.radices).rev() {
-            if *d + 1 < r {
-                *d += 1;
-                self.odd = !self.odd;
-                return;
-            }
-            // Wraps from r - 1 to 0.
-            *d = 0;
-            self.odd ^= (r - 1) % 2 == 1;
-        }
-    }
-}
-
-fn lcm(a: u64, b: u64) -> u64 {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
-    a / gcd(a, b) * b
 }
