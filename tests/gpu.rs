@@ -3,13 +3,15 @@
 //! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
 
 mod common;
-use common::{Every, perm_from_gens, scratch};
+use common::{Every, perm_from_gens, scratch, search_on};
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
-use gpusearch::search::{Options, Outcome, PassPolicy, Progress, Resume, Silent, Step, search};
+use gpusearch::search::{
+    Engine, Options, Outcome, PassPolicy, Progress, Resume, Silent, Step, drive, search,
+};
 use gpusearch::store;
 use gpusearch::table::DistanceTable;
 use serde_json::Value;
@@ -472,16 +474,9 @@ fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
         let layout = gpu.plan(space.size(), Some(3 << 10)).unwrap();
         let cpu = search(&space, &options(PassPolicy::Auto), &Silent);
         let every = Every::default();
-        let saved = gpu
-            .search_from(
-                &space,
-                &layout,
-                &options(PassPolicy::Auto),
-                &Silent,
-                Some(&every),
-                None,
-            )
-            .unwrap();
+        let engine = gpu.engine(&space, &layout, true).unwrap();
+        let options = options(PassPolicy::Auto);
+        let saved = search_on(&space, engine, &options, Some(&every), None).unwrap();
         assert_same("saving", &cpu, &saved);
         for (words, levels, antipodes) in every.0.into_inner().unwrap() {
             let at = levels.len() - 1;
@@ -490,16 +485,8 @@ fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
                 levels,
                 antipodes,
             };
-            let resumed = gpu
-                .search_from(
-                    &space,
-                    &layout,
-                    &options(PassPolicy::Auto),
-                    &Silent,
-                    None,
-                    Some(resume),
-                )
-                .unwrap();
+            let engine = gpu.engine(&space, &layout, true).unwrap();
+            let resumed = search_on(&space, engine, &options, None, Some(resume)).unwrap();
             assert_same(&format!("{} from level {at}", space.slug()), &cpu, &resumed);
         }
     }
@@ -531,22 +518,24 @@ fn a_table_left_on_the_device_writes_the_same_file_and_checkpoints() {
         assert!(layout.windows > 2, "{}", space.slug());
         let run = |host_table: bool| {
             let every = Every::default();
-            let (levels, antipodes, file) = gpu
-                .search_then(
-                    &space,
-                    &layout,
-                    &options(PassPolicy::Auto),
-                    &Silent,
-                    Some(&every),
-                    None,
-                    host_table,
-                    |table, levels| {
-                        let mut file = Vec::new();
-                        store::write(&mut file, &space.info(), &space.starts(), levels, table, 0)
-                            .map_err(|e| e.to_string())?;
-                        Ok(file)
-                    },
-                )
+            let mut engine = gpu.engine(&space, &layout, host_table).unwrap();
+            let (levels, antipodes) = drive(
+                &space,
+                &mut engine,
+                &options(PassPolicy::Auto),
+                &Silent,
+                Some(&every),
+                None,
+            )
+            .unwrap();
+            // The file written from the table where it lies.
+            let mut file = Vec::new();
+            engine
+                .with_table(&mut |table| {
+                    store::write(&mut file, &space.info(), &space.starts(), &levels, table, 0)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                })
                 .unwrap();
             (levels, antipodes, file, every.0.into_inner().unwrap())
         };

@@ -2,10 +2,10 @@
 //! footprints, and a checkpoint after every level.
 
 mod common;
-use common::Every;
+use common::{Every, search_on};
 use gpusearch::puzzle::{Metric, Ring, Rings, StateSpace, rotation};
 use gpusearch::search::{
-    Footprint, Options, Outcome, PassPolicy, Resume, Silent, search, search_from,
+    CpuEngine, Footprint, Options, Outcome, PassPolicy, Resume, Silent, search,
 };
 use gpusearch::table::DistanceTable;
 
@@ -42,7 +42,8 @@ fn resumes_alike<S: StateSpace>(name: &str, s: &S) {
             let what = format!("{name} {strategy:?} {footprint:?}");
             let whole = search(s, &options, &Silent);
             let every = Every::default();
-            let saved = search_from(s, &options, &Silent, Some(&every), None).unwrap();
+            let engine = CpuEngine::new(s, options.footprint, options.antipode_limit);
+            let saved = search_on(s, engine, &options, Some(&every), None).unwrap();
             same(&what, &whole, &saved);
             let checkpoints = every.0.into_inner().unwrap();
             assert!(!checkpoints.is_empty(), "{what}: no checkpoint");
@@ -53,7 +54,8 @@ fn resumes_alike<S: StateSpace>(name: &str, s: &S) {
                     levels,
                     antipodes,
                 };
-                let resumed = search_from(s, &options, &Silent, None, Some(resume)).unwrap();
+                let engine = CpuEngine::new(s, options.footprint, options.antipode_limit);
+                let resumed = search_on(s, engine, &options, None, Some(resume)).unwrap();
                 same(&format!("{what} from level {at}"), &whole, &resumed);
             }
         }

@@ -26,12 +26,11 @@ use layout::Layout;
 
 use crate::puzzle::StateSpace;
 use crate::search::engine::Engine;
-use crate::search::levels::Levels;
-use crate::search::{self, Checkpoints, Options, Outcome, Progress, Resume};
-use crate::table::TableView;
+use crate::search::{self, Options, Outcome, Progress};
 
 impl Gpu {
-    /// Runs a full breadth-first search of `space` from its solved states on the device.
+    /// Runs a full breadth-first search of `space` from its solved states on the device:
+    /// [`search::drive`] on [`Gpu::engine`], without checkpoints.
     pub fn search<S: StateSpace>(
         &self,
         space: &S,
@@ -39,23 +38,8 @@ impl Gpu {
         options: &Options,
         progress: &dyn Progress,
     ) -> Result<Outcome, String> {
-        self.search_from(space, layout, options, progress, None, None)
-    }
-
-    /// [`Gpu::search`], saving checkpoints where `checkpoints` asks (the table read back from
-    /// the device) and going on from `resume` if given (uploaded to the device).
-    pub fn search_from<S: StateSpace>(
-        &self,
-        space: &S,
-        layout: &Layout,
-        options: &Options,
-        progress: &dyn Progress,
-        checkpoints: Option<&dyn Checkpoints>,
-        resume: Option<Resume>,
-    ) -> Result<Outcome, String> {
         let mut engine = self.engine(space, layout, true)?;
-        let (levels, antipodes) =
-            search::drive(space, &mut engine, options, progress, checkpoints, resume)?;
+        let (levels, antipodes) = search::drive(space, &mut engine, options, progress, None, None)?;
         Ok(Outcome {
             table: engine.into_table()?,
             levels,
@@ -63,38 +47,10 @@ impl Gpu {
         })
     }
 
-    /// [`Gpu::search_from`], ending in `finish` on the table where it lies: with `host_table`
-    /// a host copy (read back once, as for checkpoints), else the device's table, read back
-    /// chunk by chunk as `finish` (and each checkpoint) reads it, so that the host never holds
-    /// it whole. Returns the level counts, the antipodes and what `finish` returned.
-    #[allow(clippy::too_many_arguments)]
-    pub fn search_then<S: StateSpace, R>(
-        &self,
-        space: &S,
-        layout: &Layout,
-        options: &Options,
-        progress: &dyn Progress,
-        checkpoints: Option<&dyn Checkpoints>,
-        resume: Option<Resume>,
-        host_table: bool,
-        finish: impl FnOnce(&dyn TableView, &Levels) -> Result<R, String>,
-    ) -> Result<(Levels, Vec<u64>, R), String> {
-        let mut engine = self.engine(space, layout, host_table)?;
-        let (levels, antipodes) =
-            search::drive(space, &mut engine, options, progress, checkpoints, resume)?;
-        let mut finish = Some(finish);
-        let mut result = None;
-        engine.with_table(&mut |table| {
-            let finish = finish.take().expect("the table is given once");
-            result = Some(finish(table, &levels)?);
-            Ok(())
-        })?;
-        let result = result.expect("with_table gives the table");
-        Ok((levels, antipodes, result))
-    }
-
-    /// The engine for `space` on `layout`.
-    fn engine<S: StateSpace>(
+    /// The engine for `space` on `layout`: with `host_table`, a host copy of the table is read
+    /// back for checkpoints and at the end; without, the table stays on the device and is read
+    /// back chunk by chunk as it is read ([`Engine::with_table`]).
+    pub fn engine<S: StateSpace>(
         &self,
         space: &S,
         layout: &Layout,

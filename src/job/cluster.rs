@@ -73,35 +73,28 @@ pub(super) fn search_across<S: StateSpace>(
     run: &MpiRun,
     resume: Option<Resume>,
 ) -> Result<(Levels, Vec<u64>, Option<PendingDistances>), String> {
-    use search::cluster::{CpuSlabEngine, search};
-    let (bar, saver) = (run.bar, Some(run.saver as &dyn search::Checkpoints));
+    use search::cluster::CpuSlabEngine;
     // A slab engine keeps its last level apart from the table (as bits or a list): a top-down
     // pass expands that level alone, as under the full footprint.
     let options = &Options {
         footprint: Footprint::Full,
         ..options.clone()
     };
-    let slab = slab.clone();
-    let searched = match device {
+    let (levels, antipodes, exchanged, table) = match device {
         Some((gpu, layout)) => {
             let shader = (space.gpu_shader()).ok_or("the puzzle has no GPU shader")?;
             let moves = space.move_count();
-            let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, &slab)?;
-            let engine = gpu::cluster::GpuSlabEngine::new(device, cluster, slab, moves);
-            search(space, engine, options, bar, saver, resume)?
+            let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, slab)?;
+            let engine = gpu::cluster::GpuSlabEngine::new(device, cluster, slab.clone(), moves);
+            slab_search(space, engine, options, run, resume)?
         }
-        None => search(
-            space,
-            CpuSlabEngine::new(space, cluster, slab)?,
-            options,
-            bar,
-            saver,
-            resume,
-        )?,
+        None => {
+            let engine = CpuSlabEngine::new(space, cluster, slab.clone())?;
+            slab_search(space, engine, options, run, resume)?
+        }
     };
     let seconds = run.saver.earlier + run.saver.started.elapsed().as_secs_f64();
     run.bar.finish();
-    let exchanged = &searched.exchanged;
     if !run.quiet && cluster.rank() == 0 {
         let levels: Vec<String> = (exchanged.compressed.iter().zip(&exchanged.ranks))
             .map(|(bytes, ranks)| format!("{bytes}/{ranks}"))
@@ -114,11 +107,11 @@ pub(super) fn search_across<S: StateSpace>(
     }
     let info = space.info();
     let starts = space.starts();
-    let header = |chunks| store::header(&info, &starts, &searched.levels, space.size(), chunks);
+    let header = |chunks| store::header(&info, &starts, &levels, space.size(), chunks);
     let written = store::cluster::write_distances(
         cluster,
-        &searched.slab,
-        &searched.table,
+        slab,
+        &table,
         space.size(),
         header,
         run.gsd,
@@ -126,10 +119,34 @@ pub(super) fn search_across<S: StateSpace>(
     )
     .unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", run.gsd.display()), 1));
     Ok((
-        searched.levels,
-        searched.antipodes,
+        levels,
+        antipodes,
         written.map(|(file, sha)| (file, sha, seconds)),
     ))
+}
+
+/// The search of this process's slab on `engine`: the level counts, the antipodes, what the
+/// exchanges moved, and the slab's table.
+#[cfg(feature = "mpi")]
+fn slab_search<S: StateSpace, E: search::cluster::SlabEngine>(
+    space: &S,
+    mut engine: E,
+    options: &Options,
+    run: &MpiRun,
+    resume: Option<Resume>,
+) -> Result<
+    (
+        Levels,
+        Vec<u64>,
+        search::cluster::Exchanged,
+        crate::table::DistanceTable,
+    ),
+    String,
+> {
+    let saver = Some(run.saver as &dyn search::Checkpoints);
+    let (levels, antipodes) = search::drive(space, &mut engine, options, run.bar, saver, resume)?;
+    let exchanged = engine.exchanged().clone();
+    Ok((levels, antipodes, exchanged, engine.into_table()?))
 }
 
 #[cfg(not(feature = "mpi"))]

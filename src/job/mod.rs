@@ -24,7 +24,7 @@ use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::report::Report;
 use crate::search::levels::{Levels, Written};
-use crate::search::{self, Footprint, Options};
+use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options};
 use crate::store::{
     self,
     atomic::{self, AtomicFile},
@@ -221,7 +221,7 @@ fn run_space<S: StateSpace>(
     let write_error =
         |what: &Path, e: std::io::Error| format!("cannot write {}: {e}", what.display());
     // The end of the search: the distances file written from the table where it lies.
-    let write = |table: &dyn TableView, levels: &Levels| {
+    let write = |table: &dyn TableView, levels: &Levels| -> Result<PendingDistances, String> {
         let seconds = earlier + started.elapsed().as_secs_f64();
         bar.finish();
         let mut file = AtomicFile::create(&gsd).map_err(|e| write_error(&gsd, e))?;
@@ -251,23 +251,28 @@ fn run_space<S: StateSpace>(
                 Ok((levels, antipodes, written, None))
             }
             Placement::Gpu(gpu, layout) => {
-                let (levels, antipodes, written) = gpu.search_then(
-                    space,
-                    layout,
-                    &options,
-                    &bar,
-                    Some(&saver),
-                    resume,
-                    plan.host_table,
-                    write,
-                )?;
-                Ok((levels, antipodes, Some(written), None))
+                // The file is written from the table where it lies: a host copy, or the
+                // device's table read back chunk by chunk.
+                let mut engine = gpu.engine(space, layout, plan.host_table)?;
+                let saver = Some(&saver as &dyn Checkpoints);
+                let (levels, antipodes) =
+                    search::drive(space, &mut engine, &options, &bar, saver, resume)?;
+                let mut written = None;
+                engine.with_table(&mut |table| {
+                    written = Some(write(table, &levels)?);
+                    Ok(())
+                })?;
+                Ok((levels, antipodes, written, None))
             }
             Placement::Cpu => {
-                let outcome = search::search_from(space, &options, &bar, Some(&saver), resume)?;
-                let written = write(&outcome.table, &outcome.levels)?;
-                let picture = space.picture(&outcome.table);
-                Ok((outcome.levels, outcome.antipodes, Some(written), picture))
+                let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
+                let saver = Some(&saver as &dyn Checkpoints);
+                let (levels, antipodes) =
+                    search::drive(space, &mut engine, &options, &bar, saver, resume)?;
+                let table = engine.into_table()?;
+                let written = write(&table, &levels)?;
+                let picture = space.picture(&table);
+                Ok((levels, antipodes, Some(written), picture))
             }
         })
         .map_err(Error::Run)?;

@@ -26,7 +26,7 @@ pub mod sweep;
 
 use crate::puzzle::StateSpace;
 use crate::table::{DistanceTable, TableSource, TableView};
-use cpu::CpuEngine;
+pub use cpu::CpuEngine;
 pub use engine::{Engine, Passes};
 use levels::Levels;
 
@@ -203,35 +203,26 @@ pub trait Checkpoints: Sync {
 }
 
 /// Runs a full breadth-first search of `space` from its solved states on the CPU engine, in
-/// the current rayon pool.
+/// the current rayon pool: [`drive`] on a [`CpuEngine`], without checkpoints.
 pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progress) -> Outcome {
-    search_from(space, options, progress, None, None)
-        .expect("without checkpoints a search cannot fail")
-}
-
-/// [`search`], saving checkpoints where `checkpoints` asks and going on from `resume` if given
-/// (which yields the same table as an uninterrupted search). Fails only when a checkpoint cannot
-/// be saved.
-pub fn search_from<S: StateSpace>(
-    space: &S,
-    options: &Options,
-    progress: &dyn Progress,
-    checkpoints: Option<&dyn Checkpoints>,
-    resume: Option<Resume>,
-) -> Result<Outcome, String> {
     let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
-    let (levels, antipodes) = drive(space, &mut engine, options, progress, checkpoints, resume)?;
-    Ok(Outcome {
-        table: engine.into_table()?,
+    let (levels, antipodes) = drive(space, &mut engine, options, progress, None, None)
+        .expect("without checkpoints a search cannot fail");
+    Outcome {
+        table: engine
+            .into_table()
+            .expect("the CPU engine's table is in memory"),
         levels,
         antipodes,
-    })
+    }
 }
 
-/// The level loop: searches `space` on `engine` level by level until a pass finds nothing,
-/// from its solved states or from `resume`, saving checkpoints where `checkpoints` asks. Returns
-/// the level counts and the antipodes (the smallest ranks of the last level); the table stays in
-/// the engine.
+/// The level loop, the one entry point of every search: searches `space` on `engine` (the
+/// CPU's, a GPU's, an MPI job's slab) level by level until a pass finds nothing, from its solved
+/// states or from `resume` (which yields the same table as an uninterrupted search), saving
+/// checkpoints where `checkpoints` asks. Returns the level counts and the antipodes (the
+/// smallest ranks of the last level); the table stays in the engine. Fails only where the
+/// engine or a checkpoint does.
 pub fn drive<S: StateSpace, E: Engine>(
     space: &S,
     engine: &mut E,

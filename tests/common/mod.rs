@@ -5,9 +5,10 @@
 #![allow(dead_code)]
 
 use gpusearch::puzzle::Perm;
+use gpusearch::puzzle::StateSpace;
 use gpusearch::puzzle::perm::{Identity, parse};
-use gpusearch::search::Checkpoints;
 use gpusearch::search::levels::Levels;
+use gpusearch::search::{Checkpoints, Engine, Options, Outcome, Resume, Silent, drive};
 use gpusearch::table::TableView;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::hash::Hash;
@@ -92,6 +93,23 @@ pub fn perm_from_gens(text: &str) -> Perm {
         true,
     )
     .unwrap()
+}
+
+/// A silent search of `space` on `engine`, saving where `checkpoints` asks and going on from
+/// `resume`: the level loop, then the engine's table.
+pub fn search_on<S: StateSpace, E: Engine>(
+    space: &S,
+    mut engine: E,
+    options: &Options,
+    checkpoints: Option<&dyn Checkpoints>,
+    resume: Option<Resume>,
+) -> Result<Outcome, String> {
+    let (levels, antipodes) = drive(space, &mut engine, options, &Silent, checkpoints, resume)?;
+    Ok(Outcome {
+        table: engine.into_table()?,
+        levels,
+        antipodes,
+    })
 }
 
 /// A checkpoint kept in memory: the table's words, the levels and the antipodes.

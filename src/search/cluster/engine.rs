@@ -8,7 +8,7 @@ use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::slab::moves::SlabMoves;
 use crate::search::slab::{self, LIST_SHARE, ROUND_BYTES, Slab};
-use crate::search::{Checkpoints, Passes, Progress, Resume, Step};
+use crate::search::{Passes, Progress, Step};
 use crate::table::{
     DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread, squeeze,
 };
@@ -558,20 +558,6 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
     }
 }
 
-/// What one process of a search across processes ends with.
-pub struct Searched {
-    /// The level counts (of the whole space).
-    pub levels: Levels,
-    /// The smallest ranks of the last level.
-    pub antipodes: Vec<u64>,
-    /// This process's slab.
-    pub slab: Slab,
-    /// The table of the slab.
-    pub table: DistanceTable,
-    /// The bytes the exchanges moved, level by level.
-    pub exchanged: Exchanged,
-}
-
 /// The engine of one process's slab: its CPU's ([`CpuSlabEngine`]) or its GPU's
 /// ([`crate::gpu::cluster::GpuSlabEngine`]).
 pub trait SlabEngine: Engine {
@@ -589,28 +575,4 @@ impl<S: StateSpace> SlabEngine for CpuSlabEngine<'_, '_, S> {
     fn exchanged(&self) -> &Exchanged {
         &self.exchanged
     }
-}
-
-/// A search of `space` across the processes of an MPI job by each process's `engine` (every
-/// process calls it), saving checkpoints of each slab where `checkpoints` asks, from `resume`
-/// (this process's slab) if given.
-pub fn search<S: StateSpace, E: SlabEngine>(
-    space: &S,
-    mut engine: E,
-    options: &crate::search::Options,
-    progress: &dyn Progress,
-    checkpoints: Option<&dyn Checkpoints>,
-    resume: Option<Resume>,
-) -> Result<Searched, String> {
-    let (levels, antipodes) =
-        crate::search::drive(space, &mut engine, options, progress, checkpoints, resume)?;
-    let exchanged = engine.exchanged().clone();
-    let slab = engine.slab().clone();
-    Ok(Searched {
-        levels,
-        antipodes,
-        slab,
-        table: engine.into_table()?,
-        exchanged,
-    })
 }

@@ -24,6 +24,6 @@
 pub mod engine;
 pub mod transport;
 
-pub use engine::{CpuSlabEngine, Searched, SlabEngine, search};
+pub use engine::{CpuSlabEngine, SlabEngine};
 pub(crate) use transport::owner;
 pub use transport::{Exchanged, MpiJob};
