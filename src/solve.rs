@@ -2,6 +2,7 @@
 //! (searched first when missing).
 
 use crate::job::{self, Error, Job};
+use crate::puzzle::family::one_line;
 use crate::puzzle::path::{Entries, path_from};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
@@ -67,19 +68,25 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
     }
     let cannot = |e: String| {
         Error::Input(format!(
-            "cannot use {}: {e}; delete it to search again",
-            file.display()
+            "cannot use {}: {}; delete it to search again",
+            file.display(),
+            one_line(&e)
         ))
     };
     // Only the chunks the path passes through are read.
     let mut entries = ChunkCache::new(Distances::open(&file).map_err(cannot)?);
     let header = entries.header();
     if header.puzzle != space.info() {
-        return Err(Error::Input(format!(
-            "{} holds the distances of another puzzle ({} {}): choose its folder with --out",
-            file.display(),
+        // The header's names, quoted on one line whatever they hold.
+        let puzzle = format!(
+            "{} {}",
             header.puzzle.puzzle,
             serde_json::Value::Object(header.puzzle.params.clone())
+        );
+        return Err(Error::Input(format!(
+            "{} holds the distances of another puzzle ({}): choose its folder with --out",
+            file.display(),
+            one_line(&puzzle)
         )));
     }
     let path = solution(space, &mut entries, rank).map_err(|e| match e {
