@@ -2,6 +2,7 @@
 //! (searched first when missing).
 
 use crate::job::{self, Error, Job};
+use crate::puzzle::family::one_line;
 use crate::puzzle::path::{Entries, path_from};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
@@ -68,18 +69,20 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
     // A damaged file, whether found on opening it or in a chunk the path reads: exit status 1.
     let cannot = |e: String| {
         Error::Run(format!(
-            "cannot use {}: {e}; delete it to search again",
-            file.display()
+            "cannot use {}: {}; delete it to search again",
+            file.display(),
+            one_line(&e)
         ))
     };
     // Only the chunks the path passes through are read.
     let mut entries = ChunkCache::new(Distances::open(&file).map_err(cannot)?);
     let header = entries.header();
     if header.puzzle != space.info() {
+        // The header's names, quoted on one line whatever they hold.
         return Err(Error::Input(format!(
             "{} holds the distances of another puzzle ({}; asked for: {}): choose its folder with --out, or that puzzle's options",
             file.display(),
-            header.puzzle.describe(),
+            one_line(&header.puzzle.describe()),
             space.info().describe()
         )));
     }

@@ -418,8 +418,7 @@ fn seeds(folder: &Path) -> Result<String, Error> {
     let load = |n: usize, metric: Metric| -> Result<(Ring, DistanceTable), Error> {
         let space = Ring::turnstyle(n, metric).map_err(Error::Input)?;
         let file = folder.join(space.slug()).join("distances.gsd");
-        let (_, table) = store::read(&file)
-            .map_err(|e| Error::Run(format!("cannot read {}: {e}", file.display())))?;
+        let (_, table) = store::read(&file).map_err(Error::Run)?;
         Ok((space, table))
     };
     let solve =

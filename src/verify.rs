@@ -13,6 +13,7 @@
 
 use crate::plan::{Plan, Shape};
 use crate::progress::LevelBar;
+use crate::puzzle::family::one_line;
 use crate::puzzle::registry::space_of;
 use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
@@ -37,7 +38,8 @@ pub enum Failure {
 /// sound file, or where it is not.
 pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Failure> {
     let name = file.display();
-    let unsound = |e: String| Failure::Unsound(format!("{name}: {e}"));
+    // Messages quote the header (names, parameters): one line whatever it holds.
+    let unsound = |e: String| Failure::Unsound(format!("{name}: {}", one_line(&e)));
     let distances = Distances::open(file).map_err(unsound)?;
     let header = distances.header.clone();
     let space = space_of(&header.puzzle).map_err(|e| unsound(e.to_string()))?;

@@ -223,8 +223,10 @@ pub(super) fn resume_from<S: StateSpace>(
     })
     .map_err(|e| {
         Error::Input(format!(
-            "--resume: cannot use {}: {e}; delete it to start again",
-            path.display()
+            "--resume: cannot use {}: {}; delete it to start again",
+            path.display(),
+            // The header's names are quoted: one line whatever they hold.
+            crate::puzzle::family::one_line(&e)
         ))
     })?;
     let resume = Resume {

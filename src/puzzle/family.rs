@@ -252,7 +252,8 @@ impl PuzzleError {
         match self {
             PuzzleError::UnknownFamily { given, known } => {
                 format!(
-                    "unknown puzzle '{given}': the puzzles are {}",
+                    "unknown puzzle '{}': the puzzles are {}",
+                    one_line(given),
                     known.join(", ")
                 )
             }
@@ -280,11 +281,24 @@ impl PuzzleError {
                 flag(options[1])
             ),
             PuzzleError::Value { option, value, why } => {
-                format!("{} {value}: {why}", flag(option))
+                format!("{} {}: {why}", flag(option), one_line(value))
             }
             PuzzleError::Other(why) => why.clone(),
         }
     }
+}
+
+/// `text` with every character that breaks a line (or is another control character) written
+/// as a space, so that a message quoting it stays one line and its columns stay where they were.
+pub fn one_line(text: &str) -> String {
+    (text.chars())
+        .map(
+            |c| match c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                true => ' ',
+                false => c,
+            },
+        )
+        .collect()
 }
 
 impl fmt::Display for PuzzleError {

@@ -22,7 +22,7 @@ pub mod cluster;
 use crate::puzzle::PuzzleInfo;
 use crate::search::levels::{Levels, Written};
 use crate::search::slab::Slab;
-use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, LOW_BITS, TableSource, TableView, matches};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -380,9 +380,13 @@ impl Frames {
         entries: u64,
         chunk_entries: u64,
     ) -> Result<Frames, String> {
-        if chunk_entries == 0 || !chunk_entries.is_multiple_of(ENTRIES_PER_WORD) {
+        // At most the chunks this gpusearch writes: a chunk is decompressed whole, into memory.
+        if chunk_entries == 0
+            || chunk_entries > CHUNK_ENTRIES
+            || !chunk_entries.is_multiple_of(ENTRIES_PER_WORD)
+        {
             return Err(format!(
-                "the header's chunk_entries ({chunk_entries}) is not a positive multiple of 32"
+                "the header's chunk_entries ({chunk_entries}) is not a multiple of 32 from 32 to {CHUNK_ENTRIES}"
             ));
         }
         let total = entries.div_ceil(4);
@@ -397,10 +401,9 @@ impl Frames {
         let mut at = start;
         for (i, chunk) in chunks.iter().enumerate() {
             offsets.push(at);
-            at += chunk.compressed_bytes;
-            if at > end {
-                return Err(format!("chunk {i} is cut short"));
-            }
+            at = (at.checked_add(chunk.compressed_bytes))
+                .filter(|&at| at <= end)
+                .ok_or_else(|| format!("chunk {i} is cut short"))?;
         }
         if at != end {
             return Err(format!(
@@ -472,24 +475,24 @@ impl Distances {
     /// Opens `path`: checks the magic, the version, the header and that the chunks it lists
     /// fill the rest of the file exactly.
     pub fn open(path: &Path) -> Result<Distances, String> {
-        let mut file = std::fs::File::open(path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        let mut file = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
         let len = file
             .metadata()
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            .map_err(|e| format!("cannot read it: {e}"))?
             .len();
         let mut start = vec![0u8; (len as usize).min(PREAMBLE)];
         file.read_exact(&mut start)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| format!("cannot read it: {e}"))?;
         let header_len = preamble(&start, MAGIC, VERSION, "distances")?;
         if (PREAMBLE + header_len) as u64 > len {
             return Err("the header is cut short".into());
         }
         let mut json = vec![0u8; header_len];
         file.read_exact(&mut json)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| format!("cannot read it: {e}"))?;
         let header: Header =
             serde_json::from_slice(&json).map_err(|e| format!("the header is not valid: {e}"))?;
+        check_levels(&header.levels, header.entries)?;
         let body = (PREAMBLE + header_len) as u64;
         let frames = Frames::new(
             file,
@@ -593,10 +596,42 @@ impl crate::puzzle::path::Entries for ChunkCache {
 }
 
 /// Reads a distances file: its header, and its table with every chunk's checksum checked.
+/// Errors name the file.
 pub fn read(path: &Path) -> Result<(Header, DistanceTable), String> {
-    let file = Distances::open(path)?;
-    let table = file.table()?;
+    let named = |e: String| format!("{}: {e}", path.display());
+    let file = Distances::open(path).map_err(named)?;
+    let table = file.table().map_err(named)?;
     Ok((file.header, table))
+}
+
+/// Checks the levels of a file's header against its table of `entries` entries: at least one
+/// level, none empty, and no more states in all than entries (so that no sum over them
+/// overflows, and no walk over them runs longer than the table).
+fn check_levels(written: &Written, entries: u64) -> Result<(), String> {
+    let runs: Vec<(u64, u64)> = match (&written.levels, &written.level_runs) {
+        (Some(list), _) => list.iter().map(|&count| (count, 1)).collect(),
+        (None, Some(runs)) => (runs.iter())
+            .filter(|r| r.repeat > 0)
+            .map(|r| (r.count, r.repeat))
+            .collect(),
+        (None, None) => Vec::new(),
+    };
+    if runs.is_empty() {
+        return Err("the header lists no levels".into());
+    }
+    let mut total = 0u64;
+    for (count, repeat) in runs {
+        if count == 0 {
+            return Err("the header lists a level of no states".into());
+        }
+        total = (count.checked_mul(repeat))
+            .and_then(|states| total.checked_add(states))
+            .filter(|&total| total <= entries)
+            .ok_or_else(|| {
+                format!("the header's levels hold more states than its {entries} entries")
+            })?;
+    }
+    Ok(())
 }
 
 /// The first eight bytes of every checkpoint file.
@@ -698,6 +733,33 @@ pub fn open_checkpoint(
         .map_err(fail)?;
     let header: CheckpointHeader =
         serde_json::from_slice(&json).map_err(|e| format!("the header is not valid: {e}"))?;
+    // A search goes on from what the header says: its levels, its last level's smallest ranks.
+    // Those are of the whole table, of which a process of an MPI job holds a slab.
+    let whole = match &header.slab {
+        None => Some(header.entries),
+        Some(slab) => slab.planes.checked_mul(slab.width),
+    }
+    .ok_or("the header's slab is too large")?;
+    check_levels(&header.levels, whole)?;
+    let levels = header.levels.levels();
+    let last = levels.last();
+    if let Some(rank) = header.antipodes.iter().find(|&&r| r >= whole) {
+        return Err(format!(
+            "the header's antipode {rank} is past the table's {whole} entries"
+        ));
+    }
+    if header.antipodes.len() as u64 > last {
+        return Err(format!(
+            "the header lists {} antipodes of a last level of {last} states",
+            header.antipodes.len()
+        ));
+    }
+    if header.seconds < 0.0 {
+        return Err(format!(
+            "the header's seconds ({}) is negative",
+            header.seconds
+        ));
+    }
     let mut tail = [0u8; 16];
     file.read_exact_at(&mut tail, len - 16).map_err(fail)?;
     if &tail[8..] != CHECKPOINT_END {
@@ -721,26 +783,62 @@ pub fn open_checkpoint(
         header.chunk_entries,
     )?;
     check(&header)?;
+    let chunks = frames.offsets.len();
     let table = CheckpointTable {
         frames,
         path: path.to_path_buf(),
+        expected: (header.slab.is_none()).then(|| [0, 1, 2].map(|v| levels.sum_mod3(v))),
+        counted: std::sync::Mutex::new((vec![false; chunks], [0; 3])),
     };
     Ok((header, table))
 }
 
 /// A checkpoint's table, read from its file chunk by chunk.
+///
+/// Its header's levels are checked against it as it is read: the search trusts them (the
+/// states still to find are the entries less the states they count), and the checksums cover
+/// the chunks alone.
 pub struct CheckpointTable {
     frames: Frames,
     path: std::path::PathBuf,
+    /// The entries holding 0, 1 and 2 by the header's levels (`None` for a process's slab,
+    /// which holds some of them).
+    expected: Option<[u64; 3]>,
+    /// Which chunks were counted as read by [`TableView::append_le_bytes`], and their counts.
+    counted: std::sync::Mutex<(Vec<bool>, [u64; 3])>,
 }
 
 impl CheckpointTable {
     /// Chunk `c`, decompressed and checked; errors name the file.
     fn chunk(&self, c: usize) -> Result<Vec<u8>, String> {
         let frames = &self.frames;
-        frames
+        let bytes = frames
             .unpack(c, &frames.frame(c)?)
-            .map_err(|e| self.unusable(e))
+            .map_err(|e| self.unusable(e))?;
+        // Its entries are counted the first time it is read; once all are, the counts are
+        // checked.
+        let mut counted = self.counted.lock().unwrap_or_else(|e| e.into_inner());
+        let (seen, counts) = &mut *counted;
+        if self.expected.is_some() && !std::mem::replace(&mut seen[c], true) {
+            let live = frames.entries - c as u64 * frames.chunk_entries;
+            for (total, n) in counts.iter_mut().zip(value_counts(&bytes, live)) {
+                *total += n;
+            }
+            if seen.iter().all(|&s| s) {
+                self.check_counts(*counts)?;
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// Checks the entries holding 0, 1 and 2 against the header's levels.
+    fn check_counts(&self, found: [u64; 3]) -> Result<(), String> {
+        match self.expected {
+            Some(expected) if expected != found => Err(self.unusable(format!(
+                "its levels count {expected:?} states at distances 0, 1 and 2 mod 3, but its table holds {found:?}"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// What a user reads when a chunk of the file is not sound.
@@ -781,8 +879,32 @@ impl TableView for CheckpointTable {
 
 impl TableSource for CheckpointTable {
     fn into_table(self: Box<Self>) -> Result<DistanceTable, String> {
-        self.frames.table().map_err(|e| self.unusable(e))
+        let table = self.frames.table().map_err(|e| self.unusable(e))?;
+        if self.expected.is_some() {
+            let [zero, one, two, _] = table.histogram();
+            self.check_counts([zero, one, two])?;
+        }
+        Ok(table)
     }
+}
+
+/// The entries holding 0, 1 and 2 among the first `live` entries of a table's `bytes`.
+fn value_counts(bytes: &[u8], live: u64) -> [u64; 3] {
+    let mut counts = [0; 3];
+    for (w, piece) in bytes.chunks(8).enumerate() {
+        let mut word = [0xffu8; 8];
+        word[..piece.len()].copy_from_slice(piece);
+        let word = u64::from_le_bytes(word);
+        let left = live.saturating_sub(w as u64 * ENTRIES_PER_WORD);
+        let valid = match left >= ENTRIES_PER_WORD {
+            true => LOW_BITS,
+            false => LOW_BITS & ((1u64 << (2 * left)) - 1),
+        };
+        for (v, count) in counts.iter_mut().enumerate() {
+            *count += (matches(word, v as u8) & valid).count_ones() as u64;
+        }
+    }
+    counts
 }
 
 /// Lowercase hex of bytes.
@@ -838,7 +960,10 @@ mod tests {
     fn checkpoints_read_back_chunk_by_chunk() {
         let table = table();
         let info = Ring::turnstyle(5, Metric::Lrf).unwrap().info();
-        let levels = Levels::from_counts(&[1, 3, 5]);
+        // Levels that count the table's values (it holds no 2).
+        let [zero, one, two, _] = table.histogram();
+        assert_eq!(two, 0);
+        let levels = Levels::from_counts(&[zero, one]);
         let mut bytes = Vec::new();
         write_checkpoint(&mut bytes, &info, None, &levels, 12.5, &[4, 9], &table).unwrap();
         let path = std::env::temp_dir().join(format!("gsc-{}.gsc", std::process::id()));
@@ -867,6 +992,22 @@ mod tests {
             std::fs::write(&path, &bytes[..cut]).unwrap();
             assert!(open_checkpoint(&path, |_| Ok(())).is_err(), "cut at {cut}");
         }
+        // Levels that do not count the table's values are refused once the table is read,
+        // whichever way (a search resumed from them found more states than the table has).
+        let levels = Levels::from_counts(&[1, 3, 5]);
+        let mut bytes = Vec::new();
+        write_checkpoint(&mut bytes, &info, None, &levels, 12.5, &[4, 9], &table).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let (_, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
+        let mut got = Vec::new();
+        let e = back.append_le_bytes(0..words, &mut got).unwrap_err();
+        assert!(
+            e.contains("levels count [1, 3, 5]") && e.contains("gsc"),
+            "{e}"
+        );
+        let (_, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
+        let e = Box::new(back).into_table().err().unwrap();
+        assert!(e.contains("levels count [1, 3, 5]"), "{e}");
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -133,7 +133,7 @@ fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
     let mut slug = format!("perm-n{}-{hex6}", def.solved.len());
     if metric != "gens" {
         let one_set = twisty::TwistyDefinition::of_permutations(&def);
-        def.moves = twisty::permutation_moves(&one_set, metric)?;
+        def.moves = twisty::permutation_moves(&one_set, metric).map_err(value)?;
         slug = format!("{slug}-{metric}");
     }
     let identity = Identity {
@@ -142,7 +142,7 @@ fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
         metric: metric.into(),
         slug,
     };
-    Ok(Perm::new(identity, def, metric == "gens")?)
+    Perm::new(identity, def, metric == "gens").map_err(value)
 }
 
 /// The puzzle of a twsearch definition (`text`, the file `file`) in `metric` (htm, qtm): a

@@ -83,8 +83,8 @@ impl Perm {
         let n = def.solved.len();
         if n > MAX_POINTS {
             return Err(format!(
-                "the puzzle has {n} positions ({n}! = {:.2e} arrangements): gpusearch ranks permutations of up to {MAX_POINTS}",
-                (1..=n).map(|k| k as f64).product::<f64>()
+                "the puzzle has {n} positions ({n}! = about 10^{:.0} arrangements): gpusearch ranks permutations of up to {MAX_POINTS}",
+                (1..=n).map(|k| (k as f64).log10()).sum::<f64>()
             ));
         }
         let mut moves = Vec::new();
