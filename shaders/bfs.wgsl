@@ -1,4 +1,4 @@
-// The level loop's kernels on the 2-bit table (see src/gpu/mod.rs for the host side).
+// The level loop's kernels on the 2-bit table (see the GPU backend for the host side).
 //
 // Memory: the table is cut into blocks of 32 entries, each three u32 words: entries 0..15 (two
 // bits each, entry e at bits 2e), entries 16..31, and the block's `seen` word (bit e set once
@@ -106,7 +106,7 @@ fn valid_mask(first: u64) -> u32 {
     return (1u << u32(entries - first)) - 1u;
 }
 
-// Where entry `rank` lives: window, word within the window, bit shift.
+// Where entry the rank module lives: window, word within the window, bit shift.
 fn locate(rank: u64) -> vec3<u32> {
     let block = rank >> 5u;
     let window = u32(block >> params.window_shift);
@@ -121,7 +121,7 @@ fn entry(rank: u64) -> u32 {
     return (word_load(at.x, at.y) >> at.z) & 3u;
 }
 
-// Sets entry `rank` to `value` if it is still unreached; true if this call set it.
+// Sets entry the rank module to `value` if it is still unreached; true if this call set it.
 fn claim(rank: u64, value: u32) -> bool {
     let at = locate(rank);
     var old = word_load(at.x, at.y);
@@ -240,12 +240,12 @@ fn list_rank(ahead: u32, i: u32) -> u64 {
     return u64(atomicLoad(&lists[at])) | (u64(atomicLoad(&lists[at + 1u])) << 32u);
 }
 
-// Appends `rank` to the next level's list, if it has room.
+// Appends the rank module to the next level's list, if it has room.
 fn append(rank: u64) {
     list_store(atomicAdd(&lists[0], 1u), rank);
 }
 
-// Stores `rank` as rank `i` of the next level's list, if it has room.
+// Stores the rank module as rank `i` of the next level's list, if it has room.
 fn list_store(i: u32, rank: u64) {
     if i < params.list_capacity {
         let at = list_word(2u, i);

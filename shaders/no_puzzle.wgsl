@@ -1,4 +1,4 @@
-// A puzzle with no moves: the probe kernels that need no puzzle (src/gpu/probe.rs) are built
+// A puzzle with no moves: the probe kernels that need no puzzle (the probes) are built
 // with it.
 
 override MOVES: u32 = 0u;

@@ -1,7 +1,7 @@
-// Permutation puzzles' ranks and moves, the same rank order as src/puzzle/perm/mod.rs: the
+// Permutation puzzles' ranks and moves, the same rank order as the permutation puzzles: the
 // lexicographic rank of the pieces by position, halved where only one parity is reachable.
 //
-// The constants are overridden by the host (src/puzzle/perm/mod.rs) when it builds the
+// The constants are overridden by the host (the permutation puzzles) when it builds the
 // pipelines. The puzzle data `puzzle_data` holds MOVES rows of POINTS entries, row m
 // holding move m's from array (after the move, position i holds what position from[i] held).
 
@@ -11,7 +11,7 @@ override MOVES: u32;
 // How ranks are numbered: LEX, EVEN or ODD.
 override RANKING: u32;
 
-// The moves' rows, four words a vector (a uniform buffer: src/gpu/device.rs).
+// The moves' rows, four words a vector (a uniform buffer: the device module).
 @group(0) @binding(2) var<uniform> puzzle_words: array<vec4<u32>, 4096>;
 
 fn puzzle_data(i: u32) -> u32 {

@@ -1,4 +1,4 @@
-// Probes of the shaders (src/gpu/probe.rs), to check them against the CPU.
+// Probes of the shaders (the probes), to check them against the CPU.
 //
 // Prepended by the host: the rank functions (shaders/rank.wgsl) and a puzzle's shader (MOVES,
 // load_state, neighbour).

@@ -1,5 +1,5 @@
 // Lexicographic ranks of permutations (Lehmer codes), shared by the puzzle shaders: the same
-// order as src/rank/mod.rs. Items are numbered from 0; a set of items is a bit mask.
+// order as the rank module. Items are numbered from 0; a set of items is a bit mask.
 //
 // The shaders never divide with `/` but by constants: GPUs emulate 64-bit division, slowly, and
 // an NVIDIA driver (580.159, H100) compiled one such division in the sweep kernel wrongly

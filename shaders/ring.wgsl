@@ -1,6 +1,6 @@
-// Ring puzzles' ranks and moves (Turnstyle, TopSpin), the same rank order as src/puzzle/ring.rs.
+// Ring puzzles' ranks and moves (Turnstyle, TopSpin), the same rank order as the ring puzzles.
 //
-// The puzzle's constants are overridden by the host (src/puzzle/ring.rs) when it builds the
+// The puzzle's constants are overridden by the host (the ring puzzles) when it builds the
 // pipelines.
 
 // Pieces on the ring (n).

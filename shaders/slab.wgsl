@@ -1,7 +1,7 @@
-// The kernels of one process's slab in an MPI job (src/gpu/engine/slab.rs), after
+// The kernels of one process's slab in an MPI job (the GPU slab engine), after
 // shaders/bfs.wgsl. The table holds the slab's entries plane by plane: entry i is column
 // `first + i % columns` of plane `i / columns`, and a rank is `plane * width + column`
-// (src/search/slab.rs). A neighbour outside the slab goes to the outbox, the `lists` binding:
+// (the slabs). A neighbour outside the slab goes to the outbox, the `lists` binding:
 // word 0 counts the words appended after it, 2 a rank (low word first) or 4 a question (the
 // rank asked, then the entry that asks). What does not fit is dropped but counted: the host then
 // runs the round again in parts, which sets nothing twice. What the other processes send comes
@@ -30,7 +30,7 @@ fn slab_rank(own: u64) -> u64 {
     return plane * slab_width() + slab_first() + (own - plane * columns);
 }
 
-// The slab's entry of `rank`, or ELSEWHERE where another process's slab holds it.
+// The slab's entry of the rank module, or ELSEWHERE where another process's slab holds it.
 fn slab_entry(rank: u64) -> u64 {
     let width = slab_width();
     let plane = div64(rank, width);
@@ -53,7 +53,7 @@ fn outbox_room() -> u32 {
     return 6u * params.list_capacity;
 }
 
-// Appends `rank` to the outbox, if it has room (the count goes on: the host sees it overflow).
+// Appends the rank module to the outbox, if it has room (the count goes on: the host sees it overflow).
 fn send(rank: u64) {
     let at = atomicAdd(&lists[0], 2u);
     if at + 2u <= outbox_room() {
@@ -61,7 +61,7 @@ fn send(rank: u64) {
     }
 }
 
-// Appends the question whether `rank` is in level d, asked by entry `own`, as `send`.
+// Appends the question whether the rank module is in level d, asked by entry `own`, as `send`.
 fn ask(rank: u64, own: u64) {
     let at = atomicAdd(&lists[0], 4u);
     if at + 4u <= outbox_room() {

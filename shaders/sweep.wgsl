@@ -1,4 +1,4 @@
-// Sweep passes on the device (see src/gpu/sweep.rs for the host side and src/search/sweep.rs for
+// Sweep passes on the device (see the GPU sweeps for the host side and the CPU sweeps for
 // the CPU's): block moves 32 entries at a time (plain shifts, moves of long runs, moves of
 // short runs), the residual moves state by state.
 //
@@ -25,7 +25,7 @@
 // take (measured: a loop that also passed over the shifts ran the window moves 1.7 times as
 // long).
 
-// The sweep data, four words a vector (a uniform buffer: src/gpu/device.rs).
+// The sweep data, four words a vector (a uniform buffer: the device module).
 @group(0) @binding(3) var<uniform> sweep_words: array<vec4<u32>, 4096>;
 
 fn sweep_data(i: u32) -> u32 {
@@ -94,7 +94,7 @@ fn frontier_bits(cache: ptr<function, Cached>, start: u64, len: u32) -> u32 {
 // first). (Keeping every digit to step them block by block would need an array, which lavapipe
 // indexes invocation by invocation: slower.)
 fn prefix_parity(value: u64, at: u32, count: u32) -> u32 {
-    // Below 2^32: src/gpu/sweep.rs keeps the blocks of a move fewer.
+    // Below 2^32: the GPU sweeps keeps the blocks of a move fewer.
     var rest = u32(value);
     var parity = 0u;
     for (var i = count; i > 0u; i--) {
@@ -197,7 +197,7 @@ fn pull_move(m: u32, first: u64) -> u32 {
     var base = to + b * block;
     var found = 0u;
     // Bit e of `found` is rank first + e; the loop walks e over the ranks from `lo` on, run by
-    // run (32-bit counters: at most 32 ranks are left, and src/gpu/sweep.rs keeps runs of moves
+    // run (32-bit counters: at most 32 ranks are left, and the GPU sweeps keeps runs of moves
     // with more than one run a block below 2^32).
     var e = u32(lo - first);
     let stop = u32(hi - first);
@@ -508,7 +508,7 @@ fn residual_meeting(first: u64, end: u64) -> u32 {
     return records;
 }
 
-// Of the residual records `meeting`, those that hold `rank`, one bit each.
+// Of the residual records `meeting`, those that hold the rank module, one bit each.
 fn residual_records(meeting: u32, rank: u64) -> u32 {
     var records = 0u;
     var rest = meeting;

@@ -1,8 +1,8 @@
-// Twisty puzzles' ranks and moves, the same rank order as src/puzzle/twisty/mod.rs: a
+// Twisty puzzles' ranks and moves, the same rank order as the twisty puzzles: a
 // mixed-radix number whose most significant digit is the parity vector's index, then per-set
 // coordinates (pieces, orientations) and blocks' positions within their parity class.
 //
-// Everything about the puzzle is in `puzzle_tables`, written by src/puzzle/twisty/gpu.rs: a
+// Everything about the puzzle is in `puzzle_tables`, written by the twisty puzzles' shader data: a
 // record per set, per block and per digit (least significant digit first), the move tables
 // they point to, and the parity vectors. The constants give the counts and where each region
 // starts.
@@ -27,7 +27,7 @@ override PARITY_WEIGHT_HI: u32;
 
 const NONE: u32 = 0xffffffffu;
 
-// A set record's words (SET_WORDS in src/puzzle/twisty/gpu.rs).
+// A set record's words (SET_WORDS in the twisty puzzles' shader data).
 const SET_WORDS: u32 = 17u;
 const S_COUNT: u32 = 0u;
 const S_ORIENTATIONS: u32 = 1u;

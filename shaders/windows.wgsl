@@ -1,4 +1,4 @@
-// The table's windows (src/gpu/layout.rs): one storage binding each, and the accessors that reach
+// The table's windows (the layout): one storage binding each, and the accessors that reach
 // a word in any window. The host repeats every line that ends in `// each window` once per
 // window, with `{w}` standing for the window's number and `{binding}` for its binding (7 + w).
 

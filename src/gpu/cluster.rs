@@ -4,7 +4,7 @@
 //! neighbours outside the slab to their owners, who claim them on their devices; a bottom-up
 //! round asks the owners instead, who answer from their devices.
 
-use super::GpuEngine;
+use super::engine::GpuEngine;
 use super::engine::slab::Outbox;
 use crate::search::cluster::{Exchanged, MpiJob, SlabEngine, owner};
 use crate::search::engine::Engine;

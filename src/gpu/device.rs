@@ -4,6 +4,9 @@
 use super::layout::Layout;
 use serde::{Deserialize, Serialize};
 
+/// The rank functions every puzzle shader uses, prepended to it.
+pub(super) const RANK_SHADER: &str = include_str!("../../shaders/rank.wgsl");
+
 /// The adapter that ran a search, as reports name it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdapterName {

@@ -1,16 +1,17 @@
 //! The GPU engine: the table on the device, each pass one submission and one small read-back of
 //! its counts; the table read back for checkpoints and at the end.
 
+use super::device::RANK_SHADER;
 use super::device::{
     DATA_WORDS, Gpu, TABLES_BINDING, compute_pipeline, data_buffer, data_entry, map_read,
     read_back_buffer, storage_buffer, storage_entry,
 };
 use super::layout::{BLOCK_BYTES, BLOCK_ENTRIES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
-use super::{RANK_SHADER, sweep};
-use crate::puzzle::{GpuShader, Structure};
+use super::sweep;
+use crate::puzzle::{GpuShader, StateSpace, Structure};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
-use crate::search::{Progress, Step};
+use crate::search::{self, Options, Outcome, Progress, Step};
 use crate::table::{
     DistanceTable, LOW_BITS, TableSource, TableView, UNREACHED, matches, spread, squeeze,
 };
@@ -483,5 +484,44 @@ impl Engine for GpuEngine<'_> {
             Some(table) => Ok(table),
             None => Ok(self.read_back(None, true)?.0.expect("kept")),
         }
+    }
+}
+
+impl Gpu {
+    /// Runs a full breadth-first search of `space` from its solved states on the device:
+    /// [`search::drive`] on [`Gpu::engine`], without checkpoints.
+    pub fn search<S: StateSpace>(
+        &self,
+        space: &S,
+        layout: &Layout,
+        options: &Options,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, String> {
+        let mut engine = self.engine(space, layout, true)?;
+        let (levels, antipodes) = search::drive(space, &mut engine, options, progress, None, None)?;
+        Ok(Outcome {
+            table: engine.into_table()?,
+            levels,
+            antipodes,
+        })
+    }
+
+    /// The engine for `space` on `layout`: with `host_table`, a host copy of the table is read
+    /// back for checkpoints and at the end; without, the table stays on the device and is read
+    /// back chunk by chunk as it is read ([`Engine::with_table`]).
+    pub fn engine<S: StateSpace>(
+        &self,
+        space: &S,
+        layout: &Layout,
+        host_table: bool,
+    ) -> Result<GpuEngine<'_>, String> {
+        let puzzle = space.gpu_shader().ok_or_else(|| {
+            format!(
+                "{} has no GPU shader: use --backend cpu",
+                space.info().puzzle
+            )
+        })?;
+        let structure = space.structure();
+        GpuEngine::new(self, layout, &puzzle, structure.as_ref(), host_table)
     }
 }

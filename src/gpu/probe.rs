@@ -2,7 +2,7 @@
 //! quotients of the shaders' 64-bit division helpers, to check both against the CPU's on any
 //! adapter without a whole search.
 
-use super::RANK_SHADER;
+use super::device::RANK_SHADER;
 use super::device::{
     Gpu, TABLES_BINDING, compute_pipeline, data_buffer, data_entry, map_read, read_back_buffer,
     storage_buffer, storage_entry,

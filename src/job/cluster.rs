@@ -84,7 +84,7 @@ pub(super) fn search_across<S: StateSpace>(
         Some((gpu, layout)) => {
             let shader = (space.gpu_shader()).ok_or("the puzzle has no GPU shader")?;
             let moves = space.move_count();
-            let device = gpu::GpuEngine::on_slab(gpu, layout, &shader, slab)?;
+            let device = gpu::engine::GpuEngine::on_slab(gpu, layout, &shader, slab)?;
             let engine = gpu::cluster::GpuSlabEngine::new(device, cluster, slab.clone(), moves);
             slab_search(space, engine, options, run, resume)?
         }
