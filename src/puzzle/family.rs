@@ -247,6 +247,12 @@ pub enum PuzzleError {
 }
 
 impl PuzzleError {
+    /// The error of option `option` given `value`, from why it is wrong (for `map_err`).
+    pub fn value(option: &'static str, value: impl fmt::Display) -> impl FnOnce(String) -> Self {
+        let value = value.to_string();
+        move |why| PuzzleError::Value { option, value, why }
+    }
+
     /// The message, with each option written by `flag` (the library writes `option n`).
     pub fn message(&self, flag: &dyn Fn(&str) -> String) -> String {
         match self {

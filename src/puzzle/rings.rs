@@ -43,11 +43,7 @@ impl Family for ChineseRings {
 
     fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
         let n = given.need_count("n")?;
-        let rings = Rings::new(n).map_err(|why| PuzzleError::Value {
-            option: "n",
-            value: n.to_string(),
-            why,
-        })?;
+        let rings = Rings::new(n).map_err(PuzzleError::value("n", n))?;
         Ok(Space::Rings(rings))
     }
 

@@ -1,6 +1,6 @@
 //! The ring families: Turnstyle and TopSpin, their options and their published runs.
 
-use super::{Metric, Ring};
+use super::{MAX_PIECES, Metric, Ring};
 use crate::puzzle::Space;
 use crate::puzzle::family::{Family, Given, Kind, Opt, PuzzleError, Run};
 
@@ -23,11 +23,7 @@ const METRIC: Opt = Opt {
 /// The metric a request gives, or why it is none.
 fn metric(given: &Given) -> Result<Metric, PuzzleError> {
     let name = given.need_text("metric")?;
-    Metric::parse(name).map_err(|why| PuzzleError::Value {
-        option: "metric",
-        value: name.into(),
-        why,
-    })
+    Metric::parse(name).map_err(PuzzleError::value("metric", name))
 }
 
 /// Runs of sizes 8 to 12 in both metrics (and `lrf` 13), the rest large.
@@ -56,11 +52,7 @@ impl Family for Turnstyle {
 
     fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
         let n = given.need_count("n")?;
-        let ring = Ring::turnstyle(n, metric(given)?).map_err(|why| PuzzleError::Value {
-            option: "n",
-            value: n.to_string(),
-            why,
-        })?;
+        let ring = Ring::turnstyle(n, metric(given)?).map_err(PuzzleError::value("n", n))?;
         Ok(Space::Ring(ring))
     }
 
@@ -102,16 +94,12 @@ impl Family for TopSpin {
         let n = given.need_count("n")?;
         let k = given.need_count("k")?;
         let metric = metric(given)?;
-        // The pieces first: the turntable's range depends on them.
-        let (option, value) = match Ring::topspin(n, 2, metric) {
-            Ok(_) => ("k", k),
-            Err(_) => ("n", n),
+        // The pieces' range first: the turntable's depends on them.
+        let (option, value) = match (3..=MAX_PIECES).contains(&n) {
+            true => ("k", k),
+            false => ("n", n),
         };
-        let ring = Ring::topspin(n, k, metric).map_err(|why| PuzzleError::Value {
-            option,
-            value: value.to_string(),
-            why,
-        })?;
+        let ring = Ring::topspin(n, k, metric).map_err(PuzzleError::value(option, value))?;
         Ok(Space::Ring(ring))
     }
 

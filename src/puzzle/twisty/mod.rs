@@ -19,6 +19,9 @@
 //! Each coordinate and block moves on its own, so a move is a table lookup per coordinate where
 //! the coordinate is small, and unrank-move-rank where it is not. Where ties remain that no
 //! pair of sets shows, some entries are unreachable, and the report gives both counts.
+//!
+//! This module is the space itself (its build from a definition and its ranks), one idea a little
+//! over 600 lines; the moves, coordinates, layout, cursor and shader data stand in their own.
 
 mod block;
 mod coords;
