@@ -14,6 +14,7 @@ pub mod puzzle;
 pub mod rank;
 pub mod report;
 pub mod search;
+pub mod setting;
 pub mod solve;
 pub mod store;
 pub mod table;

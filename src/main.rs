@@ -5,6 +5,7 @@ use gpusearch::job::{self, Backend, Error, Job};
 use gpusearch::puzzle::family::{Kind, Request};
 use gpusearch::puzzle::{FAMILIES, registry};
 use gpusearch::search::Footprint;
+use gpusearch::setting::{self, Setting};
 use gpusearch::store::atomic;
 use gpusearch::{solve, tables, verify};
 use std::path::PathBuf;
@@ -270,6 +271,23 @@ fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
     }
 }
 
+/// The flag that gives a library setting or a family option named `name`.
+fn flag(name: &str) -> String {
+    format!("--{}", name.replace('_', "-"))
+}
+
+/// How the command line writes a library setting, with a value or without.
+fn spell(setting: Setting, value: Option<&str>) -> String {
+    let name = match setting {
+        Setting::Footprint => flag("strategy"),
+        setting => flag(setting.field()),
+    };
+    match value {
+        Some(value) => format!("{name} {value}"),
+        None => name,
+    }
+}
+
 fn main() -> ExitCode {
     if std::env::var_os("NODEVICE_SELECT").is_none() {
         // Mesa's device-select Vulkan layer only reorders adapters (we pick our own) and, on a
@@ -277,6 +295,7 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet.
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
+    setting::spell_as(spell);
     let command = Cli::command().after_help(puzzles_help());
     let cli = match command
         .try_get_matches()
@@ -375,7 +394,7 @@ fn main() -> ExitCode {
         // A process of the MPI job said why.
         Err(e @ Error::Reported(_)) => ExitCode::from(e.exit_code() as u8),
         Err(Error::Puzzle(e)) => {
-            eprintln!("gpusearch: error: {}", e.message(&|o| format!("--{o}")));
+            eprintln!("gpusearch: error: {}", e.message(&flag));
             ExitCode::from(2)
         }
         Err(e) => {

@@ -7,6 +7,7 @@
 use crate::gpu::layout::{BLOCK_BYTES, READBACK_BLOCKS};
 use crate::search::slab::{ROUND_BYTES, Slab};
 use crate::search::{self, Footprint};
+use crate::setting::Setting;
 use crate::store;
 use crate::table::DistanceTable;
 use crate::units::bytes;
@@ -119,7 +120,11 @@ impl Plan {
             )
         } else if lean_ok {
             let why = if shape.forced.is_some() {
-                format!("asked for with --strategy; {}", bytes(lean_total))
+                format!(
+                    "asked for with {}; {}",
+                    Setting::Footprint,
+                    bytes(lean_total)
+                )
             } else {
                 format!(
                     "the full strategy needs {}, more than the {} budget; the lean one needs {}",
@@ -145,11 +150,12 @@ impl Plan {
                 ("even the leanest strategy", device.unwrap_or(lean_total))
             };
             refusal = Some(format!(
-                "{what} needs {} of memory ({} table of {} entries) but the budget is {}: give a larger --memory, or choose a smaller puzzle",
+                "{what} needs {} of memory ({} table of {} entries) but the budget is {}: give a larger {}, or choose a smaller puzzle",
                 bytes(least),
                 bytes(table),
                 shape.entries,
-                bytes(budget)
+                bytes(budget),
+                Setting::Memory
             ));
             let why = "does not fit: the run would be refused".to_string();
             if shape.forced == Some(Footprint::Full) {
@@ -228,9 +234,9 @@ impl Plan {
             self.checkpoint_seconds,
             checkpoint_every,
             if checkpoint_every == self.checkpoint_every {
-                " (scaled so that checkpoints take at most 5% of the run)"
+                " (scaled so that checkpoints take at most 5% of the run)".to_string()
             } else {
-                " (--checkpoint-every)"
+                format!(" ({})", Setting::CheckpointEvery)
             }
         );
         let _ = writeln!(

@@ -7,6 +7,7 @@ use crate::puzzle::path::{Entries, path_from};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
+use crate::setting::Setting;
 use crate::store::{ChunkCache, Distances};
 use crate::table::UNREACHED;
 use std::fmt::Write;
@@ -51,7 +52,7 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
             let state = space.parse_state(text).map_err(Error::Input)?;
             space
                 .rank(&state)
-                .map_err(|e| Error::Input(format!("--state: {e}")))?
+                .map_err(|e| Error::Input(format!("{}: {e}", Setting::State)))?
         }
         Position::Moves(text) => made_by(space, text).map_err(Error::Input)?,
     };
@@ -80,10 +81,11 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
     if header.puzzle != space.info() {
         // The header's names, quoted on one line whatever they hold.
         return Err(Error::Input(format!(
-            "{} holds the distances of another puzzle ({}; asked for: {}): choose its folder with --out, or that puzzle's options",
+            "{} holds the distances of another puzzle ({}; asked for: {}): choose its folder with {}, or that puzzle's options",
             file.display(),
             one_line(&header.puzzle.describe()),
-            space.info().describe()
+            space.info().describe(),
+            Setting::Out
         )));
     }
     let path = solution(space, &mut entries, rank).map_err(|e| match e {
@@ -112,7 +114,8 @@ fn made_by<S: StateSpace>(space: &S, text: &str) -> Result<u64, String> {
     for word in text.split_whitespace() {
         let Some(mv) = names.iter().position(|n| n == word) else {
             return Err(format!(
-                "--moves: this puzzle has no move '{word}': its moves are {}",
+                "{}: this puzzle has no move '{word}': its moves are {}",
+                Setting::Moves,
                 names.join(" ")
             ));
         };
@@ -129,10 +132,10 @@ fn solution<S: StateSpace>(
     rank: u64,
 ) -> Result<Vec<usize>, Error> {
     if entries.entry(rank).map_err(Error::Run)? == UNREACHED {
-        return Err(Error::Input(
-            "--state: the position cannot be reached from solved (no sequence of moves leads there)"
-                .into(),
-        ));
+        return Err(Error::Input(format!(
+            "{}: the position cannot be reached from solved (no sequence of moves leads there)",
+            Setting::State
+        )));
     }
     path_from(space, entries, rank).map_err(Error::Run)?.ok_or_else(|| {
         Error::Run("the distances file is inconsistent: a step towards solved is missing; run gpusearch verify on it".into())

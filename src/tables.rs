@@ -121,7 +121,7 @@ fn check_into(
         let space = registry::space(&request).map_err(Error::Puzzle)?;
         let slug = space.slug();
         if !quiet {
-            eprintln!("gpusearch tables --check: {slug}");
+            eprintln!("gpusearch tables: checking {slug}");
         }
         let job = Job {
             puzzle: request,
@@ -146,7 +146,7 @@ fn check_into(
     }
     match differ.is_empty() {
         true => Ok(format!(
-            "gpusearch tables --check: the {searched} runs give the published reports and plots in {}, timings aside",
+            "gpusearch tables: the {searched} runs give the published reports and plots in {}, timings aside",
             folder.display()
         )),
         false => Err(Error::Run(format!(

@@ -18,6 +18,7 @@ use crate::puzzle::registry::space_of;
 use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
 use crate::search::{self, Options};
+use crate::setting::Setting;
 use crate::store::{Distances, Header};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
 use rayon::prelude::*;
@@ -54,7 +55,7 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
         };
         Plan::new(&shape, memory.unwrap_or(u64::MAX))
     })
-    .map_err(|e| Failure::Budget(format!("{name}: verifying {e} (--memory)")))?;
+    .map_err(|e| Failure::Budget(format!("{name}: verifying {e} ({})", Setting::Memory)))?;
     with_space!(&space, s => check(s, &header, &distances, &plan, quiet)).map_err(unsound)?;
     let levels = header.levels.levels();
     Ok(format!(

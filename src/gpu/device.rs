@@ -2,6 +2,7 @@
 //! helpers every GPU module uses (buffers, read-backs).
 
 use super::layout::Layout;
+use crate::setting::Setting;
 use serde::{Deserialize, Serialize};
 
 /// The rank functions every puzzle shader uses, prepended to it.
@@ -130,10 +131,11 @@ impl Gpu {
             u64::from(self.limits.max_storage_buffers_per_shader_stage).min(MAX_BINDINGS);
         if u64::from(layout.windows) + OTHER_STORAGE > bindings {
             return Err(format!(
-                "the table of {entries} entries needs {} GPU windows of {} bytes, but '{name}' binds at most {} storage buffers per shader: choose a smaller --n or --backend cpu",
+                "the table of {entries} entries needs {} GPU windows of {} bytes, but '{name}' binds at most {} storage buffers per shader: choose a smaller puzzle or {}",
                 layout.windows,
                 layout.window_bytes(0),
-                bindings.saturating_sub(OTHER_STORAGE)
+                bindings.saturating_sub(OTHER_STORAGE),
+                Setting::Backend.to("cpu")
             ));
         }
         if let Some(memory) = self.memory
@@ -225,8 +227,9 @@ pub(super) fn storage_buffer(gpu: &Gpu, words: &[u32], what: &str) -> Result<wgp
         .min(gpu.limits.max_buffer_size);
     if bytes > most {
         return Err(format!(
-            "the {what} take {bytes} bytes on the GPU, more than the {most} that '{}' binds: use --backend cpu",
-            gpu.adapter.name
+            "the {what} take {bytes} bytes on the GPU, more than the {most} that '{}' binds: use {}",
+            gpu.adapter.name,
+            Setting::Backend.to("cpu")
         ));
     }
     let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {

@@ -12,6 +12,7 @@ use crate::puzzle::{GpuShader, StateSpace, Structure};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::{self, Options, Outcome, Progress, Step};
+use crate::setting::Setting;
 use crate::table::{
     DistanceTable, LOW_BITS, TableSource, TableView, UNREACHED, matches, spread, squeeze,
 };
@@ -314,8 +315,9 @@ impl<'g> GpuEngine<'g> {
         let listed = counts.pop().expect("the list's length");
         if counts.pop().expect("the cut loops' word") != 0 {
             return Err(format!(
-                "the GPU '{}' cut the shader's loops short (software drivers such as lavapipe end a shader's loops after 65,535 iterations), so its table would be wrong: use --backend cpu or a hardware GPU",
-                self.gpu.adapter.name
+                "the GPU '{}' cut the shader's loops short (software drivers such as lavapipe end a shader's loops after 65,535 iterations), so its table would be wrong: use {} or a hardware GPU",
+                self.gpu.adapter.name,
+                Setting::Backend.to("cpu")
             ));
         }
         Ok((counts.iter().map(|&c| u64::from(c)).sum(), listed))
@@ -517,8 +519,9 @@ impl Gpu {
     ) -> Result<GpuEngine<'_>, String> {
         let puzzle = space.gpu_shader().ok_or_else(|| {
             format!(
-                "{} has no GPU shader: use --backend cpu",
-                space.info().puzzle
+                "{} has no GPU shader: use {}",
+                space.info().puzzle,
+                Setting::Backend.to("cpu")
             )
         })?;
         let structure = space.structure();

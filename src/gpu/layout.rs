@@ -6,6 +6,7 @@
 //! index) and the block's `seen` bits. A window holds `2^window_shift` blocks and is one storage
 //! binding; the shader finds an entry's window with a shift, never a division.
 
+use crate::setting::Setting;
 use crate::units::bytes;
 use std::ops::Range;
 
@@ -132,10 +133,11 @@ impl Layout {
     pub fn memory_refusal(&self, memory: u64, source: &str) -> Option<String> {
         (self.device_bytes() > memory).then(|| {
             format!(
-                "the table of {} entries needs {} of GPU memory (3 bits an entry, the frontier lists and the puzzle's tables), but {source} gives {}: choose a smaller puzzle or --backend cpu",
+                "the table of {} entries needs {} of GPU memory (3 bits an entry, the frontier lists and the puzzle's tables), but {source} gives {}: choose a smaller puzzle or {}",
                 self.entries,
                 bytes(self.device_bytes()),
-                bytes(memory)
+                bytes(memory),
+                Setting::Backend.to("cpu")
             )
         })
     }
@@ -180,7 +182,7 @@ impl Layout {
                 }
                 Some(why) => out += &format!("  refused: {why}\n"),
             },
-            None => out += "  GPU memory unknown (give --gpu-memory SIZE)\n",
+            None => out += &format!("  GPU memory unknown (give {})\n", Setting::GpuMemory),
         }
         out
     }

@@ -6,6 +6,7 @@ use crate::puzzle::StateSpace;
 use crate::search::levels::Levels;
 use crate::search::slab::{self, Slab};
 use crate::search::{Checkpoints, Resume};
+use crate::setting::Setting;
 use crate::store::{
     self,
     atomic::{self, AtomicFile},
@@ -192,8 +193,9 @@ impl Checkpoints for FileCheckpoints<'_> {
 /// What an interrupted run says once the checkpoint after `level` is saved in `folder`.
 pub(super) fn saved_hint(folder: &Path, level: u64) -> String {
     format!(
-        "the checkpoint after level {level} is in {}: to go on, run the same command with --resume",
-        folder.display()
+        "the checkpoint after level {level} is in {}: to go on, run the same command with {}",
+        folder.display(),
+        Setting::Resume
     )
 }
 
@@ -206,9 +208,10 @@ pub(super) fn resume_from<S: StateSpace>(
 ) -> Result<(Resume, f64), Error> {
     let other = |header: &store::CheckpointHeader| {
         format!(
-            "it is a checkpoint of another puzzle ({}; asked for: {}): give that puzzle's options, or another --out",
+            "it is a checkpoint of another puzzle ({}; asked for: {}): give that puzzle's options, or another {}",
             header.puzzle.describe(),
-            space.info().describe()
+            space.info().describe(),
+            Setting::Out
         )
     };
     let entries = slab.map_or(space.size(), Slab::entries);
@@ -223,7 +226,8 @@ pub(super) fn resume_from<S: StateSpace>(
     })
     .map_err(|e| {
         Error::Input(format!(
-            "--resume: cannot use {}: {}; delete it to start again",
+            "{}: cannot use {}: {}; delete it to start again",
+            Setting::Resume,
             path.display(),
             // The header's names are quoted: one line whatever they hold.
             crate::puzzle::family::one_line(&e)

@@ -6,6 +6,7 @@ use crate::gpu::layout::Layout;
 use crate::gpu::{self, Adapters, Gpu};
 use crate::puzzle::StateSpace;
 use crate::search::slab::Slab;
+use crate::setting::Setting;
 
 /// Which engine carries out a search's passes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -114,10 +115,11 @@ pub(super) fn choose<'m, S: StateSpace>(
                 Some(_) => gpu::engine::slab::slab_layout(planned),
                 None => planned,
             };
-            let memory = (job.gpu_memory.map(|m| (m, "--gpu-memory".to_string()))).or_else(|| {
-                gpu.memory()
-                    .map(|m| (m, format!("'{}'", gpu.adapter().name)))
-            });
+            let memory =
+                (job.gpu_memory.map(|m| (m, Setting::GpuMemory.to_string()))).or_else(|| {
+                    gpu.memory()
+                        .map(|m| (m, format!("'{}'", gpu.adapter().name)))
+                });
             if let Some((memory, source)) = memory
                 && let Some(why) = layout.memory_refusal(memory, &source)
             {
@@ -146,14 +148,18 @@ fn open_gpu<S: StateSpace>(
     match job.backend {
         Backend::Cpu => Ok(None),
         Backend::Gpu if space.gpu_shader().is_none() => Err(Error::Input(format!(
-            "--backend gpu: the {} puzzle has no GPU shader; use --backend cpu",
-            space.info().puzzle
+            "{}: the {} puzzle has no GPU shader; use {}",
+            Setting::Backend.to("gpu"),
+            space.info().puzzle,
+            Setting::Backend.to("cpu")
         ))),
         Backend::Gpu => match Gpu::open_nth(Adapters::Any, index).map_err(Error::Input)? {
             Some(gpu) => Ok(Some(gpu)),
-            None => Err(Error::Input(
-                "--backend gpu found no Vulkan adapter with 64-bit shader integers: install a Vulkan driver (Debian: apt-get install mesa-vulkan-drivers libvulkan1) or use --backend cpu".into(),
-            )),
+            None => Err(Error::Input(format!(
+                "{} found no Vulkan adapter with 64-bit shader integers: install a Vulkan driver (Debian: apt-get install mesa-vulkan-drivers libvulkan1) or use {}",
+                Setting::Backend.to("gpu"),
+                Setting::Backend.to("cpu")
+            ))),
         },
         Backend::Auto => {
             // The shader last: a twisty puzzle's copies all its move tables.
@@ -175,11 +181,13 @@ pub const MAX_THREADS: usize = 1024;
 /// The number of workers asked for, checked (all cores when `None`), before any starts.
 pub fn thread_count(threads: Option<usize>) -> Result<usize, Error> {
     match threads {
-        Some(0) => Err(Error::Input(
-            "--threads 0 is not allowed: give at least 1, or leave it out for all cores".into(),
-        )),
+        Some(0) => Err(Error::Input(format!(
+            "{} is not allowed: give at least 1, or leave it out for all cores",
+            Setting::Threads.to(0)
+        ))),
         Some(t) if t > MAX_THREADS => Err(Error::Input(format!(
-            "--threads {t} is more than {MAX_THREADS}: give at most {MAX_THREADS}, or leave it out for all cores"
+            "{} is more than {MAX_THREADS}: give at most {MAX_THREADS}, or leave it out for all cores",
+            Setting::Threads.to(t)
         ))),
         Some(t) => Ok(t),
         None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),

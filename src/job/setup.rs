@@ -11,6 +11,7 @@ use crate::puzzle::StateSpace;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::search::Resume;
+use crate::setting::Setting;
 use crate::store::atomic;
 use crate::units::bytes;
 use std::io::Write;
@@ -26,9 +27,10 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
         let across = match job.processes {
             None => String::new(),
             Some(0) => {
-                return Err(Error::Input(
-                    "--processes 0: give the number of processes the MPI job will have, 1 or more".into(),
-                ))
+                return Err(Error::Input(format!(
+                    "{}: give the number of processes the MPI job will have, 1 or more",
+                    Setting::Processes.to(0)
+                )))
             }
             Some(p) => plan::describe_slabs(s.size(), s.slab_planes(), p, budget(job)),
         };
@@ -62,7 +64,7 @@ fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
                 )
                 .map_err(Error::Input)?
             },
-            Some((memory, "--gpu-memory".to_string())),
+            Some((memory, Setting::GpuMemory.to_string())),
         ),
         (None, Backend::Gpu) => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
             Some(gpu) => {
@@ -110,9 +112,9 @@ fn plan_for<S: StateSpace>(
 ) -> Result<Plan, Error> {
     Plan::new(&shape_of(space, entries, job, gpu, threads), budget(job)).map_err(|e| {
         let source = if job.memory.is_some() {
-            "--memory"
+            Setting::Memory.to_string()
         } else {
-            "the memory available now"
+            "the memory available now".to_string()
         };
         Error::Input(format!("{e} ({source})"))
     })
@@ -142,7 +144,8 @@ pub(super) fn setup<'m, S: StateSpace>(
         && (every.is_nan() || every < 0.0)
     {
         return Err(Error::Input(format!(
-            "--checkpoint-every {every}: give a number of seconds, 0 or more"
+            "{}: give a number of seconds, 0 or more",
+            Setting::CheckpointEvery.to(every)
         )));
     }
     let placement = choose(space, job, cluster, threads)?;
@@ -164,9 +167,9 @@ pub(super) fn setup<'m, S: StateSpace>(
                     slab.entries(),
                     bytes(needed),
                     if job.memory.is_some() {
-                        "--memory"
+                        Setting::Memory.to_string()
                     } else {
-                        "this machine"
+                        "this machine".to_string()
                     },
                     bytes(budget(job))
                 )));
@@ -180,14 +183,16 @@ pub(super) fn setup<'m, S: StateSpace>(
     let saved = Saved::find(out, cluster.map_or(1, MpiJob::size))?;
     if job.resume && saved.level.is_none() {
         return Err(Error::Input(format!(
-            "--resume: there is no checkpoint in {} (the run finished, or never saved one): run without --resume",
+            "{}: there is no checkpoint in {} (the run finished, or never saved one): run without it",
+            Setting::Resume,
             out.display()
         )));
     }
     if !job.resume && saved.any {
         return Err(Error::Input(format!(
-            "{} holds the checkpoint of an interrupted run: add --resume to go on from it, or delete its checkpoint files ({}) to start again",
+            "{} holds the checkpoint of an interrupted run: add {} to go on from it, or delete its checkpoint files ({}) to start again",
             out.display(),
+            Setting::Resume,
             saved.pattern
         )));
     }
@@ -248,10 +253,11 @@ fn check_disk(out: &Path, plan: &Plan, resume: Option<&PathBuf>) -> Result<(), E
     let needed = plan.disk_needed(existing);
     match plan::free_disk(&at) {
         Some(free) if free < needed => Err(Error::Input(format!(
-            "the output folder {} needs {} of free disk (the distances file and a checkpoint at most) but its disk has {}: free some space, or choose another --out",
+            "the output folder {} needs {} of free disk (the distances file and a checkpoint at most) but its disk has {}: free some space, or choose another {}",
             out.display(),
             bytes(needed),
-            bytes(free)
+            bytes(free),
+            Setting::Out
         ))),
         _ => Ok(()),
     }
@@ -261,8 +267,9 @@ fn check_disk(out: &Path, plan: &Plan, resume: Option<&PathBuf>) -> Result<(), E
 pub(crate) fn prepare_output(out: &Path) -> Result<(), Error> {
     let fail = |e: std::io::Error| {
         Error::Input(format!(
-            "cannot write to the output folder {}: {e}; choose another with --out",
-            out.display()
+            "cannot write to the output folder {}: {e}; choose another with {}",
+            out.display(),
+            Setting::Out
         ))
     };
     std::fs::create_dir_all(out).map_err(fail)?;

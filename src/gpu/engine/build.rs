@@ -2,6 +2,7 @@
 //! table's layout, and the first compilation.
 
 use super::*;
+use crate::setting::Setting;
 
 /// The shader for `puzzle` on `layout`: the window bindings and accessors (each line of
 /// `shaders/windows.wgsl` marked `// each window` once per window), the rank functions, the
@@ -50,8 +51,9 @@ impl<'g> GpuEngine<'g> {
             .filter(|data| data.records.len() <= DATA_WORDS);
         if puzzle.data.len() > DATA_WORDS {
             return Err(format!(
-                "the puzzle's moves take {} words on the GPU, more than the {DATA_WORDS} it holds: use --backend cpu",
-                puzzle.data.len()
+                "the puzzle's moves take {} words on the GPU, more than the {DATA_WORDS} it holds: use {}",
+                puzzle.data.len(),
+                Setting::Backend.to("cpu")
             ));
         }
         let device = &gpu.device;
@@ -248,9 +250,10 @@ impl<'g> GpuEngine<'g> {
         });
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
             return Err(format!(
-                "the GPU '{}' cannot hold the table ({} bytes): {e}; choose a smaller --n or --backend cpu",
+                "the GPU '{}' cannot hold the table ({} bytes): {e}; choose a smaller puzzle or {}",
                 gpu.adapter.name,
-                layout.device_bytes()
+                layout.device_bytes(),
+                Setting::Backend.to("cpu")
             ));
         }
         if let Some(e) = pollster::block_on(scope.pop()) {
