@@ -11,7 +11,7 @@
 //! once that is dropped, the fresh search's, which the file's chunks are compared with one by
 //! one as they are read again.
 
-use crate::plan::{Plan, Shape};
+use crate::plan::{MemoryPlan, Shape};
 use crate::progress::LevelBar;
 use crate::puzzle::family::one_line;
 use crate::puzzle::registry::space_of;
@@ -53,7 +53,7 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
             threads: rayon::current_num_threads(),
             forced: None,
         };
-        Plan::new(&shape, memory.unwrap_or(u64::MAX))
+        MemoryPlan::new(&shape, memory.unwrap_or(u64::MAX))
     })
     .map_err(|e| Failure::Budget(format!("{name}: verifying {e} ({})", Setting::Memory)))?;
     with_space!(&space, s => check(s, &header, &distances, &plan, quiet)).map_err(unsound)?;
@@ -81,7 +81,7 @@ fn check<S: StateSpace>(
     space: &S,
     header: &Header,
     file: &Distances,
-    plan: &Plan,
+    plan: &MemoryPlan,
     quiet: bool,
 ) -> Result<(), String> {
     let info = space.info();

@@ -43,7 +43,14 @@ fn sources(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
 #[test]
 fn no_library_module_names_a_flag() {
     let flags = flags();
-    for flag in ["--puzzle", "--n", "--memory", "--backend", "--state", "--check"] {
+    for flag in [
+        "--puzzle",
+        "--n",
+        "--memory",
+        "--backend",
+        "--state",
+        "--check",
+    ] {
         assert!(flags.contains(flag), "{flag} is missing from {flags:?}");
     }
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

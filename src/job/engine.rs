@@ -93,8 +93,8 @@ impl Placement<'_> {
 }
 
 /// The one choice of a run's engine: from the backend asked for, whether this process is one of
-/// an MPI job's (`mpi`), the space, and the device's limits and memory (the table's layout on a
-/// GPU is checked against them here, before any output).
+/// an MPI job's (`mpi`), the space, and the device's limits (the table's layout on a GPU; the
+/// plan checks it against the device's memory).
 pub(super) fn choose<'m, S: StateSpace>(
     space: &S,
     job: &Job,
@@ -115,16 +115,6 @@ pub(super) fn choose<'m, S: StateSpace>(
                 Some(_) => gpu::engine::slab::slab_layout(planned),
                 None => planned,
             };
-            let memory =
-                (job.gpu_memory.map(|m| (m, Setting::GpuMemory.to_string()))).or_else(|| {
-                    gpu.memory()
-                        .map(|m| (m, format!("'{}'", gpu.adapter().name)))
-                });
-            if let Some((memory, source)) = memory
-                && let Some(why) = layout.memory_refusal(memory, &source)
-            {
-                return Err(Error::Input(why));
-            }
             Some((gpu, layout))
         }
         None => None,

@@ -154,7 +154,6 @@ fn run_space<S: StateSpace>(
     let Setup {
         placement,
         plan,
-        every,
         resume,
     } = match cluster {
         Some(c) => first_failure_ends_all(c, setup)?,
@@ -171,11 +170,12 @@ fn run_space<S: StateSpace>(
     }
     if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
         eprintln!(
-            "gpusearch: {} strategy: {}; a checkpoint every {every:.0} s (~{:.0} s each); up to {} of disk",
-            plan::footprint_name(plan.footprint),
-            plan.why,
-            plan.checkpoint_seconds,
-            bytes(plan.disk_needed(0))
+            "gpusearch: {} strategy: {}; a checkpoint every {:.0} s (~{:.0} s each); up to {} of disk",
+            plan::footprint_name(plan.memory.footprint),
+            plan.memory.why,
+            plan.disk.every,
+            plan.disk.checkpoint_seconds,
+            bytes(plan.disk.needed(0))
         );
     }
     // Seconds of search before this run, when it goes on from a checkpoint.
@@ -204,7 +204,7 @@ fn run_space<S: StateSpace>(
         info: space.info(),
         slab: placement.slab().cloned(),
         cluster,
-        every,
+        every: plan.disk.every,
         since: Mutex::new(Instant::now()),
         earlier,
         started,
@@ -212,7 +212,7 @@ fn run_space<S: StateSpace>(
 
     let bar = LevelBar::new(space.size(), job.quiet || !root);
     let options = Options {
-        footprint: plan.footprint,
+        footprint: plan.memory.footprint,
         ..Options::default()
     };
     let info = space.info();
@@ -231,7 +231,7 @@ fn run_space<S: StateSpace>(
             &starts,
             levels,
             table,
-            plan.frame_memory,
+            plan.memory.frame_memory,
         )
         .map_err(|e| write_error(&gsd, e))?;
         Ok((file, sha, seconds))
@@ -244,7 +244,7 @@ fn run_space<S: StateSpace>(
                     saver: &saver,
                     quiet: job.quiet,
                     gsd: &gsd,
-                    frame_memory: plan.frame_memory,
+                    frame_memory: plan.memory.frame_memory,
                 };
                 let (levels, antipodes, written) =
                     search_across(space, mpi, slab, device.as_ref(), &options, &run, resume)?;
@@ -253,7 +253,7 @@ fn run_space<S: StateSpace>(
             Placement::Gpu(gpu, layout) => {
                 // The file is written from the table where it lies: a host copy, or the
                 // device's table read back chunk by chunk.
-                let mut engine = gpu.engine(space, layout, plan.host_table)?;
+                let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
                 let saver = Some(&saver as &dyn Checkpoints);
                 let (levels, antipodes) =
                     search::drive(space, &mut engine, &options, &bar, saver, resume)?;

@@ -6,11 +6,12 @@ use super::engine::{Backend, Placement, choose, thread_count};
 use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{Adapters, Gpu};
-use crate::plan::{self, Plan, Shape};
+use crate::plan::{self, Budget, DiskPlan, Inputs, Plan, Shape};
 use crate::puzzle::StateSpace;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::search::Resume;
+use crate::search::slab::Slab;
 use crate::setting::Setting;
 use crate::store::atomic;
 use crate::units::bytes;
@@ -22,8 +23,6 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
     let space = registry::space(&job.puzzle).map_err(Error::Puzzle)?;
     with_space!(&space, s => {
         let threads = thread_count(job.threads)?;
-        let plan = Plan::sketch(&shape_of(s, s.size(), job, job.backend == Backend::Gpu, threads), budget(job));
-        let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
         let across = match job.processes {
             None => String::new(),
             Some(0) => {
@@ -32,30 +31,36 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
                     Setting::Processes.to(0)
                 )))
             }
-            Some(p) => plan::describe_slabs(s.size(), s.slab_planes(), p, budget(job)),
+            Some(p) => plan::describe_slabs(s.size(), s.slab_planes(), p, budget(job).bytes),
         };
+        let device = planned_device(s, job)?;
+        let device = device.as_ref().map(|(layout, budget)| (layout, budget.clone()));
+        let plan = plan_of(s, job, threads, device, None);
         Ok(format!(
-            "{} ({}): {} entries\n{}{}{across}",
+            "{} ({}): {} entries\n{}{across}",
             s.slug(),
             job.backend.name(),
             s.size(),
-            plan.describe(every),
-            device_plan(s, job)?
+            plan.describe(),
         ))
     })
 }
 
-/// The device part of a `--dry-run`: with `--gpu-memory`, the table's layout on a GPU of that
-/// memory (no device is opened); under `--backend gpu`, on the device found; else nothing.
-fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
+/// The device a dry run plans for: a GPU of the job's GPU memory where it gives one (no device
+/// is opened), else the device found under the GPU backend; none under the CPU backend.
+fn planned_device<S: StateSpace>(
+    space: &S,
+    job: &Job,
+) -> Result<Option<(Layout, Option<Budget>)>, Error> {
     let Some(shader) = space.gpu_shader() else {
-        return Ok(String::new());
+        return Ok(None);
     };
     let puzzle_bytes = 4 * shader.tables.len() as u64;
     drop(shader);
     let window = job.gpu_window_bytes;
-    let (layout, memory) = match (job.gpu_memory, job.backend) {
-        (Some(memory), _) => (
+    Ok(match (job.gpu_memory, job.backend) {
+        (_, Backend::Cpu) => None,
+        (Some(_), _) => Some((
             Layout {
                 puzzle_bytes,
                 ..Layout::plan(
@@ -64,68 +69,83 @@ fn device_plan<S: StateSpace>(space: &S, job: &Job) -> Result<String, Error> {
                 )
                 .map_err(Error::Input)?
             },
-            Some((memory, Setting::GpuMemory.to_string())),
-        ),
+            device_budget(job, None),
+        )),
         (None, Backend::Gpu) => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
-            Some(gpu) => {
-                let layout = gpu
-                    .plan_with_tables(space.size(), puzzle_bytes, window)
-                    .map_err(Error::Input)?;
-                let name = format!("'{}'", gpu.adapter().name);
-                (layout, gpu.memory().map(|m| (m, name)))
-            }
-            None => return Ok(String::new()),
+            Some(gpu) => Some((
+                gpu.plan_with_tables(space.size(), puzzle_bytes, window)
+                    .map_err(Error::Input)?,
+                device_budget(job, Some(&gpu)),
+            )),
+            None => None,
         },
-        _ => return Ok(String::new()),
-    };
-    Ok(layout.describe(memory.as_ref().map(|(m, from)| (*m, from.as_str()))))
+        _ => None,
+    })
 }
 
-/// A job's memory budget: `--memory`, or the memory available now.
-fn budget(job: &Job) -> u64 {
-    match job.memory {
-        Some(b) => b,
-        None => plan::available_memory().unwrap_or(u64::MAX),
+/// The GPU memory a run plans for: the job's, else the device's own where it is known.
+fn device_budget(job: &Job, gpu: Option<&Gpu>) -> Option<Budget> {
+    match (job.gpu_memory, gpu) {
+        (Some(bytes), _) => Some(Budget {
+            bytes,
+            source: Setting::GpuMemory.to_string(),
+        }),
+        (None, Some(gpu)) => gpu.memory().map(|bytes| Budget {
+            bytes,
+            source: format!("'{}'", gpu.adapter().name),
+        }),
+        (None, None) => None,
     }
 }
 
-/// What the memory plan of a job on `space` depends on, for a table (or a process's slab) of
-/// `entries` entries.
-fn shape_of<S: StateSpace>(space: &S, entries: u64, job: &Job, gpu: bool, threads: usize) -> Shape {
-    Shape {
-        entries,
+/// A job's memory budget: its own, or the memory available now.
+fn budget(job: &Job) -> Budget {
+    match job.memory {
+        Some(bytes) => Budget {
+            bytes,
+            source: Setting::Memory.to_string(),
+        },
+        None => Budget {
+            bytes: plan::available_memory().unwrap_or(u64::MAX),
+            source: "the memory available now".to_string(),
+        },
+    }
+}
+
+/// The one plan of a job on `space`: searched on `device` where there is one, or as this
+/// process's `slab` of an MPI job.
+fn plan_of<S: StateSpace>(
+    space: &S,
+    job: &Job,
+    threads: usize,
+    device: Option<(&Layout, Option<Budget>)>,
+    slab: Option<&Slab>,
+) -> Plan {
+    let shape = Shape {
+        entries: space.size(),
         moves: space.move_count(),
         swept: space.has_structure(),
-        gpu,
+        gpu: device.is_some(),
         threads,
         forced: job.footprint,
-    }
-}
-
-/// The memory plan of a job on `space` (a table of `entries` entries) under its budget.
-fn plan_for<S: StateSpace>(
-    space: &S,
-    entries: u64,
-    job: &Job,
-    gpu: bool,
-    threads: usize,
-) -> Result<Plan, Error> {
-    Plan::new(&shape_of(space, entries, job, gpu, threads), budget(job)).map_err(|e| {
-        let source = if job.memory.is_some() {
-            Setting::Memory.to_string()
-        } else {
-            "the memory available now".to_string()
-        };
-        Error::Input(format!("{e} ({source})"))
-    })
+    };
+    Plan::make(
+        &shape,
+        Inputs {
+            memory: budget(job),
+            device,
+            slab,
+            checkpoint_every: job.checkpoint_every,
+        },
+    )
 }
 
 /// What a run settled before its search.
 pub(super) struct Setup<'m> {
     /// Where the search goes.
     pub(super) placement: Placement<'m>,
+    /// The plan it follows.
     pub(super) plan: Plan,
-    pub(super) every: f64,
     /// The state to go on from, and the seconds searched up to it.
     pub(super) resume: Option<(Resume, f64)>,
 }
@@ -150,36 +170,11 @@ pub(super) fn setup<'m, S: StateSpace>(
     }
     let placement = choose(space, job, cluster, threads)?;
     let slab = placement.slab();
-    let plan = match slab {
-        None => plan_for(
-            space,
-            space.size(),
-            job,
-            placement.device().is_some(),
-            threads,
-        )?,
-        Some(slab) => {
-            // A process holds its slab's table, its levels and a round's buffers.
-            let needed: u64 = plan::slab_memory(slab).iter().map(|(_, b)| b).sum();
-            if needed > budget(job) {
-                return Err(Error::Input(format!(
-                    "a process's slab of {} entries needs {} (table, levels, exchange rounds) but {} has {}: run more processes, or on machines with more memory",
-                    slab.entries(),
-                    bytes(needed),
-                    if job.memory.is_some() {
-                        Setting::Memory.to_string()
-                    } else {
-                        "this machine".to_string()
-                    },
-                    bytes(budget(job))
-                )));
-            }
-            Plan::sketch(
-                &shape_of(space, slab.entries(), job, false, threads),
-                budget(job),
-            )
-        }
-    };
+    let device = (placement.device()).map(|(gpu, layout)| (layout, device_budget(job, Some(gpu))));
+    let plan = plan_of(space, job, threads, device, slab);
+    if let Some(why) = &plan.refusal {
+        return Err(Error::Input(why.clone()));
+    }
     let saved = Saved::find(out, cluster.map_or(1, MpiJob::size))?;
     if job.resume && saved.level.is_none() {
         return Err(Error::Input(format!(
@@ -202,18 +197,10 @@ pub(super) fn setup<'m, S: StateSpace>(
     };
     if cluster.is_none_or(|c| c.rank() == 0) {
         // The folder is the job's: process 0 checks its disk for every slab and makes it.
-        let whole;
-        let disk = match slab {
-            Some(_) => {
-                whole = Plan::sketch(&shape_of(space, space.size(), job, false, threads), 0);
-                &whole
-            }
-            None => &plan,
-        };
         // The folder first, so that one that cannot be made is named as such.
         let made = !out.exists();
         prepare_output(out)?;
-        if let Err(e) = check_disk(out, disk, job.resume.then_some(&checkpoint)) {
+        if let Err(e) = check_disk(out, &plan.disk, job.resume.then_some(&checkpoint)) {
             if made {
                 let _ = std::fs::remove_dir(out);
             }
@@ -225,17 +212,15 @@ pub(super) fn setup<'m, S: StateSpace>(
     } else {
         None
     };
-    let every = job.checkpoint_every.unwrap_or(plan.checkpoint_every);
     Ok(Setup {
         placement,
         plan,
-        every,
         resume,
     })
 }
 
 /// Refuses a run whose distances file and checkpoints would not fit on the disk of `out`.
-fn check_disk(out: &Path, plan: &Plan, resume: Option<&PathBuf>) -> Result<(), Error> {
+fn check_disk(out: &Path, disk: &DiskPlan, resume: Option<&PathBuf>) -> Result<(), Error> {
     // The nearest folder that exists: `out` itself may not yet.
     let mut at = out.to_path_buf();
     while !at.exists() {
@@ -250,7 +235,7 @@ fn check_disk(out: &Path, plan: &Plan, resume: Option<&PathBuf>) -> Result<(), E
     let existing = resume
         .and_then(|c| std::fs::metadata(c).ok())
         .map_or(0, |m| m.len());
-    let needed = plan.disk_needed(existing);
+    let needed = disk.needed(existing);
     match plan::free_disk(&at) {
         Some(free) if free < needed => Err(Error::Input(format!(
             "the output folder {} needs {} of free disk (the distances file and a checkpoint at most) but its disk has {}: free some space, or choose another {}",

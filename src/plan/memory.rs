@@ -1,11 +1,9 @@
-//! The memory and disk a run needs, known before it starts: the strategy that fits a budget.
+//! The host memory a search needs: the strategy that fits a budget.
 //!
 //! A search holds its 2-bit table and, depending on the [`Footprint`], structures beside it.
-//! The plan lists each, picks the fastest footprint whose total fits the memory budget, and
-//! states what the output files and checkpoints take on disk.
+//! The plan lists each and picks the fastest footprint whose total fits the memory budget.
 
 use crate::gpu::layout::{BLOCK_BYTES, READBACK_BLOCKS};
-use crate::search::slab::{ROUND_BYTES, Slab};
 use crate::search::{self, Footprint};
 use crate::setting::Setting;
 use crate::store;
@@ -16,17 +14,10 @@ use std::fmt::Write;
 /// Fixed room for everything that does not grow with the table or the workers: the process,
 /// task lists, position tables.
 pub const FIXED_BYTES: u64 = 128 << 20;
-/// Compression speed assumed per worker thread for the checkpoint's cost: zstd level 1 and
-/// SHA-256 on these tables, a little below what a thread was measured to do.
-const COMPRESS_BYTES_PER_SECOND: f64 = 350e6;
-/// Checkpoints are spaced so that writing them costs at most this share of the run.
-const CHECKPOINT_SHARE: f64 = 0.05;
-/// The shortest default checkpoint interval, in seconds.
-const MIN_CHECKPOINT_SECONDS: f64 = 60.0;
 
-/// What a search of one space needs.
+/// The host memory a search of one space (or one process's slab of it) needs.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub struct MemoryPlan {
     /// Table entries.
     pub entries: u64,
     /// Bytes of the 2-bit table.
@@ -51,17 +42,10 @@ pub struct Plan {
     pub budget: u64,
     /// Compressed frames the distances file's writer may hold.
     pub frame_memory: u64,
-    /// Upper bound of the distances file on disk (the table uncompressed, plus its header).
-    pub file_bytes: u64,
-    /// Upper bound of one checkpoint on disk.
-    pub checkpoint_bytes: u64,
-    /// Seconds one checkpoint is expected to take.
-    pub checkpoint_seconds: f64,
-    /// Seconds between checkpoints by default (scaled to their cost).
-    pub checkpoint_every: f64,
 }
 
 /// The space a plan is for: its size, its moves, and how it is searched.
+#[derive(Clone, Copy, Debug)]
 pub struct Shape {
     /// Table entries.
     pub entries: u64,
@@ -77,11 +61,11 @@ pub struct Shape {
     pub forced: Option<Footprint>,
 }
 
-impl Plan {
+impl MemoryPlan {
     /// The plan for `shape` under a budget of `budget` bytes: the fastest footprint that fits,
     /// or an error naming both numbers when not even the leanest does.
-    pub fn new(shape: &Shape, budget: u64) -> Result<Plan, String> {
-        let plan = Plan::sketch(shape, budget);
+    pub fn new(shape: &Shape, budget: u64) -> Result<MemoryPlan, String> {
+        let plan = MemoryPlan::sketch(shape, budget);
         match plan.refusal {
             Some(why) => Err(why),
             None => Ok(plan),
@@ -90,7 +74,7 @@ impl Plan {
 
     /// The plan for `shape` under `budget` whether or not it fits (`refusal` says why not; the
     /// leanest footprint the shape allows is then shown).
-    pub fn sketch(shape: &Shape, budget: u64) -> Plan {
+    pub fn sketch(shape: &Shape, budget: u64) -> MemoryPlan {
         let table = DistanceTable::bytes_for(shape.entries);
         let full = extras(shape, Footprint::Full, table);
         let lean = extras(shape, Footprint::Lean, table);
@@ -164,10 +148,7 @@ impl Plan {
                 (Footprint::Lean, lean, lean_total, why)
             }
         };
-        let file_bytes = table + (table / (4 << 20) + 1) * 160 + (1 << 20);
-        let checkpoint_seconds =
-            table as f64 / (COMPRESS_BYTES_PER_SECOND * shape.threads.max(1) as f64);
-        Plan {
+        MemoryPlan {
             entries: shape.entries,
             table,
             footprint,
@@ -183,22 +164,11 @@ impl Plan {
                 // None held: every chunk is compressed again as it is written.
                 Footprint::Lean => 0,
             },
-            file_bytes,
-            checkpoint_bytes: file_bytes,
-            checkpoint_seconds,
-            checkpoint_every: (checkpoint_seconds / CHECKPOINT_SHARE).max(MIN_CHECKPOINT_SECONDS),
         }
     }
 
-    /// Disk the run needs free in its output folder: the distances file while the last
-    /// checkpoint still exists, or a checkpoint written beside the one before it; less the
-    /// checkpoint already there (`existing` bytes), which is replaced.
-    pub fn disk_needed(&self, existing: u64) -> u64 {
-        (self.file_bytes + self.checkpoint_bytes).saturating_sub(existing)
-    }
-
     /// The plan as text, one line each.
-    pub fn describe(&self, checkpoint_every: f64) -> String {
+    pub fn describe(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "memory plan: {} entries", self.entries);
         let _ = writeln!(
@@ -226,24 +196,6 @@ impl Plan {
         if let Some(why) = &self.refusal {
             let _ = writeln!(out, "  refused: {why}");
         }
-        let _ = writeln!(
-            out,
-            "disk: distances file at most {}; a checkpoint at most {}, ~{:.0} s to write; one every {:.0} s{}",
-            bytes(self.file_bytes),
-            bytes(self.checkpoint_bytes),
-            self.checkpoint_seconds,
-            checkpoint_every,
-            if checkpoint_every == self.checkpoint_every {
-                " (scaled so that checkpoints take at most 5% of the run)".to_string()
-            } else {
-                format!(" ({})", Setting::CheckpointEvery)
-            }
-        );
-        let _ = writeln!(
-            out,
-            "  free disk needed: {} (the file and a checkpoint at once)",
-            bytes(self.disk_needed(0))
-        );
         out
     }
 }
@@ -314,84 +266,6 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Free bytes for an unprivileged user on the file system holding `path`.
-pub fn free_disk(path: &std::path::Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: `c` is a valid NUL-terminated path and `stat` a writable statvfs.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut stat) } != 0 {
-        return None;
-    }
-    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
-}
-
-/// A round's buffers, in [`ROUND_BYTES`]: the workers' outboxes and their merge, what arrives,
-/// decoded, and the round's new states.
-const ROUND_BUFFERS: u64 = 4;
-
-/// What a process holds beside the program for `slab`, by part: (what, bytes).
-pub fn slab_memory(slab: &Slab) -> Vec<(&'static str, u64)> {
-    let entries = slab.entries();
-    vec![
-        ("table (2 bits an entry)", DistanceTable::bytes_for(entries)),
-        // The last level and the next as bits, and a list as large while one is short.
-        (
-            "levels (1 bit an entry, 3 at most)",
-            3 * entries.div_ceil(64) * 8,
-        ),
-        ("exchange rounds (at most)", ROUND_BUFFERS * ROUND_BYTES),
-    ]
-}
-
-/// The largest slab of a space of `entries` ranks in `planes` planes across `processes`.
-fn largest_slab(entries: u64, planes: u64, processes: usize) -> Slab {
-    (0..processes)
-        .map(|p| Slab::of(entries, planes, p, processes))
-        .max_by_key(|s| (s.entries(), std::cmp::Reverse(s.process)))
-        .expect("at least one process")
-}
-
-/// The plan of the processes of an MPI job, as text (`--dry-run --processes P`): the slabs, the
-/// memory of the largest against `budget` (one process's), and the memory all take together.
-pub fn describe_slabs(entries: u64, planes: u64, processes: usize, budget: u64) -> String {
-    let slab = largest_slab(entries, planes, processes);
-    let mut out = String::new();
-    let kind = if planes > 1 {
-        format!(
-            "columns of {planes} planes of {} ranks (a ring puzzle's arrangements with all their offsets)",
-            slab.width
-        )
-    } else {
-        "ranges of ranks".to_string()
-    };
-    let _ = writeln!(
-        out,
-        "across {processes} MPI processes: slabs of {kind}; the largest, process {}'s, holds {} entries",
-        slab.process,
-        slab.entries()
-    );
-    let _ = writeln!(out, "memory plan a process (the largest slab):");
-    let parts = slab_memory(&slab);
-    for (what, b) in &parts {
-        let _ = writeln!(out, "  {what:<36} {}", bytes(*b));
-    }
-    let total: u64 = parts.iter().map(|(_, b)| b).sum();
-    let _ = writeln!(out, "  {:<36} {}", "total", bytes(total));
-    let verdict = if total <= budget {
-        "fits"
-    } else {
-        "does not fit"
-    };
-    let _ = writeln!(
-        out,
-        "  {:<36} {} ({verdict})",
-        "budget a process",
-        bytes(budget)
-    );
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,36 +289,36 @@ mod tests {
             ..shape(n14)
         };
         // 64 GiB: full, with a host copy; 24 GiB: lean, with a host copy; 2 GiB: none.
-        let full = Plan::new(&gpu, 64 << 30).unwrap();
+        let full = MemoryPlan::new(&gpu, 64 << 30).unwrap();
         assert!(full.footprint == Footprint::Full && full.host_table);
-        let lean = Plan::new(&gpu, 24 << 30).unwrap();
+        let lean = MemoryPlan::new(&gpu, 24 << 30).unwrap();
         assert!(lean.footprint == Footprint::Lean && lean.host_table);
-        let device = Plan::new(&gpu, 2 << 30).unwrap();
+        let device = MemoryPlan::new(&gpu, 2 << 30).unwrap();
         assert!(!device.host_table, "{}", device.why);
         assert!(device.total < 1 << 30, "{}", device.total);
         assert_eq!(device.frame_memory, 0, "chunks compressed again as written");
         // Below even that, refused; on the CPU the table is always on the host.
-        assert!(Plan::new(&gpu, 256 << 20).is_err());
-        assert!(Plan::new(&shape(n14), 2 << 30).is_err());
+        assert!(MemoryPlan::new(&gpu, 256 << 20).is_err());
+        assert!(MemoryPlan::new(&shape(n14), 2 << 30).is_err());
     }
 
     #[test]
     fn the_fastest_footprint_that_fits_is_chosen() {
         let n14 = 87_178_291_200;
         let table = DistanceTable::bytes_for(n14);
-        let full = Plan::new(&shape(n14), 64 << 30).unwrap();
+        let full = MemoryPlan::new(&shape(n14), 64 << 30).unwrap();
         assert_eq!(full.footprint, Footprint::Full);
-        let lean = Plan::new(&shape(n14), 22 << 30).unwrap();
+        let lean = MemoryPlan::new(&shape(n14), 22 << 30).unwrap();
         assert_eq!(lean.footprint, Footprint::Lean);
         // The lean promise: at most the table + 3% + 256 MiB.
         assert!(lean.total <= table + table * 3 / 100 + (256 << 20));
-        let refused = Plan::new(&shape(n14), 20 << 30).unwrap_err();
+        let refused = MemoryPlan::new(&shape(n14), 20 << 30).unwrap_err();
         assert!(
             refused.contains("needs") && refused.contains("budget"),
             "{refused}"
         );
         // n = 13: the lean strategy within 1,100 MiB.
-        let n13 = Plan::new(&shape(3_113_510_400), 1100 << 20).unwrap();
+        let n13 = MemoryPlan::new(&shape(3_113_510_400), 1100 << 20).unwrap();
         assert_eq!(n13.footprint, Footprint::Lean);
     }
 }

@@ -1,0 +1,110 @@
+//! The plan of a run, made once before it starts from the space and the budgets: the host
+//! memory of its table (or of this process's slab) and the strategy that fits, the table's
+//! layout on a GPU and whether the device holds it, the disk its files need and how often it
+//! saves a checkpoint; and, where the run fits nowhere, why. The run follows the plan, and
+//! `--dry-run` prints it.
+
+mod disk;
+mod memory;
+mod slab;
+
+pub use disk::{DiskPlan, free_disk};
+pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_name};
+pub use slab::{describe_slabs, slab_memory};
+
+use crate::gpu::layout::Layout;
+use crate::search::slab::Slab;
+use crate::units::bytes;
+
+/// A memory figure and where it comes from (a setting, a device, the memory available now), as
+/// messages name it.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    /// Bytes.
+    pub bytes: u64,
+    /// Where the figure comes from.
+    pub source: String,
+}
+
+/// What a plan is made from, beside the space's [`Shape`] (of the whole table).
+pub struct Inputs<'a> {
+    /// The host memory budget (of one process, in an MPI job).
+    pub memory: Budget,
+    /// The table's layout on the GPU that searches it, and that GPU's memory where it is known.
+    pub device: Option<(&'a Layout, Option<Budget>)>,
+    /// This process's slab, in an MPI job.
+    pub slab: Option<&'a Slab>,
+    /// Seconds between checkpoints asked for; `None` scales them to their cost.
+    pub checkpoint_every: Option<f64>,
+}
+
+/// The whole plan of a run ([`Plan::make`]).
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The host memory of the table this process searches (the whole, or its slab).
+    pub memory: MemoryPlan,
+    /// The table's layout on the GPU and the device memory it is held against.
+    pub device: Option<(Layout, Option<Budget>)>,
+    /// This process's slab in an MPI job, and the memory of its parts.
+    pub slab: Option<(Slab, Vec<(&'static str, u64)>)>,
+    /// What the output folder takes on disk, and how often a checkpoint is saved.
+    pub disk: DiskPlan,
+    /// Why the run cannot go ahead, if it cannot: the first budget it exceeds.
+    pub refusal: Option<String>,
+}
+
+impl Plan {
+    /// The plan of a search of `shape` (the whole table) with `inputs`: every memory checked
+    /// against its budget, the refusal naming the first that does not hold its part.
+    pub fn make(shape: &Shape, inputs: Inputs) -> Plan {
+        let held = inputs.slab.map_or(shape.entries, Slab::entries);
+        let memory = MemoryPlan::sketch(
+            &Shape {
+                entries: held,
+                // The slab engines keep their own structures ([`slab_memory`]).
+                gpu: shape.gpu && inputs.slab.is_none(),
+                ..*shape
+            },
+            inputs.memory.bytes,
+        );
+        let slab = inputs.slab.map(|slab| (slab.clone(), slab_memory(slab)));
+        let device = inputs.device.map(|(layout, budget)| (*layout, budget));
+        let device_refusal = device.as_ref().and_then(|(layout, budget)| {
+            (budget.as_ref()).and_then(|b| layout.memory_refusal(b.bytes, &b.source))
+        });
+        let host_refusal = match &slab {
+            Some((slab, parts)) => {
+                let needed: u64 = parts.iter().map(|(_, b)| b).sum();
+                (needed > inputs.memory.bytes).then(|| {
+                    format!(
+                        "a process's slab of {} entries needs {} (table, levels, exchange rounds) but {} has {}: run more processes, or on machines with more memory",
+                        slab.entries(),
+                        bytes(needed),
+                        inputs.memory.source,
+                        bytes(inputs.memory.bytes)
+                    )
+                })
+            }
+            None => {
+                (memory.refusal.as_ref()).map(|why| format!("{why} ({})", inputs.memory.source))
+            }
+        };
+        Plan {
+            disk: DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
+            device,
+            refusal: device_refusal.or(host_refusal),
+            memory,
+            slab,
+        }
+    }
+
+    /// The plan as text, as `--dry-run` prints it: host memory, disk, then the device.
+    pub fn describe(&self) -> String {
+        let mut out = self.memory.describe();
+        out += &self.disk.describe();
+        if let Some((layout, budget)) = &self.device {
+            out += &layout.describe(budget.as_ref().map(|b| (b.bytes, b.source.as_str())));
+        }
+        out
+    }
+}
