@@ -33,30 +33,20 @@ pub(super) fn shader_source(layout: &Layout, puzzle: &str, slab: bool) -> String
     s
 }
 
-impl<'g> GpuEngine<'g> {
-    /// [`GpuEngine::new`], on a process's slab where `slab` gives its first column, its columns
-    /// and the ranks a plane (the table then holds the slab's entries, and the slab's kernels are
-    /// built).
-    pub(super) fn build(
-        gpu: &'g Gpu,
-        layout: &Layout,
-        puzzle: &GpuShader,
-        structure: Option<&Structure>,
-        host_table: bool,
-        slab: Option<&[u64; 3]>,
-    ) -> Result<GpuEngine<'g>, String> {
-        let started = std::time::Instant::now();
-        let sweep = structure
-            .and_then(sweep::sweep_data)
-            .filter(|data| data.records.len() <= DATA_WORDS);
-        if puzzle.data.len() > DATA_WORDS {
-            return Err(format!(
-                "the puzzle's moves take {} words on the GPU, more than the {DATA_WORDS} it holds: use {}",
-                puzzle.data.len(),
-                Setting::Backend.to("cpu")
-            ));
-        }
-        let device = &gpu.device;
+/// Every dispatch of the engine, each with its slot of parameters and counts: those over the
+/// whole table, then those of the sweep kernels over part of it, then the slots a slab's rounds
+/// write their own into.
+struct Slots {
+    dispatches: Vec<Dispatch>,
+    table: Range<usize>,
+    runs: Range<usize>,
+    short: Range<usize>,
+    residual: Range<usize>,
+    rounds: Range<usize>,
+}
+
+impl Slots {
+    fn plan(gpu: &Gpu, layout: &Layout, swept: Option<&Structure>, slab: bool) -> Slots {
         let most = gpu.limits.max_compute_workgroups_per_dimension;
         let mut dispatches = layout.dispatches(most);
         let table = 0..dispatches.len();
@@ -65,23 +55,47 @@ impl<'g> GpuEngine<'g> {
             dispatches.extend(layout.dispatches_over(&blocks, most));
             start..dispatches.len()
         };
-        let (run_slots, short_slots, residual_slots) = match (&sweep, structure) {
-            (Some(_), Some(s)) => (
+        let (runs, short, residual) = match swept {
+            Some(s) => (
                 over(sweep::run_blocks(s)),
                 over(sweep::short_blocks(s)),
                 over(sweep::residual_blocks(s)),
             ),
-            _ => (0..0, 0..0, 0..0),
+            None => (0..0, 0..0, 0..0),
         };
         // A slab's rounds write their own dispatches into slots kept for them: no more than
         // the whole table's, and one more a window where a round starts inside one.
-        let round_slots = dispatches.len()
-            ..dispatches.len() + slab.map_or(0, |_| table.len() + layout.windows as usize + 1);
-        dispatches.resize(round_slots.end, Dispatch::default());
-        let stride = PARAMS_BYTES
-            .next_multiple_of(u64::from(gpu.limits.min_uniform_buffer_offset_alignment));
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let memory_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let rounds = dispatches.len()
+            ..dispatches.len()
+                + if slab {
+                    table.len() + layout.windows as usize + 1
+                } else {
+                    0
+                };
+        dispatches.resize(rounds.end, Dispatch::default());
+        Slots {
+            dispatches,
+            table,
+            runs,
+            short,
+            residual,
+            rounds,
+        }
+    }
+}
+
+/// The buffers of the table and of the passes' bookkeeping.
+struct Buffers {
+    params: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    counts_back: wgpu::Buffer,
+    lists: wgpu::Buffer,
+    windows: Vec<wgpu::Buffer>,
+}
+
+impl Buffers {
+    /// The buffers for `dispatches` dispatches, their parameters `stride` bytes apart.
+    fn new(device: &wgpu::Device, layout: &Layout, dispatches: usize, stride: u64) -> Buffers {
         let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -91,40 +105,52 @@ impl<'g> GpuEngine<'g> {
             })
         };
         use wgpu::BufferUsages as U;
-        // One slot per dispatch, then one left zero (no blocks, no lists) for compiling.
-        let params = buffer(
-            "params",
-            stride * (dispatches.len() as u64 + 1),
-            U::UNIFORM | U::COPY_DST,
-        );
         // A counter per dispatch, then the word that says loops were cut short.
-        let counts_bytes = 4 * (dispatches.len() as u64 + 1);
-        let counts = buffer(
-            "counts",
-            counts_bytes,
-            U::STORAGE | U::COPY_SRC | U::COPY_DST,
-        );
-        // The counts, then the next list's length.
-        let counts_back = buffer(
-            "counts read-back",
-            counts_bytes + 4,
-            U::MAP_READ | U::COPY_DST,
-        );
-        let lists = buffer(
-            "frontier lists",
-            layout.list_bytes(),
-            U::STORAGE | U::COPY_SRC | U::COPY_DST,
-        );
-        let windows: Vec<wgpu::Buffer> = (0..layout.windows)
-            .map(|w| {
-                buffer(
-                    &format!("window {w}"),
-                    layout.window_bytes(w),
-                    U::STORAGE | U::COPY_SRC | U::COPY_DST,
-                )
-            })
-            .collect();
+        let counts_bytes = 4 * (dispatches as u64 + 1);
+        Buffers {
+            // One slot per dispatch, then one left zero (no blocks, no lists) for compiling.
+            params: buffer(
+                "params",
+                stride * (dispatches as u64 + 1),
+                U::UNIFORM | U::COPY_DST,
+            ),
+            counts: buffer(
+                "counts",
+                counts_bytes,
+                U::STORAGE | U::COPY_SRC | U::COPY_DST,
+            ),
+            // The counts, then the next list's length.
+            counts_back: buffer(
+                "counts read-back",
+                counts_bytes + 4,
+                U::MAP_READ | U::COPY_DST,
+            ),
+            lists: buffer(
+                "frontier lists",
+                layout.list_bytes(),
+                U::STORAGE | U::COPY_SRC | U::COPY_DST,
+            ),
+            windows: (0..layout.windows)
+                .map(|w| {
+                    buffer(
+                        &format!("window {w}"),
+                        layout.window_bytes(w),
+                        U::STORAGE | U::COPY_SRC | U::COPY_DST,
+                    )
+                })
+                .collect(),
+        }
+    }
 
+    /// The bind group of every kernel: these buffers, the puzzle's data and tables, and the
+    /// sweep's records and maps (empty ones where it has none); and its layout.
+    fn bind(
+        &self,
+        gpu: &Gpu,
+        puzzle: &GpuShader,
+        sweep: Option<&sweep::SweepData>,
+    ) -> Result<(wgpu::BindGroupLayout, wgpu::BindGroup), String> {
+        let device = &gpu.device;
         let mut entries = vec![
             wgpu::BindGroupLayoutEntry {
                 binding: 0,
@@ -143,65 +169,81 @@ impl<'g> GpuEngine<'g> {
             storage_entry(MAPS_BINDING, true),
             storage_entry(TABLES_BINDING, true),
         ];
-        entries.extend((0..layout.windows).map(|w| storage_entry(FIRST_WINDOW_BINDING + w, false)));
+        entries.extend(
+            (0..self.windows.len() as u32).map(|w| storage_entry(FIRST_WINDOW_BINDING + w, false)),
+        );
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("table"),
             entries: &entries,
         });
+        // The bind group keeps these alive.
+        let puzzle_data = data_buffer(device, &gpu.queue, &puzzle.data);
+        let puzzle_tables = storage_buffer(gpu, &puzzle.tables, "puzzle's move tables")?;
+        let no_sweep = sweep::no_sweep();
+        let sweep = sweep.unwrap_or(&no_sweep);
+        let records = data_buffer(device, &gpu.queue, &sweep.records);
+        let maps = storage_buffer(gpu, &sweep.maps, "sweep's window maps")?;
         let mut bindings = vec![
             wgpu::BindGroupEntry {
                 binding: 0,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &params,
+                    buffer: &self.params,
                     offset: 0,
                     size: wgpu::BufferSize::new(PARAMS_BYTES),
                 }),
             },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: counts.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: LISTS_BINDING,
-                resource: lists.as_entire_binding(),
-            },
+            entry(1, &self.counts),
+            entry(2, &puzzle_data),
+            entry(3, &records),
+            entry(LISTS_BINDING, &self.lists),
+            entry(MAPS_BINDING, &maps),
+            entry(TABLES_BINDING, &puzzle_tables),
         ];
         bindings.extend(
-            windows
-                .iter()
-                .enumerate()
-                .map(|(w, b)| wgpu::BindGroupEntry {
-                    binding: FIRST_WINDOW_BINDING + w as u32,
-                    resource: b.as_entire_binding(),
-                }),
+            (self.windows.iter().enumerate())
+                .map(|(w, b)| entry(FIRST_WINDOW_BINDING + w as u32, b)),
         );
-        let puzzle_data = data_buffer(device, &gpu.queue, &puzzle.data);
-        let puzzle_tables = storage_buffer(gpu, &puzzle.tables, "puzzle's move tables")?;
-        let no_sweep = sweep::no_sweep();
-        let sweep_data = sweep.as_ref().unwrap_or(&no_sweep);
-        let records = data_buffer(device, &gpu.queue, &sweep_data.records);
-        let maps = storage_buffer(gpu, &sweep_data.maps, "sweep's window maps")?;
-        bindings.push(wgpu::BindGroupEntry {
-            binding: 2,
-            resource: puzzle_data.as_entire_binding(),
-        });
-        bindings.push(wgpu::BindGroupEntry {
-            binding: 3,
-            resource: records.as_entire_binding(),
-        });
-        bindings.push(wgpu::BindGroupEntry {
-            binding: MAPS_BINDING,
-            resource: maps.as_entire_binding(),
-        });
-        bindings.push(wgpu::BindGroupEntry {
-            binding: TABLES_BINDING,
-            resource: puzzle_tables.as_entire_binding(),
-        });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("table"),
             layout: &bind_layout,
             entries: &bindings,
         });
+        Ok((bind_layout, bind_group))
+    }
+}
+
+/// The binding of a whole buffer.
+fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
+/// The engine's compute pipelines, compiled from one shader module.
+struct Pipelines {
+    init: wgpu::ComputePipeline,
+    top_down: wgpu::ComputePipeline,
+    top_down_list: wgpu::ComputePipeline,
+    bottom_up: wgpu::ComputePipeline,
+    remaining_list: wgpu::ComputePipeline,
+    sweeps: Option<Sweeps>,
+    slab: Option<slab::Kernels>,
+}
+
+impl Pipelines {
+    /// The pipelines of `puzzle` on `layout`: the sweep's where `swept` gives the structure
+    /// they sweep, a slab's where `slab` gives its geometry.
+    fn new(
+        gpu: &Gpu,
+        layout: &Layout,
+        bind_layout: &wgpu::BindGroupLayout,
+        puzzle: &GpuShader,
+        swept: Option<&Structure>,
+        slots: &Slots,
+        slab: Option<&[u64; 3]>,
+    ) -> Pipelines {
+        let device = &gpu.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("bfs"),
             source: wgpu::ShaderSource::Wgsl(
@@ -210,44 +252,89 @@ impl<'g> GpuEngine<'g> {
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("bfs"),
-            bind_group_layouts: &[Some(&bind_layout)],
+            bind_group_layouts: &[Some(bind_layout)],
             immediate_size: 0,
         });
         let pipeline = |entry: &str| {
             compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants)
         };
-        let (init, top_down, top_down_list, bottom_up, remaining_list) = (
-            pipeline("init"),
-            pipeline("top_down"),
-            pipeline("top_down_list"),
-            pipeline("bottom_up"),
-            pipeline("remaining_list"),
-        );
-        let push_pull = |push, pull, slots| PushPull {
+        let push_pull = |push, pull, slots: &Range<usize>| PushPull {
             push: (push, pipeline(push)),
             pull: (pull, pipeline(pull)),
-            slots,
+            slots: slots.clone(),
         };
-        let sweeps = sweep.is_some().then(|| Sweeps {
-            shifts: match structure.is_some_and(sweep::aligned_shifts) {
-                true => ("sweep_aligned_shifts", pipeline("sweep_aligned_shifts")),
-                false => ("sweep_shifts", pipeline("sweep_shifts")),
-            },
-            // Only where there are such moves (they have blocks to pull into).
-            runs: (!run_slots.is_empty()).then(|| (pipeline("sweep_runs"), run_slots)),
-            short: (!short_slots.is_empty())
-                .then(|| push_pull("sweep_short_push", "sweep_short_pull", short_slots)),
-            residual: push_pull("sweep_residual_push", "sweep_residual_pull", residual_slots),
+        Pipelines {
+            init: pipeline("init"),
+            top_down: pipeline("top_down"),
+            top_down_list: pipeline("top_down_list"),
+            bottom_up: pipeline("bottom_up"),
+            remaining_list: pipeline("remaining_list"),
+            sweeps: swept.map(|structure| Sweeps {
+                shifts: match sweep::aligned_shifts(structure) {
+                    true => ("sweep_aligned_shifts", pipeline("sweep_aligned_shifts")),
+                    false => ("sweep_shifts", pipeline("sweep_shifts")),
+                },
+                // Only where there are such moves (they have blocks to pull into).
+                runs: (!slots.runs.is_empty())
+                    .then(|| (pipeline("sweep_runs"), slots.runs.clone())),
+                short: (!slots.short.is_empty())
+                    .then(|| push_pull("sweep_short_push", "sweep_short_pull", &slots.short)),
+                residual: push_pull(
+                    "sweep_residual_push",
+                    "sweep_residual_pull",
+                    &slots.residual,
+                ),
+            }),
+            slab: slab.map(|geometry| slab::Kernels {
+                geometry: *geometry,
+                slots: slots.rounds.clone(),
+                top_down: pipeline("slab_top_down"),
+                bottom_up: pipeline("slab_bottom_up"),
+                claim: pipeline("slab_claim"),
+                answer: pipeline("slab_answer"),
+                outbox: read_back_buffer(device, "outbox read-back", layout.list_bytes()),
+            }),
+        }
+    }
+}
+
+impl<'g> GpuEngine<'g> {
+    /// [`GpuEngine::new`], on a process's slab where `slab` gives its first column, its columns
+    /// and the ranks a plane (the table then holds the slab's entries, and the slab's kernels are
+    /// built).
+    pub(super) fn build(
+        gpu: &'g Gpu,
+        layout: &Layout,
+        puzzle: &GpuShader,
+        structure: Option<&Structure>,
+        host_table: bool,
+        slab: Option<&[u64; 3]>,
+    ) -> Result<GpuEngine<'g>, String> {
+        let started = std::time::Instant::now();
+        if puzzle.data.len() > DATA_WORDS {
+            return Err(format!(
+                "the puzzle's moves take {} words on the GPU, more than the {DATA_WORDS} it holds: use {}",
+                puzzle.data.len(),
+                Setting::Backend.to("cpu")
+            ));
+        }
+        // The sweep kernels run where the structure's records fit the shader's data.
+        let sweep = structure.and_then(|s| {
+            sweep::sweep_data(s)
+                .filter(|data| data.records.len() <= DATA_WORDS)
+                .map(|data| (s, data))
         });
-        let slab = slab.map(|geometry| slab::Kernels {
-            geometry: *geometry,
-            slots: round_slots,
-            top_down: pipeline("slab_top_down"),
-            bottom_up: pipeline("slab_bottom_up"),
-            claim: pipeline("slab_claim"),
-            answer: pipeline("slab_answer"),
-            outbox: read_back_buffer(device, "outbox read-back", layout.list_bytes()),
-        });
+        let swept = sweep.as_ref().map(|(s, _)| *s);
+        let device = &gpu.device;
+        let slots = Slots::plan(gpu, layout, swept, slab.is_some());
+        let stride = PARAMS_BYTES
+            .next_multiple_of(u64::from(gpu.limits.min_uniform_buffer_offset_alignment));
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let memory_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buffers = Buffers::new(device, layout, slots.dispatches.len(), stride);
+        let (bind_layout, bind_group) =
+            buffers.bind(gpu, puzzle, sweep.as_ref().map(|(_, data)| data))?;
+        let pipelines = Pipelines::new(gpu, layout, &bind_layout, puzzle, swept, &slots, slab);
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
             return Err(format!(
                 "the GPU '{}' cannot hold the table ({} bytes): {e}; choose a smaller puzzle or {}",
@@ -260,11 +347,27 @@ impl<'g> GpuEngine<'g> {
             return Err(format!("the GPU backend failed to set up: {e}"));
         }
         let profile = std::env::var_os("GPUSEARCH_PROFILE").is_some();
+        let Buffers {
+            params,
+            counts,
+            counts_back,
+            lists,
+            windows,
+        } = buffers;
+        let Pipelines {
+            init,
+            top_down,
+            top_down_list,
+            bottom_up,
+            remaining_list,
+            sweeps,
+            slab,
+        } = pipelines;
         let engine = GpuEngine {
             gpu,
             layout: *layout,
-            dispatches,
-            table,
+            dispatches: slots.dispatches,
+            table: slots.table,
             stride,
             params,
             counts,
