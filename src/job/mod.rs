@@ -16,15 +16,16 @@ pub use engine::{Backend, MAX_THREADS, Placement, pool, thread_count};
 pub use setup::dry_run;
 pub(crate) use setup::prepare_output;
 
-use crate::plan;
+use crate::gpu::AdapterName;
+use crate::plan::{self, Plan};
 use crate::progress::LevelBar;
-use crate::puzzle::StateSpace;
 use crate::puzzle::family::{PuzzleError, Request};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
+use crate::puzzle::{PuzzleInfo, StateSpace};
 use crate::report::Report;
 use crate::search::levels::{Levels, Written};
-use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options};
+use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options, Resume};
 use crate::store::{
     self,
     atomic::{self, AtomicFile},
@@ -211,95 +212,37 @@ fn run_space<S: StateSpace>(
     };
 
     let bar = LevelBar::new(space.size(), job.quiet || !root);
-    let options = Options {
-        footprint: plan.memory.footprint,
-        ..Options::default()
+    let writer = DistancesWriter {
+        gsd: out.join("distances.gsd"),
+        info: space.info(),
+        starts: space.starts(),
+        frame_memory: plan.memory.frame_memory,
+        bar: &bar,
+        earlier,
+        started,
     };
-    let info = space.info();
-    let starts = space.starts();
-    let gsd = out.join("distances.gsd");
-    let write_error =
-        |what: &Path, e: std::io::Error| format!("cannot write {}: {e}", what.display());
-    // The end of the search: the distances file written from the table where it lies.
-    let write = |table: &dyn TableView, levels: &Levels| -> Result<PendingDistances, String> {
-        let seconds = earlier + started.elapsed().as_secs_f64();
-        bar.finish();
-        let mut file = AtomicFile::create(&gsd).map_err(|e| write_error(&gsd, e))?;
-        let sha = store::write(
-            file.writer(),
-            &info,
-            &starts,
-            levels,
-            table,
-            plan.memory.frame_memory,
-        )
-        .map_err(|e| write_error(&gsd, e))?;
-        Ok((file, sha, seconds))
-    };
-    let (levels, antipodes, written, picture) = pool
-        .install(|| match &placement {
-            Placement::Slab { mpi, slab, device } => {
-                let run = MpiRun {
-                    bar: &bar,
-                    saver: &saver,
-                    quiet: job.quiet,
-                    gsd: &gsd,
-                    frame_memory: plan.memory.frame_memory,
-                };
-                let (levels, antipodes, written) =
-                    search_across(space, mpi, slab, device.as_ref(), &options, &run, resume)?;
-                Ok((levels, antipodes, written, None))
-            }
-            Placement::Gpu(gpu, layout) => {
-                // The file is written from the table where it lies: a host copy, or the
-                // device's table read back chunk by chunk.
-                let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
-                let saver = Some(&saver as &dyn Checkpoints);
-                let (levels, antipodes) =
-                    search::drive(space, &mut engine, &options, &bar, saver, resume)?;
-                let mut written = None;
-                engine.with_table(&mut |table| {
-                    written = Some(write(table, &levels)?);
-                    Ok(())
-                })?;
-                Ok((levels, antipodes, written, None))
-            }
-            Placement::Cpu => {
-                let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
-                let saver = Some(&saver as &dyn Checkpoints);
-                let (levels, antipodes) =
-                    search::drive(space, &mut engine, &options, &bar, saver, resume)?;
-                let table = engine.into_table()?;
-                let written = write(&table, &levels)?;
-                let picture = space.picture(&table);
-                Ok((levels, antipodes, Some(written), picture))
-            }
-        })
-        .map_err(Error::Run)?;
+    let searched = pool
+        .install(|| search_placed(space, &placement, &plan, job.quiet, &saver, &writer, resume));
+    let (levels, antipodes, written, picture) = searched.map_err(Error::Run)?;
     let finished = match written {
         Some((file, sha, seconds)) => {
-            let report = Report {
-                puzzle: info,
-                rank_space: space.size(),
-                reachable: levels.total(),
-                diameter: levels.len() - 1,
-                antipode_count: levels.last(),
-                antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
-                levels: Written::from(&levels),
-                backend: match (placement.device(), cluster) {
-                    (Some(_), Some(c)) => format!("gpu, {} MPI processes", c.size()),
-                    (Some(_), None) => "gpu".into(),
-                    (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
-                    (None, None) => "cpu".into(),
-                },
-                adapter: placement.device().map(|(g, _)| g.adapter().clone()),
-                threads,
-                seconds: (seconds * 1000.0).round() / 1000.0,
-                states_per_second: (levels.total() as f64 / seconds).round(),
-                version: env!("CARGO_PKG_VERSION").into(),
-                distances_file: "distances.gsd".into(),
-                distances_sha256: sha,
+            let backend = match (placement.device(), cluster) {
+                (Some(_), Some(c)) => format!("gpu, {} MPI processes", c.size()),
+                (Some(_), None) => "gpu".into(),
+                (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
+                (None, None) => "cpu".into(),
             };
+            let adapter = placement.device().map(|(g, _)| g.adapter().clone());
+            let searched = Searched {
+                levels: &levels,
+                antipodes: &antipodes,
+                backend,
+                adapter,
+                threads,
+                seconds,
+                sha,
+            };
+            let report = report_of(space, searched);
             let done = write_files(&out, file, &report, picture.as_ref());
             Some(done.map(|()| Finished {
                 report,
@@ -318,6 +261,143 @@ fn run_space<S: StateSpace>(
     // The run is complete: nothing to resume any more.
     saver.remove_all().map_err(Error::Run)?;
     Ok(finished)
+}
+
+/// What a search gives: its levels, its antipodes, the distances file (process 0's; the other
+/// processes of an MPI job write none) and a drawing of the space, where the family has one.
+type Outcome = (
+    Levels,
+    Vec<u64>,
+    Option<PendingDistances>,
+    Option<(&'static str, String)>,
+);
+
+/// The search where `placement` puts it, under `plan`, and its distances file written.
+fn search_placed<S: StateSpace>(
+    space: &S,
+    placement: &Placement,
+    plan: &Plan,
+    quiet: bool,
+    saver: &FileCheckpoints,
+    writer: &DistancesWriter,
+    resume: Option<Resume>,
+) -> Result<Outcome, String> {
+    let options = &Options {
+        footprint: plan.memory.footprint,
+        ..Options::default()
+    };
+    match placement {
+        Placement::Slab { mpi, slab, device } => {
+            let run = MpiRun {
+                bar: writer.bar,
+                saver,
+                quiet,
+                gsd: &writer.gsd,
+                frame_memory: plan.memory.frame_memory,
+            };
+            let (levels, antipodes, written) =
+                search_across(space, mpi, slab, device.as_ref(), options, &run, resume)?;
+            Ok((levels, antipodes, written, None))
+        }
+        Placement::Gpu(gpu, layout) => {
+            // The file is written from the table where it lies: a host copy, or the
+            // device's table read back chunk by chunk.
+            let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
+            let saver = Some(saver as &dyn Checkpoints);
+            let (levels, antipodes) =
+                search::drive(space, &mut engine, options, writer.bar, saver, resume)?;
+            let mut written = None;
+            engine.with_table(&mut |table| {
+                written = Some(writer.write(table, &levels)?);
+                Ok(())
+            })?;
+            Ok((levels, antipodes, written, None))
+        }
+        Placement::Cpu => {
+            let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
+            let saver = Some(saver as &dyn Checkpoints);
+            let (levels, antipodes) =
+                search::drive(space, &mut engine, options, writer.bar, saver, resume)?;
+            let table = engine.into_table()?;
+            let written = writer.write(&table, &levels)?;
+            let picture = space.picture(&table);
+            Ok((levels, antipodes, Some(written), picture))
+        }
+    }
+}
+
+/// What a finished search gives its report.
+struct Searched<'a> {
+    levels: &'a Levels,
+    antipodes: &'a [u64],
+    backend: String,
+    adapter: Option<AdapterName>,
+    threads: usize,
+    seconds: f64,
+    sha: String,
+}
+
+/// The report of a search of `space`.
+fn report_of<S: StateSpace>(space: &S, searched: Searched) -> Report {
+    let Searched {
+        levels,
+        antipodes,
+        backend,
+        adapter,
+        threads,
+        seconds,
+        sha,
+    } = searched;
+    Report {
+        puzzle: space.info(),
+        rank_space: space.size(),
+        reachable: levels.total(),
+        diameter: levels.len() - 1,
+        antipode_count: levels.last(),
+        antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
+        levels: Written::from(levels),
+        backend,
+        adapter,
+        threads,
+        seconds: (seconds * 1000.0).round() / 1000.0,
+        states_per_second: (levels.total() as f64 / seconds).round(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        distances_file: "distances.gsd".into(),
+        distances_sha256: sha,
+    }
+}
+
+/// Writes the distances file at the end of a search, from the table where it lies.
+struct DistancesWriter<'a> {
+    gsd: PathBuf,
+    info: PuzzleInfo,
+    starts: Vec<u64>,
+    frame_memory: u64,
+    bar: &'a LevelBar,
+    /// Seconds searched before this run, and when this run's search started.
+    earlier: f64,
+    started: Instant,
+}
+
+impl DistancesWriter<'_> {
+    /// Writes `table` with `levels` to a temporary file: the file (committed with the report),
+    /// its SHA-256 and the seconds of search.
+    fn write(&self, table: &dyn TableView, levels: &Levels) -> Result<PendingDistances, String> {
+        let seconds = self.earlier + self.started.elapsed().as_secs_f64();
+        self.bar.finish();
+        let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.gsd.display());
+        let mut file = AtomicFile::create(&self.gsd).map_err(fail)?;
+        let sha = store::write(
+            file.writer(),
+            &self.info,
+            &self.starts,
+            levels,
+            table,
+            self.frame_memory,
+        )
+        .map_err(fail)?;
+        Ok((file, sha, seconds))
+    }
 }
 
 /// Commits the distances file `file` and writes the report's files (and the picture) beside it.
