@@ -928,10 +928,15 @@ fn mutate_file(rng: &mut Rng, bytes: &[u8], checkpoint: bool) -> Vec<u8> {
                 ]);
                 out[field..field + 4].copy_from_slice(&new.to_le_bytes());
             }
-            // A field of the header.
+            // A field of the header; in a checkpoint, half the time with its SHA-256 made
+            // again (a forger's edit, which only the checks behind the checksum can refuse).
             7..=9 => {
                 if let Some(mutated) = mutate_header(rng, &out) {
-                    out = mutated;
+                    out = if checkpoint && rng.chance(50) {
+                        reseal(&mutated)
+                    } else {
+                        mutated
+                    };
                 }
             }
             // A field of a checkpoint's chunk list, or its length.
@@ -948,6 +953,29 @@ fn mutate_file(rng: &mut Rng, bytes: &[u8], checkpoint: bool) -> Vec<u8> {
         }
     }
     out
+}
+
+/// A checkpoint whose header's SHA-256 is made again for the header it holds (other files, and
+/// checkpoints too short to hold one, are returned as they are).
+fn reseal(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    if bytes.len() >= 16 && bytes[..8] == store::CHECKPOINT_MAGIC[..] {
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        if let Some(sha) = out.get_mut(16 + len..16 + len + 32) {
+            sha.copy_from_slice(&Sha256::digest(&bytes[16..16 + len]));
+        }
+    }
+    out
+}
+
+/// Whether `bytes` holds another header than `good` with a SHA-256 that matches it: a forged
+/// checkpoint, not a damaged one.
+fn forged(good: &[u8], bytes: &[u8]) -> bool {
+    let header = |b: &[u8]| -> Option<Vec<u8>> {
+        let len = u32::from_le_bytes(b.get(12..16)?.try_into().ok()?) as usize;
+        b.get(16..16 + len).map(<[u8]>::to_vec)
+    };
+    header(bytes) != header(good) && reseal(bytes) == bytes
 }
 
 /// The file with a field of its JSON header mutated (its length kept right, mostly).
@@ -1135,10 +1163,11 @@ fn checkpoints_of<S: StateSpace>(space: &S) -> Vec<(Vec<u8>, Levels)> {
 }
 
 /// Checkpoints: `job::run` with `--resume`, which opens the checkpoint in the output folder,
-/// checks it against the puzzle and goes on from it. Some accepted checkpoints go on to other
-/// levels than the search finds: their antipodes (the last level's smallest ranks, which the
-/// search goes on from when they are the whole level) were edited to other ranks in the table,
-/// which no checksum covers. The test counts them; it does not fail on them.
+/// checks it against the puzzle and goes on from it. A damaged checkpoint that is accepted
+/// gives the search's own levels (the header's SHA-256 refuses every edit of it). A forged one
+/// (its header edited and its SHA-256 made again) may go on to other levels: its antipodes, the
+/// last level's smallest ranks the search goes on from, edited to other ranks in the table. The
+/// test counts those; it does not fail on them.
 #[test]
 fn fuzz_resume() {
     let files = checkpoint_files();
@@ -1163,6 +1192,10 @@ fn fuzz_resume() {
             || match job::run(&resume) {
                 Ok(done) => {
                     if done.report.levels.levels() != *levels {
+                        assert!(
+                            forged(good, &bytes),
+                            "case {case}: a damaged checkpoint went on to other levels"
+                        );
                         *differ.entry(changed_fields(good, &bytes)).or_default() += 1;
                     }
                     Outcome::Accepted
@@ -1173,7 +1206,7 @@ fn fuzz_resume() {
         );
     }
     eprintln!(
-        "fuzz resume: {} accepted checkpoints gave other levels than the search; by the header fields changed: {differ:?}",
+        "fuzz resume: {} accepted forged checkpoints gave other levels than the search; by the header fields changed: {differ:?}",
         differ.values().sum::<u64>()
     );
     tally.finish();
@@ -1197,17 +1230,18 @@ fn changed_fields(a: &[u8], b: &[u8]) -> String {
     changed.join("+")
 }
 
-/// `bytes` (a distances file or a checkpoint) with its JSON header edited by `edit`.
+/// `bytes` (a distances file or a checkpoint) with its JSON header edited by `edit` (a
+/// checkpoint's SHA-256 made again, so that the checks behind it are what refuse the edit).
 fn edited_header(bytes: &[u8], edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let mut header: Value = serde_json::from_slice(&bytes[16..16 + len]).unwrap();
     edit(&mut header);
-    join(
+    reseal(&join(
         &bytes[..8],
         u32::from_le_bytes(bytes[8..12].try_into().unwrap()),
         &header,
         &bytes[16 + len..],
-    )
+    ))
 }
 
 /// The checkpoint `bytes` with its chunk list edited by `edit`.

@@ -8,7 +8,9 @@ pub const CHECKPOINT_MAGIC: &[u8; 8] = b"GSCHKPT\n";
 /// The last eight bytes of every checkpoint file.
 pub(super) const CHECKPOINT_END: &[u8; 8] = b"GSCHEND\n";
 /// The checkpoint format version this code writes and reads.
-pub const CHECKPOINT_VERSION: u32 = 2;
+pub const CHECKPOINT_VERSION: u32 = 3;
+/// Bytes of the header's SHA-256, which follows it.
+const HEADER_SHA_BYTES: usize = 32;
 
 /// A checkpoint's JSON header: what it is a checkpoint of, and how far the search got.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,9 +37,11 @@ pub struct CheckpointHeader {
 }
 
 /// Writes a checkpoint (of the table, or of a process's `slab` of it): the table after a level,
-/// the levels so far and that level's smallest ranks, in one pass over the table. Layout: magic, version, header length and JSON header
-/// ([`CheckpointHeader`]), the table's chunks as zstd frames, then the chunk list (JSON, as a
-/// distances header's `chunks`), its length (8 bytes) and the end magic `GSCHEND\n`.
+/// the levels so far and that level's smallest ranks, in one pass over the table. Layout: magic,
+/// version, header length, JSON header ([`CheckpointHeader`]) and its SHA-256 (the search goes
+/// on from what the header says, so no edit of it may pass), the table's chunks as zstd
+/// frames, then the chunk list (JSON, as a distances header's `chunks`, each with its
+/// SHA-256), its length (8 bytes) and the end magic `GSCHEND\n`.
 pub fn write_checkpoint(
     out: &mut impl Write,
     puzzle: &PuzzleInfo,
@@ -62,6 +66,7 @@ pub fn write_checkpoint(
     out.write_all(&CHECKPOINT_VERSION.to_le_bytes())?;
     out.write_all(&(json.len() as u32).to_le_bytes())?;
     out.write_all(&json)?;
+    out.write_all(&Sha256::digest(&json))?;
     let chunks = TableChunks::new(table, table.entries());
     let mut list = Vec::with_capacity(chunks.count);
     for batch in batches(chunks.count) {
@@ -93,15 +98,19 @@ pub fn open_checkpoint(
     let mut start = vec![0u8; (len as usize).min(PREAMBLE)];
     file.read_exact_at(&mut start, 0).map_err(fail)?;
     let header_len = preamble(&start, CHECKPOINT_MAGIC, CHECKPOINT_VERSION, "checkpoint")?;
-    let body = (PREAMBLE + header_len) as u64;
+    let body = (PREAMBLE + header_len + HEADER_SHA_BYTES) as u64;
     if body + 16 > len {
         return Err("the file is cut short".into());
     }
-    let mut json = vec![0u8; header_len];
-    file.read_exact_at(&mut json, PREAMBLE as u64)
+    let mut sealed = vec![0u8; header_len + HEADER_SHA_BYTES];
+    file.read_exact_at(&mut sealed, PREAMBLE as u64)
         .map_err(fail)?;
+    let (json, sha) = sealed.split_at(header_len);
+    if Sha256::digest(json).as_slice() != sha {
+        return Err("the header's SHA-256 does not match: it was changed or damaged".into());
+    }
     let header: CheckpointHeader =
-        serde_json::from_slice(&json).map_err(|e| format!("the header is not valid: {e}"))?;
+        serde_json::from_slice(json).map_err(|e| format!("the header is not valid: {e}"))?;
     // A search goes on from what the header says: its levels, its last level's smallest ranks.
     // Those are of the whole table, of which a process of an MPI job holds a slab.
     let whole = match &header.slab {

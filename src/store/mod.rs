@@ -552,6 +552,16 @@ mod tests {
         }
         let back = Box::new(back).into_table().unwrap();
         assert!((0..words).all(|w| table.word(w) == back.word(w)));
+        // An edit of the header that keeps its length (another antipode to go on from, which
+        // no other check could tell from a true one) is refused by the header's SHA-256.
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+        let antipode = text.find("\"antipodes\"").unwrap();
+        let nine = antipode + text[antipode..].find('9').unwrap();
+        let mut edited = bytes.clone();
+        edited[nine] = b'8';
+        std::fs::write(&path, &edited).unwrap();
+        let e = open_checkpoint(&path, |_| Ok(())).err().unwrap();
+        assert!(e.contains("SHA-256"), "{e}");
         // Cut short anywhere, it is refused.
         for cut in [0, 10, bytes.len() / 2, bytes.len() - 1] {
             std::fs::write(&path, &bytes[..cut]).unwrap();
