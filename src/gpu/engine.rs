@@ -7,7 +7,7 @@ use super::device::{
     read_back_buffer, storage_buffer, storage_entry,
 };
 use super::layout::{BLOCK_BYTES, BLOCK_ENTRIES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
-use super::sweep;
+use super::sweep_data;
 use crate::puzzle::{GpuShader, StateSpace, Structure};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;

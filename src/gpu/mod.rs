@@ -15,6 +15,6 @@ pub mod device;
 pub mod engine;
 pub mod layout;
 pub mod probe;
-pub mod sweep;
+pub mod sweep_data;
 
 pub use device::{AdapterName, Adapters, Gpu, may_have_hardware};

@@ -57,9 +57,9 @@ impl Slots {
         };
         let (runs, short, residual) = match swept {
             Some(s) => (
-                over(sweep::run_blocks(s)),
-                over(sweep::short_blocks(s)),
-                over(sweep::residual_blocks(s)),
+                over(sweep_data::run_blocks(s)),
+                over(sweep_data::short_blocks(s)),
+                over(sweep_data::residual_blocks(s)),
             ),
             None => (0..0, 0..0, 0..0),
         };
@@ -148,7 +148,7 @@ impl Buffers {
         &self,
         gpu: &Gpu,
         puzzle: &GpuShader,
-        sweep: Option<&sweep::SweepData>,
+        sweep: Option<&sweep_data::SweepData>,
     ) -> Result<(wgpu::BindGroupLayout, wgpu::BindGroup), String> {
         let device = &gpu.device;
         let mut entries = vec![
@@ -179,7 +179,7 @@ impl Buffers {
         // The bind group keeps these alive.
         let puzzle_data = data_buffer(device, &gpu.queue, &puzzle.data);
         let puzzle_tables = storage_buffer(gpu, &puzzle.tables, "puzzle's move tables")?;
-        let no_sweep = sweep::no_sweep();
+        let no_sweep = sweep_data::no_sweep();
         let sweep = sweep.unwrap_or(&no_sweep);
         let records = data_buffer(device, &gpu.queue, &sweep.records);
         let maps = storage_buffer(gpu, &sweep.maps, "sweep's window maps")?;
@@ -270,7 +270,7 @@ impl Pipelines {
             bottom_up: pipeline("bottom_up"),
             remaining_list: pipeline("remaining_list"),
             sweeps: swept.map(|structure| Sweeps {
-                shifts: match sweep::aligned_shifts(structure) {
+                shifts: match sweep_data::aligned_shifts(structure) {
                     true => ("sweep_aligned_shifts", pipeline("sweep_aligned_shifts")),
                     false => ("sweep_shifts", pipeline("sweep_shifts")),
                 },
@@ -320,7 +320,7 @@ impl<'g> GpuEngine<'g> {
         }
         // The sweep kernels run where the structure's records fit the shader's data.
         let sweep = structure.and_then(|s| {
-            sweep::sweep_data(s)
+            sweep_data::of(s)
                 .filter(|data| data.records.len() <= DATA_WORDS)
                 .map(|data| (s, data))
         });

@@ -56,7 +56,7 @@ pub struct SweepData {
 /// The words of `structure` as `shaders/sweep.wgsl` reads them, or `None` where the kernels
 /// cannot sweep it (more than 32 residual ranges, prefix radices of 2^16 or more, runs of 2^32
 /// ranks or more in blocks of several runs): the engine then runs bottom-up passes.
-pub fn sweep_data(structure: &Structure) -> Option<SweepData> {
+pub fn of(structure: &Structure) -> Option<SweepData> {
     // The kernel's prefix parities divide in 32 bits (radices below 2^16 are plenty), and its
     // block and run indices are below 2^32 (`div64`).
     if structure.residual.len() > MAX_RESIDUAL
@@ -230,7 +230,7 @@ mod tests {
     fn records_hold_each_block_move_and_residual_range() {
         let ring = Ring::turnstyle(8, Metric::Lrf).unwrap();
         let structure = ring.structure().unwrap();
-        let data = sweep_data(&structure).unwrap();
+        let data = of(&structure).unwrap();
         let words = &data.records;
         assert_eq!(words[0] as usize, structure.blocks.len());
         assert_eq!(words[1] as usize, structure.residual.len());
