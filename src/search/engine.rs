@@ -10,8 +10,7 @@ use super::levels::Levels;
 use super::{Progress, Step};
 use crate::table::{DistanceTable, TableSource, TableView};
 
-/// The kinds of pass an engine carries out besides top-down and bottom-up scans, which every
-/// engine runs.
+/// The kinds of pass an engine carries out besides top-down scans, which every engine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Passes {
     /// [`Step::Frontier`]: top-down from a list of the last level.
@@ -20,6 +19,8 @@ pub struct Passes {
     pub sweep: bool,
     /// [`Step::Remaining`]: bottom-up over a list of the unreached.
     pub remaining: bool,
+    /// [`Step::BottomUp`]: a scan of the unreached for a neighbour in the last level.
+    pub bottom_up: bool,
 }
 
 impl Passes {
@@ -28,18 +29,26 @@ impl Passes {
         frontier: true,
         sweep: true,
         remaining: true,
+        bottom_up: true,
     };
     /// Top-down and bottom-up scans only (the engines of an MPI job's slabs).
     pub const SCANS: Passes = Passes {
+        bottom_up: true,
+        ..Passes::TOP_DOWN
+    };
+    /// Top-down scans only (the slabs on disk, whose neighbours elsewhere are not at hand).
+    pub const TOP_DOWN: Passes = Passes {
         frontier: false,
         sweep: false,
         remaining: false,
+        bottom_up: false,
     };
 
     /// Whether a pass of kind `step` is among these.
     pub fn runs(self, step: Step) -> bool {
         match step {
-            Step::TopDown | Step::BottomUp => true,
+            Step::TopDown => true,
+            Step::BottomUp => self.bottom_up,
             Step::Frontier => self.frontier,
             Step::Sweep => self.sweep,
             Step::Remaining => self.remaining,

@@ -18,6 +18,7 @@ pub mod bitmap;
 #[cfg(feature = "mpi")]
 pub mod cluster;
 pub mod cpu;
+pub mod disk;
 pub mod engine;
 pub mod levels;
 pub mod slab;
@@ -309,7 +310,7 @@ pub fn drive<S: StateSpace, E: Engine>(
                     Step::Remaining
                 } else if structured {
                     Step::Sweep
-                } else if bottom_up {
+                } else if bottom_up && passes.bottom_up {
                     Step::BottomUp
                 } else {
                     Step::TopDown

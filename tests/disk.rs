@@ -1,0 +1,99 @@
+//! The slabs on disk ([`DiskEngine`]) against the in-memory CPU engine: every family, cut into
+//! one to seven slabs, gives the same table, levels and antipodes, from the start and from a
+//! checkpoint.
+
+mod common;
+
+use common::{Every, scratch, search_on};
+use gpusearch::puzzle::family::Request;
+use gpusearch::puzzle::{Space, StateSpace, registry};
+use gpusearch::search::disk::DiskEngine;
+use gpusearch::search::{CpuEngine, Options, Resume};
+use gpusearch::table::DistanceTable;
+
+/// Small spaces of every family (the twisty ones through a definition file).
+fn requests() -> Vec<Request> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    vec![
+        Request::new("turnstyle").with("n", "8"),
+        Request::new("turnstyle")
+            .with("n", "7")
+            .with("metric", "flips"),
+        Request::new("topspin").with("n", "8"),
+        Request::new("rotation")
+            .with("rows", "2")
+            .with("cols", "3")
+            .with("block", "2"),
+        Request::new("perm").with("gens", "(1,2,3,4,5,6,7)(8,9); (1,2)"),
+        Request::new("rings").with("n", "9"),
+        Request::new("key").with("def", format!("{root}/puzzles/free-the-key.txt")),
+        Request::new("perm").with("def", format!("{root}/puzzles/turnstyle-8.tws")),
+    ]
+}
+
+fn words(table: &DistanceTable) -> Vec<u64> {
+    (0..table.word_count()).map(|w| table.word(w)).collect()
+}
+
+/// The in-memory search of `space` and the disk engine's with 1 to 7 slabs agree, from the start
+/// and from the checkpoint after a middle level.
+fn check<S: StateSpace>(what: &str, space: &S) -> bool {
+    let options = Options {
+        antipode_limit: 50,
+        ..Options::default()
+    };
+    let memory = CpuEngine::new(space, options.footprint, options.antipode_limit);
+    let every = Every::default();
+    let want = search_on(space, memory, &options, Some(&every), None).unwrap();
+    let saved = every.0.into_inner().unwrap();
+    let dir = scratch(&format!("disk-{}", what.replace(' ', "-")));
+    for slabs in [1, 2, 3, 7] {
+        let engine = DiskEngine::new(space, slabs, &dir).unwrap();
+        let got = search_on(space, engine, &options, None, None).unwrap();
+        let w = format!("{what}, {slabs} slabs");
+        assert_eq!(got.levels, want.levels, "{w}");
+        assert_eq!(got.antipodes, want.antipodes, "{w}");
+        assert!(
+            words(&got.table) == words(&want.table),
+            "{w}: the tables differ"
+        );
+        // From the checkpoint after a middle level, where the search saved one (not after
+        // levels of a few states).
+        let Some((table, levels, antipodes)) = saved.get(saved.len() / 2).cloned() else {
+            continue;
+        };
+        let resume = Resume {
+            table: Box::new(DistanceTable::from_words(space.size(), table)),
+            levels,
+            antipodes,
+        };
+        let engine = DiskEngine::new(space, slabs, &dir).unwrap();
+        let got = search_on(space, engine, &options, None, Some(resume)).unwrap();
+        assert_eq!(got.levels, want.levels, "{w}, resumed");
+        assert_eq!(got.antipodes, want.antipodes, "{w}, resumed");
+        assert!(
+            words(&got.table) == words(&want.table),
+            "{w}, resumed: the tables differ"
+        );
+        // Its files go with the table.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{w}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    !saved.is_empty()
+}
+
+#[test]
+fn every_family_from_disk_equals_the_search_in_memory() {
+    let mut resumed = 0;
+    for (i, request) in requests().into_iter().enumerate() {
+        let what = format!("{i} {}", request.puzzle);
+        resumed += match registry::space(&request).unwrap() {
+            Space::Ring(s) => check(&what, &s),
+            Space::Perm(s) => check(&what, &s),
+            Space::Rings(s) => check(&what, &s),
+            Space::Key(s) => check(&what, &s),
+            Space::Twisty(s) => check(&what, &s),
+        } as usize;
+    }
+    assert!(resumed >= 5, "{resumed} families resumed");
+}
