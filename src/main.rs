@@ -227,6 +227,14 @@ struct SearchArgs {
     /// Largest GPU storage window in bytes (for testing the windowed table).
     #[arg(long, hide = true)]
     gpu_window_bytes: Option<u64>,
+    /// Where the table's slabs go when --memory cannot hold it and it is searched from disk
+    /// [default: OUT/slabs].
+    #[arg(long, value_name = "DIR")]
+    slab_folder: Option<PathBuf>,
+    /// Largest slab on disk in bytes: searches from disk whatever the budget (for testing the
+    /// slabs).
+    #[arg(long, hide = true)]
+    slab_bytes: Option<u64>,
     /// GPU memory: bytes, or a number with a unit (80GB). With --dry-run, the device plan for a
     /// GPU of this memory where none is present; in a run, at most this much of the device's.
     #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]
@@ -237,6 +245,8 @@ impl SearchArgs {
     fn job(self) -> Job {
         let mut job = job_of(self.puzzle, self.run);
         job.gpu_window_bytes = self.gpu_window_bytes;
+        job.slab_folder = self.slab_folder;
+        job.slab_bytes = self.slab_bytes;
         job.gpu_memory = self.gpu_memory;
         job.resume = self.resume;
         job.checkpoint_every = self.checkpoint_every;
@@ -268,6 +278,8 @@ fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
         memory: run.memory,
         footprint: None,
         processes: None,
+        slab_folder: None,
+        slab_bytes: None,
     }
 }
 

@@ -30,6 +30,8 @@ pub enum Setting {
     Footprint,
     /// The number of processes of an MPI job to plan for.
     Processes,
+    /// Where the table's slabs go when it is searched from disk.
+    SlabFolder,
     /// A position given by its pieces (`solve`).
     State,
     /// A position given by the moves that make it (`solve`).
@@ -38,7 +40,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 11] = [
+    pub const ALL: [Setting; 12] = [
         Setting::Out,
         Setting::Threads,
         Setting::Backend,
@@ -48,6 +50,7 @@ impl Setting {
         Setting::Memory,
         Setting::Footprint,
         Setting::Processes,
+        Setting::SlabFolder,
         Setting::State,
         Setting::Moves,
     ];
@@ -64,6 +67,7 @@ impl Setting {
             Setting::Memory => "memory",
             Setting::Footprint => "footprint",
             Setting::Processes => "processes",
+            Setting::SlabFolder => "slab_folder",
             Setting::State => "state",
             Setting::Moves => "moves",
         }

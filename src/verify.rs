@@ -47,6 +47,7 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
     let plan = with_space!(&space, s => {
         let shape = Shape {
             entries: s.size(),
+            planes: 1,
             moves: s.move_count(),
             swept: s.has_structure(),
             gpu: false,

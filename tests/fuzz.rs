@@ -718,8 +718,7 @@ fn job(request: &Request, out: &Path) -> Job {
         resume: false,
         checkpoint_every: None,
         memory: Some(1 << 30),
-        footprint: None,
-        processes: None,
+        ..Job::default()
     }
 }
 

@@ -24,6 +24,7 @@ use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::puzzle::{PuzzleInfo, StateSpace};
 use crate::report::Report;
+use crate::search::disk::DiskEngine;
 use crate::search::levels::{Levels, Written};
 use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options, Resume};
 use crate::store::{
@@ -102,6 +103,12 @@ pub struct Job {
     pub footprint: Option<Footprint>,
     /// With `--dry-run`: also the plan of each process of an MPI job of this many.
     pub processes: Option<usize>,
+    /// Where the table's slabs go if it is searched from disk; `None` for the output folder's
+    /// `slabs`.
+    pub slab_folder: Option<PathBuf>,
+    /// The largest slab's table in bytes (smaller than the budget allows only to test the
+    /// slabs on disk): the table is then searched from disk whatever the budget.
+    pub slab_bytes: Option<u64>,
 }
 
 /// The folder runs write into unless `--out` says otherwise: `runs/` is not tracked, so a run
@@ -311,6 +318,20 @@ fn search_placed<S: StateSpace>(
                 written = Some(writer.write(table, &levels)?);
                 Ok(())
             })?;
+            Ok((levels, antipodes, written, None))
+        }
+        Placement::Cpu if plan.disk_slabs.is_some() => {
+            let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
+            let mut engine = DiskEngine::new(space, slabs.count, &slabs.folder)?;
+            let saver = Some(saver as &dyn Checkpoints);
+            let (levels, antipodes) =
+                search::drive(space, &mut engine, options, writer.bar, saver, resume)?;
+            let mut written = None;
+            engine.with_table(&mut |table| {
+                written = Some(writer.write(table, &levels)?);
+                Ok(())
+            })?;
+            engine.remove_files()?;
             Ok((levels, antipodes, written, None))
         }
         Placement::Cpu => {

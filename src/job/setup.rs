@@ -6,7 +6,7 @@ use super::engine::{Backend, Placement, choose, thread_count};
 use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{Adapters, Gpu};
-use crate::plan::{self, Budget, DiskPlan, Inputs, Plan, Shape};
+use crate::plan::{self, Budget, DiskPlan, DiskSlabs, Inputs, Plan, Shape};
 use crate::puzzle::StateSpace;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
@@ -16,6 +16,7 @@ use crate::setting::Setting;
 use crate::store::atomic;
 use crate::units::bytes;
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The plan of a job, as text, without searching (`--dry-run`).
@@ -113,7 +114,8 @@ fn budget(job: &Job) -> Budget {
 }
 
 /// The one plan of a job on `space`: searched on `device` where there is one, or as this
-/// process's `slab` of an MPI job.
+/// process's `slab` of an MPI job; its slabs on disk, where it comes to that, in the job's slab
+/// folder or the output folder's `slabs`.
 fn plan_of<S: StateSpace>(
     space: &S,
     job: &Job,
@@ -123,6 +125,7 @@ fn plan_of<S: StateSpace>(
 ) -> Plan {
     let shape = Shape {
         entries: space.size(),
+        planes: space.slab_planes(),
         moves: space.move_count(),
         swept: space.has_structure(),
         gpu: device.is_some(),
@@ -136,8 +139,15 @@ fn plan_of<S: StateSpace>(
             device,
             slab,
             checkpoint_every: job.checkpoint_every,
+            slab_folder: slab_folder(space, job),
+            slab_bytes: job.slab_bytes,
         },
     )
+}
+
+/// Where a job's slabs go if its table is searched from disk.
+fn slab_folder<S: StateSpace>(space: &S, job: &Job) -> PathBuf {
+    (job.slab_folder.clone()).unwrap_or_else(|| super::output_folder(space, job).join("slabs"))
 }
 
 /// What a run settled before its search.
@@ -200,7 +210,12 @@ pub(super) fn setup<'m, S: StateSpace>(
         // The folder first, so that one that cannot be made is named as such.
         let made = !out.exists();
         prepare_output(out)?;
-        if let Err(e) = check_disk(out, &plan.disk, job.resume.then_some(&checkpoint)) {
+        if let Err(e) = check_disk(
+            out,
+            &plan.disk,
+            plan.disk_slabs.as_ref(),
+            job.resume.then_some(&checkpoint),
+        ) {
             if made {
                 let _ = std::fs::remove_dir(out);
             }
@@ -219,33 +234,63 @@ pub(super) fn setup<'m, S: StateSpace>(
     })
 }
 
-/// Refuses a run whose distances file and checkpoints would not fit on the disk of `out`.
-fn check_disk(out: &Path, disk: &DiskPlan, resume: Option<&PathBuf>) -> Result<(), Error> {
-    // The nearest folder that exists: `out` itself may not yet.
-    let mut at = out.to_path_buf();
-    while !at.exists() {
-        match at.parent() {
-            Some(p) if !p.as_os_str().is_empty() => at = p.to_path_buf(),
-            _ => {
-                at = PathBuf::from(".");
-                break;
-            }
-        }
-    }
+/// Refuses a run whose distances file and checkpoints would not fit on the disk of `out`, or
+/// whose slabs (where its table is searched from disk) would not fit on theirs, with those files
+/// where the two folders share a disk.
+fn check_disk(
+    out: &Path,
+    disk: &DiskPlan,
+    slabs: Option<&DiskSlabs>,
+    resume: Option<&PathBuf>,
+) -> Result<(), Error> {
     let existing = resume
         .and_then(|c| std::fs::metadata(c).ok())
         .map_or(0, |m| m.len());
+    let at = nearest_folder(out);
     let needed = disk.needed(existing);
-    match plan::free_disk(&at) {
-        Some(free) if free < needed => Err(Error::Input(format!(
+    if let Some(free) = plan::free_disk(&at).filter(|&free| free < needed) {
+        return Err(Error::Input(format!(
             "the output folder {} needs {} of free disk (the distances file and a checkpoint at most) but its disk has {}: free some space, or choose another {}",
             out.display(),
             bytes(needed),
             bytes(free),
             Setting::Out
+        )));
+    }
+    let Some(slabs) = slabs else {
+        return Ok(());
+    };
+    let there = nearest_folder(&slabs.folder);
+    let device = |p: &Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+    let shared = device(&at).is_some() && device(&at) == device(&there);
+    let needed = slabs.disk + if shared { needed } else { 0 };
+    match plan::free_disk(&there) {
+        Some(free) if free < needed => Err(Error::Input(format!(
+            "the slab folder {} needs {} of free disk (the table's slabs{}) but its disk has {}: free some space, or choose another {}",
+            slabs.folder.display(),
+            bytes(needed),
+            if shared {
+                ", the distances file and a checkpoint"
+            } else {
+                ""
+            },
+            bytes(free),
+            Setting::SlabFolder
         ))),
         _ => Ok(()),
     }
+}
+
+/// The nearest folder of `path` that exists (`path` itself may not yet).
+fn nearest_folder(path: &Path) -> PathBuf {
+    let mut at = path.to_path_buf();
+    while !at.exists() {
+        match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => at = p.to_path_buf(),
+            _ => return PathBuf::from("."),
+        }
+    }
+    at
 }
 
 /// Creates the output folder and proves it writable before any search starts.

@@ -49,6 +49,8 @@ pub struct MemoryPlan {
 pub struct Shape {
     /// Table entries.
     pub entries: u64,
+    /// The planes its ranks are cut in for slabs ([`crate::puzzle::StateSpace::slab_planes`]).
+    pub planes: u64,
     /// Moves per state.
     pub moves: usize,
     /// Whether sweeps run (the space has structure) or scans.
@@ -273,6 +275,7 @@ mod tests {
     fn shape(entries: u64) -> Shape {
         Shape {
             entries,
+            planes: 1,
             moves: 3,
             swept: true,
             gpu: false,

@@ -7,14 +7,17 @@
 mod disk;
 mod memory;
 mod slab;
+mod tiers;
 
 pub use disk::{DiskPlan, free_disk};
 pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_name};
 pub use slab::{describe_slabs, slab_memory};
+pub use tiers::DiskSlabs;
 
 use crate::gpu::layout::Layout;
 use crate::search::slab::Slab;
 use crate::units::bytes;
+use std::path::PathBuf;
 
 /// A memory figure and where it comes from (a setting, a device, the memory available now), as
 /// messages name it.
@@ -36,6 +39,11 @@ pub struct Inputs<'a> {
     pub slab: Option<&'a Slab>,
     /// Seconds between checkpoints asked for; `None` scales them to their cost.
     pub checkpoint_every: Option<f64>,
+    /// Where the table's slabs go if it is searched from disk.
+    pub slab_folder: PathBuf,
+    /// The largest slab's table in bytes, where asked for (a smaller one than the budget
+    /// allows: to test the slabs); the table is then searched from disk whatever the budget.
+    pub slab_bytes: Option<u64>,
 }
 
 /// The whole plan of a run ([`Plan::make`]).
@@ -47,6 +55,8 @@ pub struct Plan {
     pub device: Option<(Layout, Option<Budget>)>,
     /// This process's slab in an MPI job, and the memory of its parts.
     pub slab: Option<(Slab, Vec<(&'static str, u64)>)>,
+    /// The table's slabs on disk, where the host cannot hold it (on the CPU, in one process).
+    pub disk_slabs: Option<DiskSlabs>,
     /// What the output folder takes on disk, and how often a checkpoint is saved.
     pub disk: DiskPlan,
     /// Why the run cannot go ahead, if it cannot: the first budget it exceeds.
@@ -89,18 +99,50 @@ impl Plan {
                 (memory.refusal.as_ref()).map(|why| format!("{why} ({})", inputs.memory.source))
             }
         };
+        // On the CPU in one process, a table the budget cannot hold is searched from disk.
+        let from_disk = device.is_none()
+            && slab.is_none()
+            && (host_refusal.is_some() || inputs.slab_bytes.is_some());
+        let disk_slabs = from_disk.then(|| {
+            DiskSlabs::fit(
+                shape.entries,
+                shape.planes,
+                shape.threads,
+                inputs.memory.bytes,
+                inputs.slab_bytes,
+                inputs.slab_folder.clone(),
+            )
+        });
+        let host_refusal = match disk_slabs {
+            Some(None) => host_refusal
+                .map(|why| format!("{why}; nor does a slab of it, with the table on disk")),
+            Some(Some(_)) => None,
+            None => host_refusal,
+        };
+        let mut memory = memory;
+        if disk_slabs.as_ref().is_some_and(Option::is_some) {
+            // The table is written to the distances file chunk by chunk from the slabs' files,
+            // with no frames held.
+            memory.frame_memory = 0;
+            memory.refusal = None;
+            memory.why = "the table is searched from disk, a slab at a time".into();
+        }
         Plan {
             disk: DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
             device,
             refusal: device_refusal.or(host_refusal),
             memory,
             slab,
+            disk_slabs: disk_slabs.flatten(),
         }
     }
 
     /// The plan as text, as `--dry-run` prints it: host memory, disk, then the device.
     pub fn describe(&self) -> String {
-        let mut out = self.memory.describe();
+        let mut out = match &self.disk_slabs {
+            Some(slabs) => slabs.describe(self.memory.budget),
+            None => self.memory.describe(),
+        };
         out += &self.disk.describe();
         if let Some((layout, budget)) = &self.device {
             out += &layout.describe(budget.as_ref().map(|b| (b.bytes, b.source.as_str())));

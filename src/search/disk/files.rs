@@ -201,7 +201,7 @@ impl SlabFiles {
         Ok(())
     }
 
-    /// Removes every file of `slabs` slabs.
+    /// Removes every file of `slabs` slabs, and the folder where nothing else is left in it.
     pub(super) fn remove_all(&self, slabs: usize) -> Result<(), String> {
         for slab in 0..slabs {
             self.remove(&self.table_path(slab))?;
@@ -209,6 +209,7 @@ impl SlabFiles {
             self.remove(&self.level_path(slab, 1))?;
             self.remove(&self.inbox(slab))?;
         }
+        let _ = std::fs::remove_dir(&self.folder);
         Ok(())
     }
 }

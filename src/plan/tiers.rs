@@ -1,0 +1,119 @@
+//! The table on disk, where host memory cannot hold it whole: how many slabs it is cut into, so
+//! that one of them and what its passes hold beside it fit the budget ([`crate::search::disk`]).
+
+use super::FIXED_BYTES;
+use crate::search::slab::{self, ROUND_BYTES};
+use crate::store;
+use crate::table::{DistanceTable, ENTRIES_PER_WORD};
+use crate::units::bytes;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// Bytes an inbox is read in at a time, and the ranks decoded from them.
+const INBOX_BATCH_BYTES: u64 = 2 * (64 << 20);
+
+/// The table's slabs on disk.
+#[derive(Clone, Debug)]
+pub struct DiskSlabs {
+    /// How many slabs the table is cut into.
+    pub count: usize,
+    /// The entries of the largest.
+    pub entries: u64,
+    /// What a loaded slab holds in memory, by part: (what, bytes).
+    pub memory: Vec<(&'static str, u64)>,
+    /// Bytes of every slab's table and the bits of its last two levels on disk.
+    pub disk: u64,
+    /// The folder they are kept in.
+    pub folder: PathBuf,
+}
+
+impl DiskSlabs {
+    /// The fewest slabs of a space of `entries` ranks in `planes` planes whose largest, with
+    /// what its passes hold beside it on `threads` workers, fits `budget` bytes (and whose table
+    /// is at most `most` bytes, where given); `None` where no cut fits.
+    pub fn fit(
+        entries: u64,
+        planes: u64,
+        threads: usize,
+        budget: u64,
+        most: Option<u64>,
+        folder: PathBuf,
+    ) -> Option<DiskSlabs> {
+        let width = entries / planes;
+        let whole = DistanceTable::bytes_for(entries);
+        // Every slab holds at least one table word of each plane.
+        let most_slabs = width.div_ceil(ENTRIES_PER_WORD).max(1) as usize;
+        // Beside its fixed parts a slab takes half a byte an entry (2 bits of table, 2 of
+        // levels): the fewest slabs that may fit, then a few more where the cut is uneven.
+        let fixed: u64 = slab_memory(0, threads).iter().map(|(_, b)| b).sum();
+        let room = budget.checked_sub(fixed).filter(|&r| r > 0)?;
+        let by_memory = entries.div_ceil(2 * room);
+        let by_most = most.map_or(1, |m| whole.div_ceil(m.max(8)));
+        let first = by_memory.max(by_most).max(1);
+        let first = usize::try_from(first).ok()?;
+        (first..=most_slabs.min(first.saturating_add(64))).find_map(|count| {
+            let columns = (slab::bounds(width, count).windows(2))
+                .map(|b| b[1] - b[0])
+                .max()
+                .unwrap_or(0);
+            let largest = columns * planes;
+            let memory = slab_memory(largest, threads);
+            let total: u64 = memory.iter().map(|(_, b)| b).sum();
+            let small_enough = most.is_none_or(|m| DistanceTable::bytes_for(largest) <= m);
+            (total <= budget && small_enough).then(|| DiskSlabs {
+                count,
+                entries: largest,
+                memory,
+                disk: whole + 2 * entries.div_ceil(64) * 8,
+                folder: folder.clone(),
+            })
+        })
+    }
+
+    /// The plan as text, as `--dry-run` prints it.
+    pub fn describe(&self, budget: u64) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "disk tier: the table in {} slabs of at most {} entries in {}, one in memory at a time",
+            self.count,
+            self.entries,
+            self.folder.display()
+        );
+        for (what, b) in &self.memory {
+            let _ = writeln!(out, "  {what:<46} {}", bytes(*b));
+        }
+        let total: u64 = self.memory.iter().map(|(_, b)| b).sum();
+        let _ = writeln!(out, "  {:<46} {}", "total", bytes(total));
+        let _ = writeln!(out, "  {:<46} {}", "budget", bytes(budget));
+        let _ = writeln!(
+            out,
+            "  on disk: {} (the slabs' tables and the bits of two levels), and the inboxes of a pass",
+            bytes(self.disk)
+        );
+        let _ = writeln!(
+            out,
+            "  each pass reads and writes each slab that has states of the last level or an inbox, once or twice"
+        );
+        out
+    }
+}
+
+/// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part.
+fn slab_memory(entries: u64, threads: usize) -> Vec<(&'static str, u64)> {
+    vec![
+        (
+            "a slab's table (2 bits an entry)",
+            DistanceTable::bytes_for(entries),
+        ),
+        (
+            "its last and next levels (1 bit an entry each)",
+            2 * entries.div_ceil(64) * 8,
+        ),
+        // A round's neighbours for other slabs, and their sorted copy.
+        ("neighbours for other slabs (a round)", 2 * ROUND_BYTES),
+        ("an inbox batch", INBOX_BATCH_BYTES),
+        ("fixed (process, tasks)", FIXED_BYTES),
+        ("chunks in flight (writing)", store::batch_bytes(threads)),
+    ]
+}
