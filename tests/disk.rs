@@ -168,7 +168,7 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     ]);
     let e = String::from_utf8(out.stderr).unwrap();
     assert!(
-        !out.status.success() && e.contains("nor does a slab of it"),
+        !out.status.success() && e.contains("not even one slab of it fits"),
         "{e}"
     );
 }

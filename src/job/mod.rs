@@ -23,7 +23,7 @@ use crate::puzzle::family::{PuzzleError, Request};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::puzzle::{PuzzleInfo, StateSpace};
-use crate::report::Report;
+use crate::report::{DiskReport, Report};
 use crate::search::disk::DiskEngine;
 use crate::search::levels::{Levels, Written};
 use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options, Resume};
@@ -230,7 +230,7 @@ fn run_space<S: StateSpace>(
     };
     let searched = pool
         .install(|| search_placed(space, &placement, &plan, job.quiet, &saver, &writer, resume));
-    let (levels, antipodes, written, picture) = searched.map_err(Error::Run)?;
+    let (levels, antipodes, written, picture, disk) = searched.map_err(Error::Run)?;
     let finished = match written {
         Some((file, sha, seconds)) => {
             let backend = match (placement.device(), cluster) {
@@ -248,6 +248,7 @@ fn run_space<S: StateSpace>(
                 threads,
                 seconds,
                 sha,
+                disk,
             };
             let report = report_of(space, searched);
             let done = write_files(&out, file, &report, picture.as_ref());
@@ -271,12 +272,14 @@ fn run_space<S: StateSpace>(
 }
 
 /// What a search gives: its levels, its antipodes, the distances file (process 0's; the other
-/// processes of an MPI job write none) and a drawing of the space, where the family has one.
+/// processes of an MPI job write none), a drawing of the space where the family has one, and
+/// what a search from disk read and wrote.
 type Outcome = (
     Levels,
     Vec<u64>,
     Option<PendingDistances>,
     Option<(&'static str, String)>,
+    Option<DiskReport>,
 );
 
 /// The search where `placement` puts it, under `plan`, and its distances file written.
@@ -304,7 +307,7 @@ fn search_placed<S: StateSpace>(
             };
             let (levels, antipodes, written) =
                 search_across(space, mpi, slab, device.as_ref(), options, &run, resume)?;
-            Ok((levels, antipodes, written, None))
+            Ok((levels, antipodes, written, None, None))
         }
         Placement::Gpu(gpu, layout) => {
             // The file is written from the table where it lies: a host copy, or the
@@ -318,7 +321,7 @@ fn search_placed<S: StateSpace>(
                 written = Some(writer.write(table, &levels)?);
                 Ok(())
             })?;
-            Ok((levels, antipodes, written, None))
+            Ok((levels, antipodes, written, None, None))
         }
         Placement::Cpu if plan.disk_slabs.is_some() => {
             let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
@@ -332,7 +335,15 @@ fn search_placed<S: StateSpace>(
                 Ok(())
             })?;
             engine.remove_files()?;
-            Ok((levels, antipodes, written, None))
+            let io = engine.io();
+            let disk = DiskReport {
+                slabs: slabs.count,
+                read_bytes: io.read,
+                written_bytes: io.written,
+                io_seconds: (io.seconds * 10.0).round() / 10.0,
+                levels: engine.steps().to_vec(),
+            };
+            Ok((levels, antipodes, written, None, Some(disk)))
         }
         Placement::Cpu => {
             let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
@@ -342,7 +353,7 @@ fn search_placed<S: StateSpace>(
             let table = engine.into_table()?;
             let written = writer.write(&table, &levels)?;
             let picture = space.picture(&table);
-            Ok((levels, antipodes, Some(written), picture))
+            Ok((levels, antipodes, Some(written), picture, None))
         }
     }
 }
@@ -356,6 +367,7 @@ struct Searched<'a> {
     threads: usize,
     seconds: f64,
     sha: String,
+    disk: Option<DiskReport>,
 }
 
 /// The report of a search of `space`.
@@ -368,6 +380,7 @@ fn report_of<S: StateSpace>(space: &S, searched: Searched) -> Report {
         threads,
         seconds,
         sha,
+        disk,
     } = searched;
     Report {
         puzzle: space.info(),
@@ -385,6 +398,7 @@ fn report_of<S: StateSpace>(space: &S, searched: Searched) -> Report {
         version: env!("CARGO_PKG_VERSION").into(),
         distances_file: "distances.gsd".into(),
         distances_sha256: sha,
+        disk,
     }
 }
 

@@ -113,13 +113,16 @@ impl Plan {
                 inputs.slab_folder.clone(),
             )
         });
+        let mut memory = memory;
+        let nor = "; with the table on disk, not even one slab of it fits";
         let host_refusal = match disk_slabs {
-            Some(None) => host_refusal
-                .map(|why| format!("{why}; nor does a slab of it, with the table on disk")),
+            Some(None) => {
+                memory.refusal = memory.refusal.map(|why| format!("{why}{nor}"));
+                host_refusal.map(|why| format!("{why}{nor}"))
+            }
             Some(Some(_)) => None,
             None => host_refusal,
         };
-        let mut memory = memory;
         if disk_slabs.as_ref().is_some_and(Option::is_some) {
             // The table is written to the distances file chunk by chunk from the slabs' files,
             // with no frames held.

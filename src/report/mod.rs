@@ -42,6 +42,26 @@ pub struct Report {
     pub distances_file: String,
     /// SHA-256 of the distances file, lowercase hex.
     pub distances_sha256: String,
+    /// Where the table was searched from disk: its slabs and the bytes they moved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<DiskReport>,
+}
+
+/// What a search from disk read and wrote.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiskReport {
+    /// The slabs the table was cut into.
+    pub slabs: usize,
+    /// Bytes read from the slabs' files, in all.
+    pub read_bytes: u64,
+    /// Bytes written to them, in all.
+    pub written_bytes: u64,
+    /// Seconds spent reading and writing them.
+    pub io_seconds: f64,
+    /// The bytes read and written by each step: laying the slabs out (entry `d` for a run that
+    /// went on from level `d`, zeros before it), then each pass, the one that found level `d + 1`
+    /// at `d + 1`, the last one finding nothing.
+    pub levels: Vec<[u64; 2]>,
 }
 
 impl Report {
@@ -88,7 +108,7 @@ impl Report {
             p.metric
         );
         md.push_str("| | |\n|---|---|\n");
-        let rows = [
+        let mut rows = vec![
             ("puzzle", p.puzzle.clone()),
             ("parameters", params.join(", ")),
             ("metric", p.metric.clone()),
@@ -120,6 +140,22 @@ impl Report {
                 ),
             ),
         ];
+        if let Some(d) = &self.disk {
+            // After the search time.
+            rows.insert(
+                10,
+                (
+                    "from disk",
+                    format!(
+                        "{} slabs; read {}, written {}, {:.1} s of input and output",
+                        d.slabs,
+                        crate::units::bytes(d.read_bytes),
+                        crate::units::bytes(d.written_bytes),
+                        d.io_seconds
+                    ),
+                ),
+            );
+        }
         for (key, value) in rows {
             let _ = writeln!(md, "| {key} | {value} |");
         }

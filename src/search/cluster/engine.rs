@@ -6,12 +6,10 @@ use crate::puzzle::StateSpace;
 use crate::search::bitmap::Bitmap;
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
-use crate::search::slab::moves::SlabMoves;
+use crate::search::slab::moves::{SlabMoves, plane_pass, unreached_bits};
 use crate::search::slab::{self, LIST_SHARE, ROUND_BYTES, Slab};
 use crate::search::{Passes, Progress, Step};
-use crate::table::{
-    DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread, squeeze,
-};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use rayon::prelude::*;
 use std::ops::ControlFlow;
 
@@ -39,7 +37,7 @@ pub struct CpuSlabEngine<'s, 'c, S: StateSpace> {
     /// An empty bitmap of the slab, kept for the next level found as bits.
     spare: Option<Bitmap>,
     /// The space's moves as the passes apply them: the plane moves a table word at a time from
-    /// a level in bits ([`CpuSlabEngine::plane_round`]), the others state by state.
+    /// a level in bits ([`plane_pass`]), the others state by state.
     moves: SlabMoves,
     exchanged: Exchanged,
 }
@@ -110,36 +108,6 @@ impl<'s, 'c, S: StateSpace> CpuSlabEngine<'s, 'c, S> {
             })
             .collect();
         group_rounds(&counts, self.states_per_round())
-    }
-
-    /// Sets to `next` the unreached entries that the plane moves take the states of `last` (the
-    /// last level in bits) to, a table word at a time, and adds them to `found`: how many it
-    /// set. The same whichever way the pass goes, as the plane moves hold their inverses.
-    fn plane_round(&self, last: &Bitmap, found: &Bitmap, next: u8) -> u64 {
-        let (table, sources) = (&self.table, self.moves.sources());
-        let columns = self.slab.columns();
-        let words = table.word_count();
-        let clear = u64::from(UNREACHED ^ next);
-        (0..words.div_ceil(TABLE_BLOCK_WORDS))
-            .into_par_iter()
-            .map(|b| {
-                let mut set = 0;
-                for w in b * TABLE_BLOCK_WORDS..((b + 1) * TABLE_BLOCK_WORDS).min(words) {
-                    let first = w as u64 * ENTRIES_PER_WORD;
-                    let (plane, column) = (first / columns, first % columns);
-                    let from = (sources[plane as usize].iter()).fold(0, |f, &p| {
-                        f | last.bits_at(p * columns + column, ENTRIES_PER_WORD)
-                    });
-                    let new = from & u64::from(squeeze(unreached_bits(table, w)));
-                    if new != 0 {
-                        table.clear_bits(w, spread(new as u32) * clear);
-                        found.or_word((first / 64) as usize, new << (first % 64));
-                        set += u64::from(new.count_ones());
-                    }
-                }
-                set
-            })
-            .sum()
     }
 
     /// One bottom-up round over the table's `blocks`: each unreached entry checks its
@@ -380,18 +348,6 @@ fn group_rounds(counts: &[u64], per_round: u64) -> Vec<std::ops::Range<usize>> {
     rounds
 }
 
-/// Word `w` of `table` with the low bit of each unreached entry's two set (entries past the
-/// table's end are not entries).
-fn unreached_bits(table: &DistanceTable, w: usize) -> u64 {
-    let word = table.word(w);
-    let mut open = word & (word >> 1) & 0x5555_5555_5555_5555;
-    let entries = table.entries() - w as u64 * ENTRIES_PER_WORD;
-    if entries < ENTRIES_PER_WORD {
-        open &= (1 << (2 * entries)) - 1;
-    }
-    open
-}
-
 impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
         let mine: Vec<u64> = (starts.iter().copied())
@@ -473,7 +429,7 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
             let mut set = 0;
             if let (0, true, Frontier::Bits(last)) = (r, by_words, &self.last) {
                 let bits = spare.take().unwrap_or_else(|| Bitmap::new(slab.entries()));
-                set = self.plane_round(last, &bits, next);
+                set = plane_pass(&self.moves, slab, &self.table, last, &bits, next);
                 found = Frontier::Bits(bits);
             }
             let tasks = rounds.get(r).cloned().unwrap_or(0..0);

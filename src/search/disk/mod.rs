@@ -4,6 +4,7 @@
 //! plane), each kept in the engine's folder as its table and the bits of its last levels. A pass
 //! loads the slabs one after another: it first applies the slab's inbox (the ranks of the next
 //! level that slabs before it found there), then expands the slab's states of the last level,
+//! the plane moves a table word at a time (they stay in the slab), the others state by state,
 //! setting the unreached neighbours in the slab and sending the others to their slab's inbox. A
 //! slab that received ranks after its turn is loaded once more at the end of the pass, so that
 //! every pass leaves a whole level. Slabs with neither states of the last level nor an inbox
@@ -17,7 +18,7 @@ use crate::puzzle::StateSpace;
 use crate::search::bitmap::Bitmap;
 use crate::search::engine::{Engine, Passes};
 use crate::search::levels::Levels;
-use crate::search::slab::moves::SlabMoves;
+use crate::search::slab::moves::{SlabMoves, plane_pass};
 use crate::search::slab::{self, ROUND_BYTES, Slab};
 use crate::search::{Progress, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
@@ -40,6 +41,8 @@ pub struct DiskEngine<'s, S: StateSpace> {
     files: SlabFiles,
     /// The states of each slab at the last level found.
     last: Vec<u64>,
+    /// The bytes read and written by each step ([`DiskEngine::steps`]).
+    steps: Vec<[u64; 2]>,
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
@@ -55,6 +58,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             moves: SlabMoves::new(space, &slabs[0]),
             files: SlabFiles::new(folder, slabs.len())?,
             last: vec![0; slabs.len()],
+            steps: Vec::new(),
             slabs,
         })
     }
@@ -62,6 +66,20 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     /// The bytes read and written so far, and the seconds it took.
     pub fn io(&self) -> Io {
         self.files.io
+    }
+
+    /// The bytes read and written by each step: laying the slabs out (at the level the search
+    /// starts from, zeros before it), then each pass (the one that found level `d` at `d`, the
+    /// last one finding nothing).
+    pub fn steps(&self) -> &[[u64; 2]] {
+        &self.steps
+    }
+
+    /// Records the bytes moved since `before` as the next step's.
+    fn step(&mut self, before: Io) {
+        let now = self.files.io;
+        self.steps
+            .push([now.read - before.read, now.written - before.written]);
     }
 
     /// Removes the slabs' files (the distances file holds the table).
@@ -156,7 +174,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         // A round's neighbours outside the slab stay within ROUND_BYTES.
         let round_words = ((ROUND_BYTES / (8 * 64 * moves)) as usize).max(1);
         let words = level.word_count();
-        let mut found = 0;
+        // The plane moves a table word at a time; the others state by state.
+        let mut found = plane_pass(&self.moves, &self.slabs[i], table, level, next, value);
+        progress.found(found);
         for start in (0..words).step_by(round_words) {
             let round = start..(start + round_words).min(words);
             let slab = &self.slabs[i];
@@ -171,7 +191,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                         while bits != 0 {
                             let local = w as u64 * 64 + u64::from(bits.trailing_zeros());
                             bits &= bits - 1;
-                            let _ = walker.each(slab.global(local), true, |n| {
+                            let _ = walker.each(slab.global(local), false, |n| {
                                 if !slab.contains(n) {
                                     away.push(n);
                                 } else if table.claim(slab.local(n), value) {
@@ -227,11 +247,14 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 
 impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+        let before = self.files.io;
         let table = DistanceTable::new(self.space.size());
         for &s in starts {
             table.claim(s, 0);
         }
-        self.store_all(&table, 0, Some(starts))
+        self.store_all(&table, 0, Some(starts))?;
+        self.step(before);
+        Ok(())
     }
 
     fn load(
@@ -240,7 +263,11 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         depth: u64,
         list: Option<Vec<u64>>,
     ) -> Result<(), String> {
-        self.store_all(table.as_ref(), depth, list.as_deref())
+        let before = self.files.io;
+        self.store_all(table.as_ref(), depth, list.as_deref())?;
+        self.steps = vec![[0, 0]; depth as usize];
+        self.step(before);
+        Ok(())
     }
 
     /// A top-down pass slab by slab. The slabs' engine runs no bottom-up pass ([`Passes`]): its
@@ -252,6 +279,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         progress: &dyn Progress,
     ) -> Result<u64, String> {
         debug_assert_eq!(step, Step::TopDown);
+        let before = self.files.io;
         let depth = levels.len() - 1;
         let k = self.slabs.len();
         let mut counts = vec![0u64; k];
@@ -294,6 +322,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         if found > 0 {
             self.last = counts;
         }
+        self.step(before);
         Ok(found)
     }
 

@@ -1,4 +1,5 @@
-//! How the MPI engine's CPU passes find a state's neighbours in a slab: from the space's
+//! How the slab engines' passes (an MPI job's on the CPU, the slabs on disk) find a state's
+//! neighbours in a slab: from the space's
 //! [`Structure`](crate::puzzle::Structure) where it has one, its block moves by arithmetic on the rank (a division or two
 //! for each run of ranks that move together, nothing within one) and its residual moves through
 //! the cursor; every move through the cursor where it has none. The block moves that take whole
@@ -8,8 +9,13 @@
 use super::Slab;
 use crate::puzzle::{BlockMove, Cursor, StateSpace};
 use crate::rank::window::prefix_parity;
-use crate::table::ENTRIES_PER_WORD;
+use crate::search::bitmap::Bitmap;
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED, spread, squeeze};
+use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
+
+/// Table words a task of [`plane_pass`] sets (2^18 entries).
+const PLANE_TASK_WORDS: usize = 8192;
 
 /// A space's moves, sorted for a slab's passes.
 pub struct SlabMoves {
@@ -81,6 +87,59 @@ impl SlabMoves {
             runs: vec![Run::default(); self.blocks.len()],
         }
     }
+}
+
+/// Sets to `next` the unreached entries of `slab`'s `table` that the plane moves of `moves`
+/// take the states of `last` (the last level in bits) to, a table word at a time, and adds them
+/// to `found`: how many it set. The same whichever way the pass goes, as the plane moves hold
+/// their inverses; nothing where the space has no plane moves.
+pub fn plane_pass(
+    moves: &SlabMoves,
+    slab: &Slab,
+    table: &DistanceTable,
+    last: &Bitmap,
+    found: &Bitmap,
+    next: u8,
+) -> u64 {
+    let sources = moves.sources();
+    if sources.is_empty() {
+        return 0;
+    }
+    let columns = slab.columns();
+    let words = table.word_count();
+    let clear = u64::from(UNREACHED ^ next);
+    (0..words.div_ceil(PLANE_TASK_WORDS))
+        .into_par_iter()
+        .map(|b| {
+            let mut set = 0;
+            for w in b * PLANE_TASK_WORDS..((b + 1) * PLANE_TASK_WORDS).min(words) {
+                let first = w as u64 * ENTRIES_PER_WORD;
+                let (plane, column) = (first / columns, first % columns);
+                let from = (sources[plane as usize].iter()).fold(0, |f, &p| {
+                    f | last.bits_at(p * columns + column, ENTRIES_PER_WORD)
+                });
+                let new = from & u64::from(squeeze(unreached_bits(table, w)));
+                if new != 0 {
+                    table.clear_bits(w, spread(new as u32) * clear);
+                    found.or_word((first / 64) as usize, new << (first % 64));
+                    set += u64::from(new.count_ones());
+                }
+            }
+            set
+        })
+        .sum()
+}
+
+/// Word `w` of `table` with the low bit of each unreached entry's two set (entries past the
+/// table's end are not entries).
+pub fn unreached_bits(table: &DistanceTable, w: usize) -> u64 {
+    let word = table.word(w);
+    let mut open = word & (word >> 1) & 0x5555_5555_5555_5555;
+    let entries = table.entries() - w as u64 * ENTRIES_PER_WORD;
+    if entries < ENTRIES_PER_WORD {
+        open &= (1 << (2 * entries)) - 1;
+    }
+    open
 }
 
 /// The plane moves among `blocks` for slabs like `slab`, and for each plane the planes they take
