@@ -62,7 +62,7 @@ impl Family for Turnstyle {
             "12" "lrf" false, "13" "lrf" false,
             "8" "flips" false, "9" "flips" false, "10" "flips" false, "11" "flips" false,
             "12" "flips" false,
-            "13" "flips" true, "14" "flips" true, "14" "lrf" true
+            "13" "flips" true, "14" "flips" true, "14" "lrf" true, "15" "flips" true
         ]
     }
 }
