@@ -172,3 +172,54 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
         "{e}"
     );
 }
+
+/// A run from disk killed (SIGKILL) once it has saved a checkpoint goes on with `--resume` to
+/// the distances file of a run in memory.
+#[test]
+fn a_run_from_disk_killed_goes_on_from_its_checkpoint() {
+    let dir = scratch("disk-killed");
+    let (memory, disk) = (dir.join("memory"), dir.join("disk"));
+    let args = |out: &std::path::Path| -> Vec<String> {
+        ["--puzzle", "turnstyle", "--n", "10", "--quiet", "--out"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([out.to_str().unwrap().to_string()])
+            .collect()
+    };
+    let done = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(args(&memory))
+        .output()
+        .unwrap();
+    assert!(done.status.success());
+    let slabs = ["--slab-bytes", "100000", "--checkpoint-every", "0"];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(args(&disk))
+        .args(slabs)
+        .env("NODEVICE_SELECT", "1")
+        .spawn()
+        .unwrap();
+    let checkpoint = disk.join("checkpoint.gsc");
+    let started = std::time::Instant::now();
+    while !checkpoint.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended first");
+        assert!(started.elapsed().as_secs() < 300, "no checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let resumed = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args(args(&disk))
+        .args(slabs)
+        .arg("--resume")
+        .output()
+        .unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let file = |out: &std::path::Path| std::fs::read(out.join("distances.gsd")).unwrap();
+    assert!(file(&memory) == file(&disk), "the distances files differ");
+    assert!(!disk.join("slabs").exists() && !checkpoint.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
