@@ -140,15 +140,12 @@ fn a_run_from_disk_writes_the_files_of_a_run_in_memory() {
 /// Where the budget cannot hold the table, the plan puts it on disk in slabs that fit.
 #[test]
 fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
-    let out = common::gpusearch(&[
-        "--puzzle",
-        "turnstyle",
-        "--n",
-        "14",
-        "--memory",
-        "6GiB",
-        "--dry-run",
-    ]);
+    let turnstyle_14 = |more: &[&str]| {
+        let mut args = vec!["--puzzle", "turnstyle", "--n", "14"];
+        args.extend(more);
+        common::gpusearch(&args)
+    };
+    let out = turnstyle_14(&["--memory", "6GiB", "--dry-run"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{text}");
     assert!(
@@ -156,16 +153,7 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
         "{text}"
     );
     // Below what even one slab's fixed parts take, refused.
-    let out = common::gpusearch(&[
-        "--puzzle",
-        "turnstyle",
-        "--n",
-        "14",
-        "--memory",
-        "300MiB",
-        "--out",
-        "/tmp/never",
-    ]);
+    let out = turnstyle_14(&["--memory", "300MiB", "--out", "/tmp/never"]);
     let e = String::from_utf8(out.stderr).unwrap();
     assert!(
         !out.status.success() && e.contains("not even one slab of it fits"),

@@ -313,27 +313,15 @@ fn search_placed<S: StateSpace>(
             // The file is written from the table where it lies: a host copy, or the
             // device's table read back chunk by chunk.
             let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
-            let saver = Some(saver as &dyn Checkpoints);
-            let (levels, antipodes) =
-                search::drive(space, &mut engine, options, writer.bar, saver, resume)?;
-            let mut written = None;
-            engine.with_table(&mut |table| {
-                written = Some(writer.write(table, &levels)?);
-                Ok(())
-            })?;
-            Ok((levels, antipodes, written, None, None))
+            let (levels, antipodes, written) =
+                search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
+            Ok((levels, antipodes, Some(written), None, None))
         }
         Placement::Cpu if plan.disk_slabs.is_some() => {
             let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
             let mut engine = DiskEngine::new(space, slabs.count, &slabs.folder)?;
-            let saver = Some(saver as &dyn Checkpoints);
-            let (levels, antipodes) =
-                search::drive(space, &mut engine, options, writer.bar, saver, resume)?;
-            let mut written = None;
-            engine.with_table(&mut |table| {
-                written = Some(writer.write(table, &levels)?);
-                Ok(())
-            })?;
+            let (levels, antipodes, written) =
+                search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
             engine.remove_files()?;
             let io = engine.io();
             let disk = DiskReport {
@@ -343,7 +331,7 @@ fn search_placed<S: StateSpace>(
                 io_seconds: (io.seconds * 10.0).round() / 10.0,
                 levels: engine.steps().to_vec(),
             };
-            Ok((levels, antipodes, written, None, Some(disk)))
+            Ok((levels, antipodes, Some(written), None, Some(disk)))
         }
         Placement::Cpu => {
             let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
@@ -356,6 +344,27 @@ fn search_placed<S: StateSpace>(
             Ok((levels, antipodes, Some(written), picture, None))
         }
     }
+}
+
+/// A search on `engine` whose table stays where it lies (a GPU, slabs on disk): the levels, the
+/// antipodes and the distances file, written from the table there.
+fn search_where_it_lies<S: StateSpace, E: Engine>(
+    space: &S,
+    engine: &mut E,
+    options: &Options,
+    saver: &FileCheckpoints,
+    writer: &DistancesWriter,
+    resume: Option<Resume>,
+) -> Result<(Levels, Vec<u64>, PendingDistances), String> {
+    let saver = Some(saver as &dyn Checkpoints);
+    let (levels, antipodes) = search::drive(space, engine, options, writer.bar, saver, resume)?;
+    let mut written = None;
+    engine.with_table(&mut |table| {
+        written = Some(writer.write(table, &levels)?);
+        Ok(())
+    })?;
+    let written = written.ok_or("the table was never read")?;
+    Ok((levels, antipodes, written))
 }
 
 /// What a finished search gives its report.
