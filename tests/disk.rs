@@ -159,6 +159,24 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
         !out.status.success() && e.contains("not even one slab of it fits"),
         "{e}"
     );
+    // A slab folder that cannot be made is named as such.
+    let out = common::gpusearch(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "8",
+        "--slab-bytes",
+        "1000",
+        "--slab-folder",
+        "/proc/x",
+        "--out",
+        "/tmp/never",
+    ]);
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        !out.status.success() && e.contains("cannot make the slab folder /proc/x"),
+        "{e}"
+    );
 }
 
 /// A run from disk killed (SIGKILL) once it has saved a checkpoint goes on with `--resume` to

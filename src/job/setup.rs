@@ -210,6 +210,19 @@ pub(super) fn setup<'m, S: StateSpace>(
         // The folder first, so that one that cannot be made is named as such.
         let made = !out.exists();
         prepare_output(out)?;
+        let slab_folder = (plan.disk_slabs.as_ref()).map(|slabs| &slabs.folder);
+        if let Some(folder) = slab_folder.filter(|f| !f.exists())
+            && let Err(e) = std::fs::create_dir_all(folder)
+        {
+            if made {
+                let _ = std::fs::remove_dir(out);
+            }
+            return Err(Error::Input(format!(
+                "cannot make the slab folder {}: {e}; choose another with {}",
+                folder.display(),
+                Setting::SlabFolder
+            )));
+        }
         if let Err(e) = check_disk(
             out,
             &plan.disk,
