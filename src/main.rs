@@ -78,10 +78,13 @@ enum Command {
         /// No progress on stderr.
         #[arg(long)]
         quiet: bool,
-        /// The large runs instead (about 40 minutes in all on two cores, up to a 20.3 GiB
-        /// table).
-        #[arg(long, conflicts_with = "check")]
+        /// The large runs instead (a few hours in all on two cores, up to a 20.3 GiB table).
+        #[arg(long, conflicts_with_all = ["check", "index"])]
         large: bool,
+        /// Search nothing: write the index from the reports in the folder as they stand (after
+        /// a large run made into its folder by hand).
+        #[arg(long, conflicts_with = "check")]
+        index: bool,
         /// Search the quick runs again into a scratch folder and check that they give the
         /// published reports and plots, timings aside; nothing in the folder is written.
         #[arg(long)]
@@ -394,10 +397,13 @@ fn main() -> ExitCode {
             threads,
             quiet,
             large,
+            index,
             check,
-        }) => match check {
-            true => tables::check(&out, threads, quiet),
-            false => tables::run(&out, threads, quiet, large),
+        }) => match (check, large, index) {
+            (true, _, _) => tables::check(&out, threads, quiet),
+            (false, true, _) => tables::run(&out, threads, quiet, tables::Which::Large),
+            (false, false, true) => tables::run(&out, threads, quiet, tables::Which::None),
+            (false, false, false) => tables::run(&out, threads, quiet, tables::Which::Quick),
         }
         .map(|summary| println!("{summary}")),
     };

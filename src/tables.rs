@@ -28,20 +28,33 @@ fn runs(large: bool) -> impl Iterator<Item = Request> {
     })
 }
 
-/// Regenerates the tables in `folder`: the quick runs, or with `large` the large ones (each
-/// going on from its checkpoint if an earlier attempt left one); then the index, which lists
-/// both (the others as their reports in `folder` stand). A summary line.
+/// Which runs `gpusearch tables` searches again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    /// The quick runs.
+    Quick,
+    /// The large runs.
+    Large,
+    /// None: the index is written from the reports as they stand (after a large run made by
+    /// hand into its folder).
+    None,
+}
+
+/// Regenerates the tables in `folder`: the runs `which` says (each going on from its checkpoint
+/// if an earlier attempt left one); then the index, which lists every run (the others as their
+/// reports in `folder` stand). A summary line.
 pub fn run(
     folder: &Path,
     threads: Option<usize>,
     quiet: bool,
-    large: bool,
+    which: Which,
 ) -> Result<String, Error> {
     let started = Instant::now();
     job::prepare_output(folder)?;
     let mut done: Vec<Result<Report, String>> = Vec::new();
     let mut fresh = 0;
-    let all = (runs(false).map(|r| (r, !large))).chain(runs(true).map(|r| (r, large)));
+    let all = (runs(false).map(|r| (r, which == Which::Quick)))
+        .chain(runs(true).map(|r| (r, which == Which::Large)));
     for (request, now) in all {
         let space = registry::space(&request).map_err(Error::Puzzle)?;
         let slug = space.slug();
@@ -85,7 +98,7 @@ pub fn run(
             Err(e) => return Err(e),
         }
     }
-    if !large {
+    if which == Which::Quick {
         let seeds = seeds(folder)?;
         write(&folder.join("seeds.md"), &seeds)?;
     }
