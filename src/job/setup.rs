@@ -210,13 +210,22 @@ pub(super) fn setup<'m, S: StateSpace>(
         // The folder first, so that one that cannot be made is named as such.
         let made = !out.exists();
         prepare_output(out)?;
+        // The slab folder too (named as such if it cannot be made); what was made for a run
+        // that is refused goes again.
         let slab_folder = (plan.disk_slabs.as_ref()).map(|slabs| &slabs.folder);
-        if let Some(folder) = slab_folder.filter(|f| !f.exists())
-            && let Err(e) = std::fs::create_dir_all(folder)
-        {
+        let made_slabs = slab_folder.filter(|f| !f.exists());
+        let undo = || {
+            if let Some(folder) = made_slabs {
+                let _ = std::fs::remove_dir(folder);
+            }
             if made {
                 let _ = std::fs::remove_dir(out);
             }
+        };
+        if let Some(folder) = made_slabs
+            && let Err(e) = std::fs::create_dir_all(folder)
+        {
+            undo();
             return Err(Error::Input(format!(
                 "cannot make the slab folder {}: {e}; choose another with {}",
                 folder.display(),
@@ -229,9 +238,7 @@ pub(super) fn setup<'m, S: StateSpace>(
             plan.disk_slabs.as_ref(),
             job.resume.then_some(&checkpoint),
         ) {
-            if made {
-                let _ = std::fs::remove_dir(out);
-            }
+            undo();
             return Err(e);
         }
     }

@@ -76,8 +76,11 @@ impl SlabFiles {
         slab: usize,
         entries: u64,
     ) -> Result<DistanceTable, String> {
-        let bytes = self.read(&self.table_path(slab))?;
-        Ok(DistanceTable::from_le_bytes(entries, &bytes))
+        let table = DistanceTable::new(entries);
+        self.read(&self.table_path(slab), &mut |word, bytes| {
+            table.store_le_bytes(word, bytes)
+        })?;
+        Ok(table)
     }
 
     /// Writes slab `slab`'s table.
@@ -95,9 +98,13 @@ impl SlabFiles {
         depth: u64,
         entries: u64,
     ) -> Result<Bitmap, String> {
-        let bytes = self.read(&self.level_path(slab, depth % 2))?;
-        let word = |w: usize| u64::from_le_bytes(bytes[8 * w..8 * w + 8].try_into().unwrap());
-        Ok(Bitmap::from_fn(entries, word))
+        let bits = Bitmap::new(entries);
+        self.read(&self.level_path(slab, depth % 2), &mut |word, bytes| {
+            for (i, b) in bytes.chunks_exact(8).enumerate() {
+                bits.store_word(word + i, u64::from_le_bytes(b.try_into().unwrap()));
+            }
+        })?;
+        Ok(bits)
     }
 
     /// Writes the bits of slab `slab`'s level of depth `depth`.
@@ -129,10 +136,15 @@ impl SlabFiles {
         let mut file = (OpenOptions::new().create(true).append(true))
             .open(&path)
             .map_err(fail)?;
-        let bytes: Vec<u8> = ranks.iter().flat_map(|r| r.to_le_bytes()).collect();
-        file.write_all(&bytes).map_err(fail)?;
+        // A piece at a time: no second copy of the ranks.
+        let mut bytes = Vec::with_capacity(IO_BYTES.min(8 * ranks.len()));
+        for piece in ranks.chunks(IO_BYTES / 8) {
+            bytes.clear();
+            bytes.extend(piece.iter().flat_map(|r| r.to_le_bytes()));
+            file.write_all(&bytes).map_err(fail)?;
+        }
         self.pending[slab] += ranks.len() as u64;
-        self.io.written += bytes.len() as u64;
+        self.io.written += 8 * ranks.len() as u64;
         self.io.seconds += started.elapsed().as_secs_f64();
         Ok(())
     }
@@ -170,13 +182,24 @@ impl SlabFiles {
         File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     }
 
-    fn read(&mut self, path: &Path) -> Result<Vec<u8>, String> {
+    /// Reads `path` a piece at a time (no copy of the whole file in memory), calling `store`
+    /// with the first word of each piece and its bytes.
+    fn read(&mut self, path: &Path, store: &mut dyn FnMut(usize, &[u8])) -> Result<(), String> {
         let started = Instant::now();
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        self.io.read += bytes.len() as u64;
+        let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+        let file = File::open(path).map_err(fail)?;
+        let len = file.metadata().map_err(fail)?.len();
+        let mut bytes = vec![0u8; IO_BYTES.min(len as usize)];
+        let mut at = 0;
+        while at < len {
+            let n = bytes.len().min((len - at) as usize);
+            file.read_exact_at(&mut bytes[..n], at).map_err(fail)?;
+            store((at / 8) as usize, &bytes[..n]);
+            at += n as u64;
+        }
+        self.io.read += len;
         self.io.seconds += started.elapsed().as_secs_f64();
-        Ok(bytes)
+        Ok(())
     }
 
     /// Writes `words` words to `path`, `fill` appending the bytes of each range of them.

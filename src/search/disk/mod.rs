@@ -248,11 +248,22 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
         let before = self.files.io;
-        let table = DistanceTable::new(self.space.size());
-        for &s in starts {
-            table.claim(s, 0);
+        // Slab by slab: the whole table is never in memory.
+        for i in 0..self.slabs.len() {
+            let slab = &self.slabs[i];
+            let mine: Vec<u64> = (starts.iter())
+                .filter(|&&s| slab.contains(s))
+                .map(|&s| slab.local(s))
+                .collect();
+            let part = DistanceTable::new(slab.entries());
+            for &local in &mine {
+                part.claim(local, 0);
+            }
+            let bits = Bitmap::from_ranks(slab.entries(), &mine);
+            self.last[i] = mine.len() as u64;
+            self.files.write_table(i, &part)?;
+            self.files.write_level(i, 0, &bits)?;
         }
-        self.store_all(&table, 0, Some(starts))?;
         self.step(before);
         Ok(())
     }
