@@ -7,7 +7,7 @@ mod common;
 use common::{Every, scratch, search_on};
 use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::{Space, StateSpace, registry};
-use gpusearch::search::disk::DiskEngine;
+use gpusearch::search::disk::{DiskEngine, slab_units};
 use gpusearch::search::{CpuEngine, Options, Resume};
 use gpusearch::table::DistanceTable;
 
@@ -16,6 +16,8 @@ fn requests() -> Vec<Request> {
     let root = env!("CARGO_MANIFEST_DIR");
     vec![
         Request::new("turnstyle").with("n", "8"),
+        // Whole arrangements in nine planes: the slabs sweep L, R and most of F.
+        Request::new("turnstyle").with("n", "9"),
         Request::new("turnstyle")
             .with("n", "7")
             .with("metric", "flips"),
@@ -36,7 +38,8 @@ fn words(table: &DistanceTable) -> Vec<u64> {
 }
 
 /// The in-memory search of `space` and the disk engine's with 1 to 7 slabs agree, from the start
-/// and from the checkpoint after a middle level.
+/// and from the checkpoint after a middle level: cut at table words, and where most moves stay
+/// in a slab (some slabs then empty).
 fn check<S: StateSpace>(what: &str, space: &S) -> bool {
     let options = Options {
         antipode_limit: 50,
@@ -47,10 +50,11 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
     let want = search_on(space, memory, &options, Some(&every), None).unwrap();
     let saved = every.0.into_inner().unwrap();
     let dir = scratch(&format!("disk-{}", what.replace(' ', "-")));
-    for slabs in [1, 2, 3, 7] {
-        let engine = DiskEngine::new(space, slabs, &dir).unwrap();
+    let best = slab_units(space)[0];
+    for (slabs, unit) in [(1, 32), (2, best), (3, 32), (7, best)] {
+        let engine = DiskEngine::new(space, slabs, unit, &dir).unwrap();
         let got = search_on(space, engine, &options, None, None).unwrap();
-        let w = format!("{what}, {slabs} slabs");
+        let w = format!("{what}, {slabs} slabs of {unit}-column units");
         assert_eq!(got.levels, want.levels, "{w}");
         assert_eq!(got.antipodes, want.antipodes, "{w}");
         assert!(
@@ -67,7 +71,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
             levels,
             antipodes,
         };
-        let engine = DiskEngine::new(space, slabs, &dir).unwrap();
+        let engine = DiskEngine::new(space, slabs, unit, &dir).unwrap();
         let got = search_on(space, engine, &options, None, Some(resume)).unwrap();
         assert_eq!(got.levels, want.levels, "{w}, resumed");
         assert_eq!(got.antipodes, want.antipodes, "{w}, resumed");
@@ -149,7 +153,7 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("disk tier: the table in 8 slabs of at most 10897286400 entries"),
+        text.contains("disk tier: the table in 13 slabs of at most 6706022400 entries"),
         "{text}"
     );
     // Below what even one slab's fixed parts take, refused.

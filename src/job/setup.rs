@@ -140,6 +140,7 @@ fn plan_of<S: StateSpace>(
             slab,
             checkpoint_every: job.checkpoint_every,
             slab_folder: slab_folder(space, job),
+            slab_units: crate::search::disk::slab_units(space),
             slab_bytes: job.slab_bytes,
         },
     )

@@ -41,6 +41,9 @@ pub struct Inputs<'a> {
     pub checkpoint_every: Option<f64>,
     /// Where the table's slabs go if it is searched from disk.
     pub slab_folder: PathBuf,
+    /// The columns the table may be cut at into slabs on disk, best first
+    /// ([`crate::search::disk::slab_units`]).
+    pub slab_units: Vec<u64>,
     /// The largest slab's table in bytes, where asked for (a smaller one than the budget
     /// allows: to test the slabs); the table is then searched from disk whatever the budget.
     pub slab_bytes: Option<u64>,
@@ -105,8 +108,7 @@ impl Plan {
             && (host_refusal.is_some() || inputs.slab_bytes.is_some());
         let disk_slabs = from_disk.then(|| {
             DiskSlabs::fit(
-                shape.entries,
-                shape.planes,
+                (shape.entries, shape.planes, &inputs.slab_units),
                 shape.threads,
                 inputs.memory.bytes,
                 inputs.slab_bytes,

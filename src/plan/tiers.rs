@@ -4,7 +4,7 @@
 use super::FIXED_BYTES;
 use crate::search::slab::{self, ROUND_BYTES};
 use crate::store;
-use crate::table::{DistanceTable, ENTRIES_PER_WORD};
+use crate::table::DistanceTable;
 use crate::units::bytes;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -17,6 +17,8 @@ const INBOX_BATCH_BYTES: u64 = 2 * (64 << 20);
 pub struct DiskSlabs {
     /// How many slabs the table is cut into.
     pub count: usize,
+    /// The columns the cuts are multiples of.
+    pub unit: u64,
     /// The entries of the largest.
     pub entries: u64,
     /// What a loaded slab holds in memory, by part: (what, bytes).
@@ -28,21 +30,36 @@ pub struct DiskSlabs {
 }
 
 impl DiskSlabs {
-    /// The fewest slabs of a space of `entries` ranks in `planes` planes whose largest, with
-    /// what its passes hold beside it on `threads` workers, fits `budget` bytes (and whose table
-    /// is at most `most` bytes, where given); `None` where no cut fits.
+    /// The fewest slabs of a space of `entries` ranks in `planes` planes, cut at multiples of
+    /// the first of `units` (columns) that fits, whose largest, with what its passes hold
+    /// beside it on `threads` workers, fits `budget` bytes (and whose table is at most `most`
+    /// bytes, where given); `None` where no cut fits.
     pub fn fit(
-        entries: u64,
-        planes: u64,
+        (entries, planes, units): (u64, u64, &[u64]),
         threads: usize,
         budget: u64,
         most: Option<u64>,
         folder: PathBuf,
     ) -> Option<DiskSlabs> {
+        (units.iter()).find_map(|&unit| {
+            DiskSlabs::fit_unit(entries, planes, unit, threads, budget, most, &folder)
+        })
+    }
+
+    /// [`DiskSlabs::fit`], cut at multiples of `unit` columns.
+    fn fit_unit(
+        entries: u64,
+        planes: u64,
+        unit: u64,
+        threads: usize,
+        budget: u64,
+        most: Option<u64>,
+        folder: &std::path::Path,
+    ) -> Option<DiskSlabs> {
         let width = entries / planes;
         let whole = DistanceTable::bytes_for(entries);
-        // Every slab holds at least one table word of each plane.
-        let most_slabs = width.div_ceil(ENTRIES_PER_WORD).max(1) as usize;
+        // Every slab holds at least one unit of each plane.
+        let most_slabs = width.div_ceil(unit).max(1) as usize;
         // Beside its fixed parts a slab takes half a byte an entry (2 bits of table, 2 of
         // levels): the fewest slabs that may fit, then a few more where the cut is uneven.
         let fixed: u64 = slab_memory(0, threads).iter().map(|(_, b)| b).sum();
@@ -52,7 +69,7 @@ impl DiskSlabs {
         let first = by_memory.max(by_most).max(1);
         let first = usize::try_from(first).ok()?;
         (first..=most_slabs.min(first.saturating_add(64))).find_map(|count| {
-            let columns = (slab::bounds(width, count).windows(2))
+            let columns = (slab::bounds_in(width, count, unit).windows(2))
                 .map(|b| b[1] - b[0])
                 .max()
                 .unwrap_or(0);
@@ -62,10 +79,11 @@ impl DiskSlabs {
             let small_enough = most.is_none_or(|m| DistanceTable::bytes_for(largest) <= m);
             (total <= budget && small_enough).then(|| DiskSlabs {
                 count,
+                unit,
                 entries: largest,
                 memory,
                 disk: whole + 2 * entries.div_ceil(64) * 8,
-                folder: folder.clone(),
+                folder: folder.to_path_buf(),
             })
         })
     }

@@ -231,6 +231,9 @@ pub struct BlockMove {
     pub len: u64,
     /// How ranks move within the range.
     pub window: WindowMove,
+    /// The window's block that the range starts at: its prefix digits decide the parity of
+    /// each block's map. 0 for a whole move; a part of one (a slab's) starts further on.
+    pub first_block: u64,
 }
 
 /// Runs shorter than this move bit by bit through a table of positions in a sweep.

@@ -41,9 +41,15 @@ impl Slab {
     /// Process `process`'s slab of a space of `entries` ranks in `planes` planes, in a job of
     /// `processes`. With several planes, each plane's width must be a multiple of a table word.
     pub fn of(entries: u64, planes: u64, process: usize, processes: usize) -> Slab {
+        Slab::cut(entries, planes, process, processes, ENTRIES_PER_WORD)
+    }
+
+    /// [`Slab::of`], the slabs cut at multiples of `unit` columns (a multiple of a table word).
+    pub fn cut(entries: u64, planes: u64, process: usize, processes: usize, unit: u64) -> Slab {
         let width = entries / planes;
         debug_assert!(planes == 1 || width.is_multiple_of(ENTRIES_PER_WORD));
-        let bounds = bounds(width, processes);
+        debug_assert!(unit.is_multiple_of(ENTRIES_PER_WORD));
+        let bounds = bounds_in(width, processes, unit);
         Slab {
             process,
             processes,
@@ -131,9 +137,14 @@ impl Slab {
 /// The first column of each process's slab, and the end: `processes + 1` bounds at table
 /// words, over planes of `width` ranks.
 pub fn bounds(width: u64, processes: usize) -> Vec<u64> {
-    let words = width.div_ceil(ENTRIES_PER_WORD);
+    bounds_in(width, processes, ENTRIES_PER_WORD)
+}
+
+/// [`bounds`] at multiples of `unit` columns.
+pub fn bounds_in(width: u64, processes: usize, unit: u64) -> Vec<u64> {
+    let units = width.div_ceil(unit);
     (0..=processes as u64)
-        .map(|p| (words * p / processes as u64 * ENTRIES_PER_WORD).min(width))
+        .map(|p| (units * p / processes as u64 * unit).min(width))
         .collect()
 }
 

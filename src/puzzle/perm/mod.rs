@@ -298,6 +298,7 @@ impl StateSpace for Perm {
                     to: 0,
                     len: size,
                     window,
+                    first_block: 0,
                 });
             } else {
                 residual.push((0..size, mv));

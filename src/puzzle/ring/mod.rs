@@ -258,6 +258,7 @@ impl Ring {
                 to,
                 len: self.arrangements,
                 window: i.window.clone(),
+                first_block: 0,
             }),
             WindowAt::Rotation(_) => None,
         }
@@ -489,6 +490,7 @@ impl StateSpace for Ring {
                             to: to * a,
                             len: a,
                             window: WindowMove::identity(a),
+                            first_block: 0,
                         });
                     }
                     // F acts on ring positions 0..k, which start at arrangement position -o.

@@ -3,33 +3,38 @@
 //! The table is cut into slabs as an MPI job's is ([`Slab`]: ranges of columns, the same in every
 //! plane), each kept in the engine's folder as its table and the bits of its last levels. A pass
 //! loads the slabs one after another: it first applies the slab's inbox (the ranks of the next
-//! level that slabs before it found there), then expands the slab's states of the last level,
-//! the plane moves a table word at a time (they stay in the slab), the others state by state,
-//! setting the unreached neighbours in the slab and sending the others to their slab's inbox. A
+//! level that slabs before it found there), then expands the slab's states of the last level:
+//! the block moves that stay in the slab are swept as in memory, 64 entries at a time
+//! ([`local`]: the slabs are cut where most moves stay in one), the others pushed state by
+//! state, setting the unreached neighbours in the slab and sending the others to their slab's
+//! inbox. A
 //! slab that received ranks after its turn is loaded once more at the end of the pass, so that
 //! every pass leaves a whole level. Slabs with neither states of the last level nor an inbox
 //! are not read.
 
 mod files;
+mod local;
 
 pub use files::Io;
+pub use local::slab_units;
 
-use crate::puzzle::StateSpace;
-use crate::search::bitmap::Bitmap;
+use crate::puzzle::{BlockMove, StateSpace, Structure};
+use crate::search::bitmap::{Bitmap, mask};
 use crate::search::engine::{Engine, Passes};
 use crate::search::levels::Levels;
-use crate::search::slab::moves::{SlabMoves, plane_pass};
+use crate::search::slab::moves::SlabMoves;
 use crate::search::slab::{self, ROUND_BYTES, Slab};
+use crate::search::sweep::Sweep;
 use crate::search::{Progress, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use files::SlabFiles;
 use rayon::prelude::*;
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-/// Bitmap words a rayon task expands (2^18 states at most).
-const TASK_WORDS: usize = 4096;
+/// Entries a rayon task pushes from (2^18 states at most).
+const TASK_RANKS: u64 = 1 << 18;
 
 /// The engine of a table whose slabs live on disk.
 pub struct DiskEngine<'s, S: StateSpace> {
@@ -37,7 +42,12 @@ pub struct DiskEngine<'s, S: StateSpace> {
     slabs: Vec<Slab>,
     /// The first column of each slab, and the end.
     bounds: Vec<u64>,
-    moves: SlabMoves,
+    /// Each slab's block moves that stay in it, in its entries.
+    swept: Vec<Vec<BlockMove>>,
+    /// The other moves, pushed state by state.
+    pushed: SlabMoves,
+    /// Each slab's entries where pushed moves apply.
+    pushed_at: Vec<Vec<Range<u64>>>,
     files: SlabFiles,
     /// The states of each slab at the last level found.
     last: Vec<u64>,
@@ -46,16 +56,20 @@ pub struct DiskEngine<'s, S: StateSpace> {
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
-    /// An engine on `space` with its table cut into `slabs` slabs, kept in `folder`.
-    pub fn new(space: &'s S, slabs: usize, folder: &Path) -> Result<Self, String> {
+    /// An engine on `space` with its table cut into `slabs` slabs at multiples of `unit`
+    /// columns ([`slab_units`]), kept in `folder`.
+    pub fn new(space: &'s S, slabs: usize, unit: u64, folder: &Path) -> Result<Self, String> {
         let (size, planes) = (space.size(), space.slab_planes());
         let slabs: Vec<Slab> = (0..slabs)
-            .map(|i| Slab::of(size, planes, i, slabs))
+            .map(|i| Slab::cut(size, planes, i, slabs, unit))
             .collect();
+        let split = local::split(space, &slabs);
         Ok(DiskEngine {
             space,
-            bounds: slab::bounds(slabs[0].width, slabs.len()),
-            moves: SlabMoves::new(space, &slabs[0]),
+            bounds: slab::bounds_in(slabs[0].width, slabs.len(), unit),
+            swept: split.swept,
+            pushed: split.pushed,
+            pushed_at: split.pushed_at,
             files: SlabFiles::new(folder, slabs.len())?,
             last: vec![0; slabs.len()],
             steps: Vec::new(),
@@ -170,47 +184,39 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         progress: &dyn Progress,
     ) -> Result<u64, String> {
         let value = ((depth + 1) % 3) as u8;
+        let mut found = 0;
+        if !self.swept[i].is_empty() {
+            let structure = Structure {
+                blocks: self.swept[i].clone(),
+                residual: Vec::new(),
+            };
+            let sweep = Sweep::new(structure, table.entries(), None);
+            found += sweep.pass_bits(self.space, table, level, next, value, progress);
+        }
+        // The pushed moves, a round of tasks at a time: a round's neighbours outside the slab
+        // stay within ROUND_BYTES.
         let moves = self.space.move_count() as u64;
-        // A round's neighbours outside the slab stay within ROUND_BYTES.
-        let round_words = ((ROUND_BYTES / (8 * 64 * moves)) as usize).max(1);
-        let words = level.word_count();
-        // The plane moves a table word at a time; the others state by state.
-        let mut found = plane_pass(&self.moves, &self.slabs[i], table, level, next, value);
-        progress.found(found);
-        for start in (0..words).step_by(round_words) {
-            let round = start..(start + round_words).min(words);
-            let slab = &self.slabs[i];
-            let (here, away) = (round.clone().step_by(TASK_WORDS))
-                .collect::<Vec<_>>()
-                .into_par_iter()
-                .map(|first| {
-                    let mut walker = self.moves.walker(self.space.cursor());
-                    let (mut here, mut away) = (0u64, Vec::new());
-                    for w in first..(first + TASK_WORDS).min(round.end) {
-                        let mut bits = level.word(w);
-                        while bits != 0 {
-                            let local = w as u64 * 64 + u64::from(bits.trailing_zeros());
-                            bits &= bits - 1;
-                            let _ = walker.each(slab.global(local), false, |n| {
-                                if !slab.contains(n) {
-                                    away.push(n);
-                                } else if table.claim(slab.local(n), value) {
-                                    next.insert(slab.local(n));
-                                    here += 1;
-                                }
-                                ControlFlow::Continue(())
-                            });
-                        }
-                    }
-                    (here, away)
+        let round_ranks = (ROUND_BYTES / (8 * moves)).max(64);
+        let tasks: Vec<Range<u64>> = (self.pushed_at[i].iter())
+            .flat_map(|r| {
+                (r.start..r.end)
+                    .step_by(TASK_RANKS as usize)
+                    .map(|s| s..(s + TASK_RANKS).min(r.end))
+            })
+            .collect();
+        let mut rest = &tasks[..];
+        while !rest.is_empty() {
+            let mut ranks = 0;
+            let n = rest
+                .iter()
+                .take_while(|t| {
+                    ranks += t.end - t.start;
+                    ranks - (t.end - t.start) < round_ranks
                 })
-                .reduce(
-                    || (0, Vec::new()),
-                    |(a, mut x), (b, y)| {
-                        x.extend(y);
-                        (a + b, x)
-                    },
-                );
+                .count();
+            let (round, after) = rest.split_at(n.max(1));
+            rest = after;
+            let (here, away) = self.push(&self.slabs[i], round, table, level, next, value);
             found += here;
             progress.found(here);
             self.send(away)?;
@@ -218,15 +224,81 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         Ok(found)
     }
 
-    /// Sends `ranks` (outside the slab being expanded) to their slabs' inboxes.
-    fn send(&mut self, mut ranks: Vec<u64>) -> Result<(), String> {
-        ranks.par_sort_unstable_by_key(|&r| (self.owner(r), r));
-        let mut rest = &ranks[..];
-        while let Some(&first) = rest.first() {
-            let owner = self.owner(first);
-            let n = rest.partition_point(|&r| self.owner(r) == owner);
-            self.files.send(owner, &rest[..n])?;
-            rest = &rest[n..];
+    /// Pushes the states of `level` at the entries of `tasks` of `slab` along the pushed moves:
+    /// their unreached neighbours in the slab join the next level (`next`, `value` in `table`);
+    /// returns how many did, and the neighbours outside the slab.
+    fn push(
+        &self,
+        slab: &Slab,
+        tasks: &[Range<u64>],
+        table: &DistanceTable,
+        level: &Bitmap,
+        next: &Bitmap,
+        value: u8,
+    ) -> (u64, Vec<u64>) {
+        tasks
+            .par_iter()
+            .map(|task| {
+                let mut walker = self.pushed.walker(self.space.cursor());
+                let (mut here, mut away) = (0u64, Vec::new());
+                for w in task.start / 64..=(task.end - 1) / 64 {
+                    let lo = (w * 64).max(task.start);
+                    let hi = (w * 64 + 64).min(task.end);
+                    let mut bits = level.word(w as usize) & mask(lo - w * 64, hi - lo);
+                    while bits != 0 {
+                        let local = w * 64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        let _ = walker.each(slab.global(local), true, |n| {
+                            if !slab.contains(n) {
+                                away.push(n);
+                            } else if table.claim(slab.local(n), value) {
+                                next.insert(slab.local(n));
+                                here += 1;
+                            }
+                            ControlFlow::Continue(())
+                        });
+                    }
+                }
+                (here, away)
+            })
+            .reduce(
+                || (0, Vec::new()),
+                |(a, mut x), (b, y)| {
+                    x.extend(y);
+                    (a + b, x)
+                },
+            )
+    }
+
+    /// Sends `ranks` (outside the slab being expanded) to their slabs' inboxes, each slab's
+    /// ascending.
+    fn send(&mut self, ranks: Vec<u64>) -> Result<(), String> {
+        let k = self.slabs.len();
+        let buckets = (ranks.par_chunks(1 << 16))
+            .fold(
+                || vec![Vec::new(); k],
+                |mut buckets: Vec<Vec<u64>>, chunk| {
+                    for &r in chunk {
+                        buckets[self.owner(r)].push(r);
+                    }
+                    buckets
+                },
+            )
+            .reduce(
+                || vec![Vec::new(); k],
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        x.extend(y);
+                    }
+                    a
+                },
+            );
+        drop(ranks);
+        for (owner, mut bucket) in buckets.into_iter().enumerate() {
+            if !bucket.is_empty() {
+                bucket.par_sort_unstable();
+                self.files.send(owner, &bucket)?;
+            }
         }
         Ok(())
     }

@@ -19,6 +19,8 @@ const PLANE_TASK_WORDS: usize = 8192;
 
 /// A space's moves, sorted for a slab's passes.
 pub struct SlabMoves {
+    /// The ranks of the space.
+    size: u64,
     /// The first rank of each segment, ascending from 0: ranks where the same moves apply.
     starts: Vec<u64>,
     /// For each segment, its block moves (indices into `blocks`) and its residual moves.
@@ -34,14 +36,24 @@ impl SlabMoves {
     /// The moves of `space` for the slabs like `slab`.
     pub fn new<S: StateSpace>(space: &S, slab: &Slab) -> SlabMoves {
         let size = space.size();
-        let structure = space.structure();
-        let (blocks, residual) = match structure {
+        let (blocks, residual) = match space.structure() {
             Some(s) => (s.blocks, s.residual),
             None => (
                 Vec::new(),
                 (0..space.move_count()).map(|m| (0..size, m)).collect(),
             ),
         };
+        SlabMoves::of(blocks, residual, size, slab)
+    }
+
+    /// The moves `blocks` and `residual` (ranges of ranks and the move applied there state by
+    /// state) of a space of `size` ranks, for the slabs like `slab`.
+    pub fn of(
+        blocks: Vec<BlockMove>,
+        residual: Vec<(Range<u64>, usize)>,
+        size: u64,
+        slab: &Slab,
+    ) -> SlabMoves {
         let mut starts: Vec<u64> = (blocks.iter().flat_map(|b| [b.from, b.from + b.len]))
             .chain(residual.iter().flat_map(|(r, _)| [r.start, r.end]))
             .chain([0])
@@ -64,12 +76,29 @@ impl SlabMoves {
             .collect();
         let (plane, sources) = plane_moves(&blocks, slab);
         SlabMoves {
+            size,
             starts,
             segments,
             blocks,
             plane,
             sources,
         }
+    }
+
+    /// The ranges of ranks where some move applies, ascending.
+    pub fn ranges(&self) -> Vec<Range<u64>> {
+        let mut ranges: Vec<Range<u64>> = Vec::new();
+        for (i, (blocks, residual)) in self.segments.iter().enumerate() {
+            if blocks.is_empty() && residual.is_empty() {
+                continue;
+            }
+            let end = self.starts.get(i + 1).copied().unwrap_or(self.size);
+            match ranges.last_mut() {
+                Some(last) if last.end == self.starts[i] => last.end = end,
+                _ => ranges.push(self.starts[i]..end),
+            }
+        }
+        ranges
     }
 
     /// For each plane, the planes the plane moves take there (none where there are no plane
@@ -238,7 +267,7 @@ fn target(b: &BlockMove, run: &mut Run, rank: u64) -> u64 {
         let (block, within) = (index / w.block, index % w.block);
         if run.block != Some(block) {
             run.block = Some(block);
-            run.odd = w.parity_dependent() && prefix_parity(block, &w.prefix);
+            run.odd = w.parity_dependent() && prefix_parity(b.first_block + block, &w.prefix);
         }
         let start = rank - within % w.run;
         let x = (within / w.run) as usize;

@@ -168,13 +168,16 @@ impl Sweep {
         progress: &dyn Progress,
     ) -> (u64, Vec<u64>) {
         let found = match &self.bitmaps {
-            Some(b) => self.pass_from(&b.frontier, space, table, next, limit, progress),
+            Some(b) => {
+                let bits = Some(&b.next);
+                self.pass_from(&b.frontier, bits, space, table, next, limit, progress)
+            }
             None => {
                 let frontier = EntriesHolding {
                     table,
                     value: current,
                 };
-                self.pass_from(&frontier, space, table, next, limit, progress)
+                self.pass_from(&frontier, None, space, table, next, limit, progress)
             }
         };
         if let Some(b) = &mut self.bitmaps {
@@ -184,10 +187,29 @@ impl Sweep {
         found
     }
 
-    /// [`Sweep::pass`] from `frontier`: the entries set and the smallest `limit` of them.
+    /// A pass of a sweep with block moves only, from the level `frontier` (in bits): sets its
+    /// neighbours still unreached to `next`, and their bits in `found`; returns how many.
+    pub fn pass_bits<S: StateSpace>(
+        &self,
+        space: &S,
+        table: &DistanceTable,
+        frontier: &Bitmap,
+        found: &Bitmap,
+        next: u8,
+        progress: &dyn Progress,
+    ) -> u64 {
+        debug_assert!(self.bundles.is_empty() && self.bitmaps.is_none());
+        let bits = Some(found);
+        (self.pass_from(frontier, bits, space, table, next, 0, progress)).0
+    }
+
+    /// [`Sweep::pass`] from `frontier`, marking the entries set in `next_bits` (where given):
+    /// the entries set and the smallest `limit` of them.
+    #[allow(clippy::too_many_arguments)]
     fn pass_from<S: StateSpace, F: Frontier>(
         &self,
         frontier: &F,
+        next_bits: Option<&Bitmap>,
         space: &S,
         table: &DistanceTable,
         next: u8,
@@ -196,9 +218,9 @@ impl Sweep {
     ) -> (u64, Vec<u64>) {
         // The next level in the residual ranges is found by phase 2's writes into the table; it
         // is taken from there at the end: the bitmap starts as those ranges' unreached entries.
-        if let Some(b) = &self.bitmaps {
+        if let Some(b) = next_bits {
             for (ranks, _) in self.residual_ranges() {
-                mark_unreached(&b.next, table, ranks);
+                mark_unreached(b, table, ranks);
             }
         }
         let merge = |(ca, a): (u64, Vec<u64>), (cb, b): (u64, Vec<u64>)| {
@@ -208,15 +230,16 @@ impl Sweep {
             .tasks
             .par_iter()
             .map(|task| {
-                let (count, smallest) = self.pull_blocks(frontier, task, table, next, limit);
+                let (count, smallest) =
+                    self.pull_blocks(frontier, next_bits, task, table, next, limit);
                 progress.found(count);
                 (count, smallest)
             })
             .reduce(|| (0, Vec::new()), merge);
         let residual = self.residual_pass(frontier, space, table, next, limit, progress);
-        if let Some(b) = &self.bitmaps {
+        if let Some(b) = next_bits {
             for (ranks, _) in self.residual_ranges() {
-                keep_set(&b.next, table, ranks, next);
+                keep_set(b, table, ranks, next);
             }
         }
         merge(blocks, residual)
@@ -227,6 +250,7 @@ impl Sweep {
     fn pull_blocks<F: Frontier>(
         &self,
         frontier: &F,
+        next_level: Option<&Bitmap>,
         task: &Task,
         table: &DistanceTable,
         next: u8,
@@ -317,7 +341,6 @@ impl Sweep {
                 smallest.push(unit * 64 + bits.trailing_zeros() as u64);
                 bits &= bits - 1;
             }
-            let next_level = self.bitmaps.as_ref().map(|b| &b.next);
             if unit * 64 >= start && unit * 64 + 64 <= end {
                 table.store_word(w, low & !(new_low * clear));
                 if new_high != 0 {
@@ -420,7 +443,7 @@ fn pull_runs<F: Frontier>(
     let runs = w.block / w.run;
     let (mut b, within) = (i / w.block, i % w.block);
     let (mut x, mut s) = (within / w.run, within % w.run);
-    let mut parity = Parity::new(b, &w.prefix, w.parity_dependent());
+    let mut parity = Parity::new(mv.first_block + b, &w.prefix, w.parity_dependent());
     while i < end {
         let len = (w.run - s).min(end - i);
         let map = w.map(parity.odd);

@@ -28,7 +28,8 @@ impl Prepared {
     ) {
         let w = &self.mv.window;
         let blocks = self.blocks(ranks);
-        let mut parity = Parity::new(blocks.start, &w.prefix, w.parity_dependent());
+        let first = self.mv.first_block + blocks.start;
+        let mut parity = Parity::new(first, &w.prefix, w.parity_dependent());
         for b in blocks {
             let odd = parity.odd;
             parity.step();
