@@ -52,7 +52,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
     let dir = scratch(&format!("disk-{}", what.replace(' ', "-")));
     let best = slab_units(space)[0];
     for (slabs, unit) in [(1, 32), (2, best), (3, 32), (7, best)] {
-        let engine = DiskEngine::new(space, slabs, unit, &dir).unwrap();
+        let engine = DiskEngine::new(space, (slabs, unit), &dir, options.antipode_limit).unwrap();
         let got = search_on(space, engine, &options, None, None).unwrap();
         let w = format!("{what}, {slabs} slabs of {unit}-column units");
         assert_eq!(got.levels, want.levels, "{w}");
@@ -71,7 +71,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
             levels,
             antipodes,
         };
-        let engine = DiskEngine::new(space, slabs, unit, &dir).unwrap();
+        let engine = DiskEngine::new(space, (slabs, unit), &dir, options.antipode_limit).unwrap();
         let got = search_on(space, engine, &options, None, Some(resume)).unwrap();
         assert_eq!(got.levels, want.levels, "{w}, resumed");
         assert_eq!(got.antipodes, want.antipodes, "{w}, resumed");

@@ -319,7 +319,12 @@ fn search_placed<S: StateSpace>(
         }
         Placement::Cpu if plan.disk_slabs.is_some() => {
             let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
-            let mut engine = DiskEngine::new(space, slabs.count, slabs.unit, &slabs.folder)?;
+            let mut engine = DiskEngine::new(
+                space,
+                (slabs.count, slabs.unit),
+                &slabs.folder,
+                options.antipode_limit,
+            )?;
             let (levels, antipodes, written) =
                 search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
             engine.remove_files()?;

@@ -23,7 +23,7 @@ pub struct DiskSlabs {
     pub entries: u64,
     /// What a loaded slab holds in memory, by part: (what, bytes).
     pub memory: Vec<(&'static str, u64)>,
-    /// Bytes of every slab's table and the bits of its last two levels on disk.
+    /// Bytes of every slab's table and the bits of its next level on disk.
     pub disk: u64,
     /// The folder they are kept in.
     pub folder: PathBuf,
@@ -82,7 +82,7 @@ impl DiskSlabs {
                 unit,
                 entries: largest,
                 memory,
-                disk: whole + 2 * entries.div_ceil(64) * 8,
+                disk: whole + entries.div_ceil(64) * 8,
                 folder: folder.to_path_buf(),
             })
         })
@@ -106,12 +106,12 @@ impl DiskSlabs {
         let _ = writeln!(out, "  {:<46} {}", "budget", bytes(budget));
         let _ = writeln!(
             out,
-            "  on disk: {} (the slabs' tables and the bits of two levels), and the inboxes of a pass",
+            "  on disk: {} (the slabs' tables and the bits of a level), and the inboxes of two levels",
             bytes(self.disk)
         );
         let _ = writeln!(
             out,
-            "  each pass reads and writes each slab that has states of the last level or an inbox, once or twice"
+            "  each pass reads and writes each slab that has states of the level, once"
         );
         out
     }

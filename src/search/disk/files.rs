@@ -1,6 +1,7 @@
-//! The disk engine's files in its folder: each slab's table (2 bits an entry), the bits of its
-//! last two levels (the one a pass expands, the one it finds), and its inbox (the ranks other
-//! slabs found in it, applied when it is next loaded); and the bytes they moved.
+//! The disk engine's files in its folder: each slab's table (2 bits an entry), the bits of the
+//! states of the next level found in it so far, and its inboxes (the ranks of the next level and
+//! of the one after that other slabs found in it, applied when it is next loaded); and the
+//! bytes they moved.
 
 use crate::search::bitmap::Bitmap;
 use crate::table::{DistanceTable, TableView};
@@ -27,8 +28,8 @@ pub struct Io {
 /// The files of the slabs in `folder`.
 pub(super) struct SlabFiles {
     folder: PathBuf,
-    /// Ranks in each slab's inbox.
-    pending: Vec<u64>,
+    /// Ranks in each slab's inboxes, for levels of even and of odd depth.
+    pending: Vec<[u64; 2]>,
     pub(super) io: Io,
 }
 
@@ -39,11 +40,12 @@ impl SlabFiles {
             .map_err(|e| format!("cannot make the slab folder {}: {e}", folder.display()))?;
         let files = SlabFiles {
             folder: folder.to_path_buf(),
-            pending: vec![0; slabs],
+            pending: vec![[0; 2]; slabs],
             io: Io::default(),
         };
         for slab in 0..slabs {
-            files.remove(&files.inbox(slab))?;
+            files.remove(&files.inbox(slab, 0))?;
+            files.remove(&files.inbox(slab, 1))?;
         }
         Ok(files)
     }
@@ -52,13 +54,14 @@ impl SlabFiles {
         self.folder.join(format!("slab-{slab}.table"))
     }
 
-    /// The bits of the slab's levels of depth `parity` mod 2.
-    fn level_path(&self, slab: usize, parity: u64) -> PathBuf {
-        self.folder.join(format!("slab-{slab}.level-{parity}"))
+    /// The bits of the slab's states of the next level found so far.
+    fn next_path(&self, slab: usize) -> PathBuf {
+        self.folder.join(format!("slab-{slab}.next"))
     }
 
-    fn inbox(&self, slab: usize) -> PathBuf {
-        self.folder.join(format!("slab-{slab}.inbox"))
+    /// The slab's inbox for levels of depth `parity` mod 2.
+    fn inbox(&self, slab: usize, parity: u64) -> PathBuf {
+        self.folder.join(format!("slab-{slab}.inbox-{parity}"))
     }
 
     fn remove(&self, path: &Path) -> Result<(), String> {
@@ -91,15 +94,10 @@ impl SlabFiles {
         })
     }
 
-    /// The bits of slab `slab`'s level of depth `depth` (of `entries` entries).
-    pub(super) fn read_level(
-        &mut self,
-        slab: usize,
-        depth: u64,
-        entries: u64,
-    ) -> Result<Bitmap, String> {
+    /// The bits of slab `slab`'s states of the next level (of `entries` entries).
+    pub(super) fn read_next(&mut self, slab: usize, entries: u64) -> Result<Bitmap, String> {
         let bits = Bitmap::new(entries);
-        self.read(&self.level_path(slab, depth % 2), &mut |word, bytes| {
+        self.read(&self.next_path(slab), &mut |word, bytes| {
             for (i, b) in bytes.chunks_exact(8).enumerate() {
                 bits.store_word(word + i, u64::from_le_bytes(b.try_into().unwrap()));
             }
@@ -107,14 +105,9 @@ impl SlabFiles {
         Ok(bits)
     }
 
-    /// Writes the bits of slab `slab`'s level of depth `depth`.
-    pub(super) fn write_level(
-        &mut self,
-        slab: usize,
-        depth: u64,
-        bits: &Bitmap,
-    ) -> Result<(), String> {
-        let path = self.level_path(slab, depth % 2);
+    /// Writes the bits of slab `slab`'s states of the next level.
+    pub(super) fn write_next(&mut self, slab: usize, bits: &Bitmap) -> Result<(), String> {
+        let path = self.next_path(slab);
         self.write(&path, bits.word_count(), |range, out| {
             for w in range {
                 out.extend_from_slice(&bits.word(w).to_le_bytes());
@@ -123,15 +116,15 @@ impl SlabFiles {
         })
     }
 
-    /// Whether slab `slab`'s inbox holds any rank.
-    pub(super) fn has_inbox(&self, slab: usize) -> bool {
-        self.pending[slab] > 0
+    /// Whether slab `slab`'s inbox for level `depth` holds any rank.
+    pub(super) fn has_inbox(&self, slab: usize, depth: u64) -> bool {
+        self.pending[slab][(depth % 2) as usize] > 0
     }
 
-    /// Appends `ranks` to slab `slab`'s inbox.
-    pub(super) fn send(&mut self, slab: usize, ranks: &[u64]) -> Result<(), String> {
+    /// Appends `ranks` to slab `slab`'s inbox for level `depth`.
+    pub(super) fn send(&mut self, slab: usize, depth: u64, ranks: &[u64]) -> Result<(), String> {
         let started = Instant::now();
-        let path = self.inbox(slab);
+        let path = self.inbox(slab, depth % 2);
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
         let mut file = (OpenOptions::new().create(true).append(true))
             .open(&path)
@@ -143,21 +136,28 @@ impl SlabFiles {
             bytes.extend(piece.iter().flat_map(|r| r.to_le_bytes()));
             file.write_all(&bytes).map_err(fail)?;
         }
-        self.pending[slab] += ranks.len() as u64;
+        self.pending[slab][(depth % 2) as usize] += ranks.len() as u64;
         self.io.written += 8 * ranks.len() as u64;
         self.io.seconds += started.elapsed().as_secs_f64();
         Ok(())
     }
 
-    /// Calls `f` with the ranks of slab `slab`'s inbox, a batch at a time, then empties it.
-    pub(super) fn receive(&mut self, slab: usize, f: &mut dyn FnMut(&[u64])) -> Result<(), String> {
-        if self.pending[slab] == 0 {
+    /// Calls `f` with the ranks of slab `slab`'s inbox for level `depth`, a batch at a time,
+    /// then empties it.
+    pub(super) fn receive(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        f: &mut dyn FnMut(&[u64]),
+    ) -> Result<(), String> {
+        let parity = (depth % 2) as usize;
+        if self.pending[slab][parity] == 0 {
             return Ok(());
         }
-        let path = self.inbox(slab);
+        let path = self.inbox(slab, depth % 2);
         let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
         let file = File::open(&path).map_err(fail)?;
-        let len = 8 * self.pending[slab];
+        let len = 8 * self.pending[slab][parity];
         let mut bytes = vec![0u8; IO_BYTES.min(len as usize)];
         let mut at = 0;
         while at < len {
@@ -172,14 +172,17 @@ impl SlabFiles {
             f(&ranks);
             at += n as u64;
         }
-        self.pending[slab] = 0;
+        self.pending[slab][parity] = 0;
         self.remove(&path)
     }
 
-    /// The table file of slab `slab`, opened for reading pieces of it.
-    pub(super) fn open_table(&self, slab: usize) -> Result<File, String> {
-        let path = self.table_path(slab);
-        File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    /// The table file of slab `slab` and the bits of its states of the next level, opened for
+    /// reading pieces of them.
+    pub(super) fn open_table(&self, slab: usize) -> Result<[File; 2], String> {
+        let open = |path: PathBuf| {
+            File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        };
+        Ok([open(self.table_path(slab))?, open(self.next_path(slab))?])
     }
 
     /// Reads `path` a piece at a time (no copy of the whole file in memory), calling `store`
@@ -228,9 +231,9 @@ impl SlabFiles {
     pub(super) fn remove_all(&self, slabs: usize) -> Result<(), String> {
         for slab in 0..slabs {
             self.remove(&self.table_path(slab))?;
-            self.remove(&self.level_path(slab, 0))?;
-            self.remove(&self.level_path(slab, 1))?;
-            self.remove(&self.inbox(slab))?;
+            self.remove(&self.next_path(slab))?;
+            self.remove(&self.inbox(slab, 0))?;
+            self.remove(&self.inbox(slab, 1))?;
         }
         let _ = std::fs::remove_dir(&self.folder);
         Ok(())

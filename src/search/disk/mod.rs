@@ -1,16 +1,15 @@
 //! The table beyond memory: its slabs on disk, one in memory at a time ([`DiskEngine`]).
 //!
 //! The table is cut into slabs as an MPI job's is ([`Slab`]: ranges of columns, the same in every
-//! plane), each kept in the engine's folder as its table and the bits of its last levels. A pass
-//! loads the slabs one after another: it first applies the slab's inbox (the ranks of the next
-//! level that slabs before it found there), then expands the slab's states of the last level:
-//! the block moves that stay in the slab are swept as in memory, 64 entries at a time
-//! ([`local`]: the slabs are cut where most moves stay in one), the others pushed state by
-//! state, setting the unreached neighbours in the slab and sending the others to their slab's
-//! inbox. A
-//! slab that received ranks after its turn is loaded once more at the end of the pass, so that
-//! every pass leaves a whole level. Slabs with neither states of the last level nor an inbox
-//! are not read.
+//! plane), each kept in the engine's folder as its table and the bits of its states of the next
+//! level found so far. A pass that finds level `d + 1` loads each slab once: it applies the
+//! slab's inbox (the ranks of level `d + 1` that other slabs found there in the pass before),
+//! which completes the slab's level `d + 1`, and at once expands it: the block moves that stay in
+//! the slab are swept as in memory, 64 entries at a time ([`local`]: the slabs are cut where most
+//! moves stay in one), the others pushed state by state; neighbours in the slab are set to level
+//! `d + 2` there and then (its table holds every level up to `d + 1` by now), the others go to
+//! their slab's inbox for level `d + 2`. So each slab is read and written once a pass, and a
+//! pass ends with a whole level. Slabs with no state of the level are not read.
 
 mod files;
 mod local;
@@ -24,9 +23,10 @@ use crate::search::engine::{Engine, Passes};
 use crate::search::levels::Levels;
 use crate::search::slab::moves::SlabMoves;
 use crate::search::slab::{self, ROUND_BYTES, Slab};
+use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
-use crate::search::{Progress, Step};
-use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
+use crate::search::{Progress, Silent, Step};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread};
 use files::SlabFiles;
 use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
@@ -49,16 +49,26 @@ pub struct DiskEngine<'s, S: StateSpace> {
     /// Each slab's entries where pushed moves apply.
     pushed_at: Vec<Vec<Range<u64>>>,
     files: SlabFiles,
-    /// The states of each slab at the last level found.
-    last: Vec<u64>,
+    /// The states of the next level that each slab found in itself.
+    found: Vec<u64>,
+    /// How many of the smallest ranks of a level are kept.
+    limit: usize,
+    /// The smallest `limit` ranks of the last level found.
+    smallest: Vec<u64>,
     /// The bytes read and written by each step ([`DiskEngine::steps`]).
     steps: Vec<[u64; 2]>,
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
     /// An engine on `space` with its table cut into `slabs` slabs at multiples of `unit`
-    /// columns ([`slab_units`]), kept in `folder`.
-    pub fn new(space: &'s S, slabs: usize, unit: u64, folder: &Path) -> Result<Self, String> {
+    /// columns ([`slab_units`]), kept in `folder`, keeping the `limit` smallest ranks of each
+    /// level.
+    pub fn new(
+        space: &'s S,
+        (slabs, unit): (usize, u64),
+        folder: &Path,
+        limit: usize,
+    ) -> Result<Self, String> {
         let (size, planes) = (space.size(), space.slab_planes());
         let slabs: Vec<Slab> = (0..slabs)
             .map(|i| Slab::cut(size, planes, i, slabs, unit))
@@ -71,7 +81,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             pushed: split.pushed,
             pushed_at: split.pushed_at,
             files: SlabFiles::new(folder, slabs.len())?,
-            last: vec![0; slabs.len()],
+            found: vec![0; slabs.len()],
+            limit,
+            smallest: Vec::new(),
             steps: Vec::new(),
             slabs,
         })
@@ -107,41 +119,65 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         self.bounds.partition_point(|&b| b <= column) - 1
     }
 
-    /// Writes every slab's table from `table` (the whole), and the bits of level `depth` from
-    /// its entries holding `depth mod 3` (or exactly `list`, where given).
-    fn store_all(
+    /// Lays out every slab's table from `table` (the whole, read a piece at a time, or none:
+    /// an empty table with `starts` at level 0), and expands level `depth` in it: its entries
+    /// holding `depth mod 3` (or exactly `list`, where given).
+    fn prime(
         &mut self,
-        table: &dyn TableView,
+        table: Option<&dyn TableView>,
         depth: u64,
-        list: Option<&[u64]>,
+        list: &[u64],
     ) -> Result<(), String> {
+        let before = self.files.io;
         let value = (depth % 3) as u8;
+        let mut smallest = Vec::new();
         for i in 0..self.slabs.len() {
             let slab = self.slabs[i].clone();
             let part = DistanceTable::new(slab.entries());
-            let mut bytes = Vec::new();
-            for (whole, local, words) in slab.word_runs() {
-                bytes.clear();
-                table.append_le_bytes(whole..whole + words, &mut bytes)?;
-                part.store_le_bytes(local, &bytes);
-            }
-            let bits = match list {
-                Some(list) => {
-                    let mine: Vec<u64> = (list.iter())
-                        .filter(|&&r| slab.contains(r))
-                        .map(|&r| slab.local(r))
-                        .collect();
+            let mine: Vec<u64> = (list.iter())
+                .filter(|&&r| slab.contains(r))
+                .map(|&r| slab.local(r))
+                .collect();
+            let level = match table {
+                Some(table) => {
+                    let mut bytes = Vec::new();
+                    for (whole, local, words) in slab.word_runs() {
+                        bytes.clear();
+                        table.append_le_bytes(whole..whole + words, &mut bytes)?;
+                        part.store_le_bytes(local, &bytes);
+                    }
+                    match list.is_empty() {
+                        true => Bitmap::from_fn(slab.entries(), |w| part.value_bits(w, value)),
+                        false => Bitmap::from_ranks(slab.entries(), &mine),
+                    }
+                }
+                None => {
+                    for &local in &mine {
+                        part.claim(local, value);
+                    }
                     Bitmap::from_ranks(slab.entries(), &mine)
                 }
-                None => Bitmap::from_fn(slab.entries(), |w| part.value_bits(w, value)),
             };
-            self.last[i] = (0..bits.word_count())
-                .map(|w| u64::from(bits.word(w).count_ones()))
-                .sum();
+            smallest = self.keep_smallest(i, &level, smallest);
+            let next = Bitmap::new(slab.entries());
+            self.found[i] = self.expand(i, &part, &level, &next, depth)?;
             self.files.write_table(i, &part)?;
-            self.files.write_level(i, depth, &bits)?;
+            self.files.write_next(i, &next)?;
         }
+        self.smallest = smallest;
+        self.step(before);
         Ok(())
+    }
+
+    /// `smallest` (ascending, at most the engine's limit) with slab `i`'s smallest ranks of
+    /// `level` merged in.
+    fn keep_smallest(&self, i: usize, level: &Bitmap, smallest: Vec<u64>) -> Vec<u64> {
+        let slab = &self.slabs[i];
+        // Within a slab, the entries ascend with the ranks.
+        let mine = (level.smallest(self.limit).into_iter())
+            .map(|l| slab.global(l))
+            .collect();
+        merge_smallest(smallest, mine, self.limit)
     }
 
     /// Applies slab `i`'s inbox to its `table`: each unreached rank there joins level `depth`
@@ -156,7 +192,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         let slab = &self.slabs[i];
         let value = (depth % 3) as u8;
         let mut found = 0;
-        self.files.receive(i, &mut |ranks| {
+        self.files.receive(i, depth, &mut |ranks| {
             found += (ranks.par_iter())
                 .filter(|&&r| {
                     let local = slab.local(r);
@@ -181,7 +217,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         level: &Bitmap,
         next: &Bitmap,
         depth: u64,
-        progress: &dyn Progress,
     ) -> Result<u64, String> {
         let value = ((depth + 1) % 3) as u8;
         let mut found = 0;
@@ -191,7 +226,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                 residual: Vec::new(),
             };
             let sweep = Sweep::new(structure, table.entries(), None);
-            found += sweep.pass_bits(self.space, table, level, next, value, progress);
+            found += sweep.pass_bits(self.space, table, level, next, value, &Silent);
         }
         // The pushed moves, a round of tasks at a time: a round's neighbours outside the slab
         // stay within ROUND_BYTES.
@@ -218,8 +253,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             rest = after;
             let (here, away) = self.push(&self.slabs[i], round, table, level, next, value);
             found += here;
-            progress.found(here);
-            self.send(away)?;
+            self.send(away, depth + 1)?;
         }
         Ok(found)
     }
@@ -270,9 +304,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             )
     }
 
-    /// Sends `ranks` (outside the slab being expanded) to their slabs' inboxes, each slab's
-    /// ascending.
-    fn send(&mut self, ranks: Vec<u64>) -> Result<(), String> {
+    /// Sends `ranks` of level `depth` (outside the slab being expanded) to their slabs' inboxes,
+    /// each slab's ascending.
+    fn send(&mut self, ranks: Vec<u64>, depth: u64) -> Result<(), String> {
         let k = self.slabs.len();
         let buckets = (ranks.par_chunks(1 << 16))
             .fold(
@@ -297,7 +331,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         for (owner, mut bucket) in buckets.into_iter().enumerate() {
             if !bucket.is_empty() {
                 bucket.par_sort_unstable();
-                self.files.send(owner, &bucket)?;
+                self.files.send(owner, depth, &bucket)?;
             }
         }
         Ok(())
@@ -319,25 +353,8 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 
 impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
-        let before = self.files.io;
         // Slab by slab: the whole table is never in memory.
-        for i in 0..self.slabs.len() {
-            let slab = &self.slabs[i];
-            let mine: Vec<u64> = (starts.iter())
-                .filter(|&&s| slab.contains(s))
-                .map(|&s| slab.local(s))
-                .collect();
-            let part = DistanceTable::new(slab.entries());
-            for &local in &mine {
-                part.claim(local, 0);
-            }
-            let bits = Bitmap::from_ranks(slab.entries(), &mine);
-            self.last[i] = mine.len() as u64;
-            self.files.write_table(i, &part)?;
-            self.files.write_level(i, 0, &bits)?;
-        }
-        self.step(before);
-        Ok(())
+        self.prime(None, 0, starts)
     }
 
     fn load(
@@ -346,11 +363,8 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         depth: u64,
         list: Option<Vec<u64>>,
     ) -> Result<(), String> {
-        let before = self.files.io;
-        self.store_all(table.as_ref(), depth, list.as_deref())?;
         self.steps = vec![[0, 0]; depth as usize];
-        self.step(before);
-        Ok(())
+        self.prime(Some(table.as_ref()), depth, list.as_deref().unwrap_or(&[]))
     }
 
     /// A top-down pass slab by slab. The slabs' engine runs no bottom-up pass ([`Passes`]): its
@@ -363,70 +377,40 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     ) -> Result<u64, String> {
         debug_assert_eq!(step, Step::TopDown);
         let before = self.files.io;
-        let depth = levels.len() - 1;
-        let k = self.slabs.len();
-        let mut counts = vec![0u64; k];
-        let mut done = vec![false; k];
-        for i in 0..k {
-            if self.last[i] == 0 && !self.files.has_inbox(i) {
+        // The pass completes level `depth` and expands it.
+        let depth = levels.len();
+        let mut count = 0;
+        let mut smallest = Vec::new();
+        for i in 0..self.slabs.len() {
+            if self.found[i] == 0 && !self.files.has_inbox(i, depth) {
                 continue;
             }
             let entries = self.slabs[i].entries();
             let table = self.files.read_table(i, entries)?;
+            let level = self.files.read_next(i, entries)?;
+            let here = self.found[i] + self.receive(i, &table, &level, depth)?;
+            progress.found(here);
+            count += here;
+            smallest = self.keep_smallest(i, &level, smallest);
             let next = Bitmap::new(entries);
-            counts[i] += self.receive(i, &table, &next, depth + 1)?;
-            if self.last[i] > 0 {
-                let level = self.files.read_level(i, depth, entries)?;
-                counts[i] += self.expand(i, &table, &level, &next, depth, progress)?;
-            }
+            self.found[i] = self.expand(i, &table, &level, &next, depth)?;
             self.files.write_table(i, &table)?;
-            self.files.write_level(i, depth + 1, &next)?;
-            done[i] = true;
+            self.files.write_next(i, &next)?;
         }
-        // The slabs that received ranks after their turn.
-        for i in 0..k {
-            if !self.files.has_inbox(i) {
-                continue;
-            }
-            let entries = self.slabs[i].entries();
-            let table = self.files.read_table(i, entries)?;
-            let next = match done[i] {
-                true => self.files.read_level(i, depth + 1, entries)?,
-                false => Bitmap::new(entries),
-            };
-            let found = self.receive(i, &table, &next, depth + 1)?;
-            progress.found(found);
-            counts[i] += found;
-            self.files.write_table(i, &table)?;
-            self.files.write_level(i, depth + 1, &next)?;
-        }
-        let found = counts.iter().sum();
         // After a pass that finds nothing, the last level stays the one found before.
-        if found > 0 {
-            self.last = counts;
+        if count > 0 {
+            self.smallest = smallest;
         }
         self.step(before);
-        Ok(found)
+        Ok(count)
     }
 
     fn passes(&self) -> Passes {
         Passes::TOP_DOWN
     }
 
-    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
-        let mut smallest = Vec::new();
-        for i in 0..self.slabs.len() {
-            if self.last[i] == 0 {
-                continue;
-            }
-            let slab = self.slabs[i].clone();
-            let bits = self.files.read_level(i, depth, slab.entries())?;
-            // Within a slab, the entries ascend with the ranks.
-            smallest.extend(bits.smallest(limit).into_iter().map(|l| slab.global(l)));
-        }
-        smallest.sort_unstable();
-        smallest.truncate(limit);
-        Ok(smallest)
+    fn smallest(&mut self, _depth: u64, limit: usize) -> Result<Vec<u64>, String> {
+        Ok(self.smallest.iter().copied().take(limit).collect())
     }
 
     fn with_table(
@@ -449,11 +433,13 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     }
 }
 
-/// The whole table, read from the slabs' table files: each of its words is in one slab.
+/// The whole table after the last level found, read from the slabs' files: each of its words
+/// is in one slab, whose states of the next level found so far read as unreached.
 struct SlabsView<'e> {
     slabs: &'e [Slab],
     bounds: &'e [u64],
-    files: Vec<std::fs::File>,
+    /// Each slab's table and the bits of its states of the next level.
+    files: Vec<[std::fs::File; 2]>,
     entries: u64,
 }
 
@@ -479,9 +465,20 @@ impl TableView for SlabsView<'_> {
             let local = slab.entry(plane, column) / ENTRIES_PER_WORD;
             let at = out.len();
             out.resize(at + 8 * run, 0);
-            self.files[i]
+            let fail = |e: std::io::Error| format!("cannot read slab {i} of the table: {e}");
+            let [table, next] = &self.files[i];
+            table
                 .read_exact_at(&mut out[at..], 8 * local)
-                .map_err(|e| format!("cannot read slab {i} of the table: {e}"))?;
+                .map_err(fail)?;
+            // A table word's 32 entries have 32 bits of the next level: 4 bytes.
+            let mut bits = vec![0u8; 4 * run];
+            next.read_exact_at(&mut bits, 4 * local).map_err(fail)?;
+            for (word, b) in out[at..].chunks_exact_mut(8).zip(bits.chunks_exact(4)) {
+                let found = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+                let value = u64::from_le_bytes((&*word).try_into().expect("8 bytes"));
+                let reads = value | (spread(found) * u64::from(UNREACHED));
+                word.copy_from_slice(&reads.to_le_bytes());
+            }
             w += run;
         }
         Ok(())
