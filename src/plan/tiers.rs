@@ -60,11 +60,12 @@ impl DiskSlabs {
         let whole = DistanceTable::bytes_for(entries);
         // Every slab holds at least one unit of each plane.
         let most_slabs = width.div_ceil(unit).max(1) as usize;
-        // Beside its fixed parts a slab takes half a byte an entry (2 bits of table, 2 of
-        // levels): the fewest slabs that may fit, then a few more where the cut is uneven.
+        // Beside its fixed parts a slab takes 7 bits an entry (2 of table, 2 of levels, 3 of
+        // the next slab read ahead): the fewest slabs that may fit, then a few more where the
+        // cut is uneven.
         let fixed: u64 = slab_memory(0, threads).iter().map(|(_, b)| b).sum();
         let room = budget.checked_sub(fixed).filter(|&r| r > 0)?;
-        let by_memory = entries.div_ceil(2 * room);
+        let by_memory = (7 * entries).div_ceil(8 * room);
         let by_most = most.map_or(1, |m| whole.div_ceil(m.max(8)));
         let first = by_memory.max(by_most).max(1);
         let first = usize::try_from(first).ok()?;
@@ -127,6 +128,10 @@ fn slab_memory(entries: u64, threads: usize) -> Vec<(&'static str, u64)> {
         (
             "its last and next levels (1 bit an entry each)",
             2 * entries.div_ceil(64) * 8,
+        ),
+        (
+            "the next slab, read ahead (3 bits an entry)",
+            DistanceTable::bytes_for(entries) + entries.div_ceil(64) * 8,
         ),
         // A round's neighbours for other slabs, and their sorted copy.
         ("neighbours for other slabs (a round)", 2 * ROUND_BYTES),

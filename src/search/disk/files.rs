@@ -25,6 +25,45 @@ pub struct Io {
     pub seconds: f64,
 }
 
+/// A slab's table and the bits of its states of the next level, as read from its files, and
+/// the bytes that took.
+pub(super) struct Loaded {
+    pub(super) table: DistanceTable,
+    pub(super) next: Bitmap,
+    pub(super) io: Io,
+}
+
+/// Reads `path` a piece at a time (no copy of the whole file in memory), calling `store` with
+/// the first word of each piece and its bytes, and leaves none of it in the page cache.
+fn read(path: &Path, store: &mut dyn FnMut(usize, &[u8])) -> Result<Io, String> {
+    let started = Instant::now();
+    let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let file = File::open(path).map_err(fail)?;
+    let len = file.metadata().map_err(fail)?.len();
+    let mut bytes = vec![0u8; IO_BYTES.min(len as usize)];
+    let mut at = 0;
+    while at < len {
+        let n = bytes.len().min((len - at) as usize);
+        file.read_exact_at(&mut bytes[..n], at).map_err(fail)?;
+        store((at / 8) as usize, &bytes[..n]);
+        at += n as u64;
+    }
+    uncache(&file);
+    Ok(Io {
+        read: len,
+        written: 0,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Drops `file`'s pages from the page cache (its writes already on the disk): the slabs are
+/// read from the disk each time, as a table larger than memory is.
+fn uncache(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain system call on an open descriptor; advice only, it changes no data.
+    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+}
+
 /// The files of the slabs in `folder`.
 pub(super) struct SlabFiles {
     folder: PathBuf,
@@ -73,17 +112,36 @@ impl SlabFiles {
         }
     }
 
-    /// Slab `slab`'s table, of `entries` entries.
-    pub(super) fn read_table(
-        &mut self,
+    /// Reads slab `slab`'s table and the bits of its states of the next level (of `entries`
+    /// entries): a job for any thread, which the engine counts ([`SlabFiles::count`]).
+    pub(super) fn reader(
+        &self,
         slab: usize,
         entries: u64,
-    ) -> Result<DistanceTable, String> {
-        let table = DistanceTable::new(entries);
-        self.read(&self.table_path(slab), &mut |word, bytes| {
-            table.store_le_bytes(word, bytes)
-        })?;
-        Ok(table)
+    ) -> impl FnOnce() -> Result<Loaded, String> + Send + 'static {
+        let (table_path, next_path) = (self.table_path(slab), self.next_path(slab));
+        move || {
+            let table = DistanceTable::new(entries);
+            let mut io = read(&table_path, &mut |word, bytes| {
+                table.store_le_bytes(word, bytes)
+            })?;
+            let next = Bitmap::new(entries);
+            let more = read(&next_path, &mut |word, bytes| {
+                for (i, b) in bytes.chunks_exact(8).enumerate() {
+                    next.store_word(word + i, u64::from_le_bytes(b.try_into().expect("8 bytes")));
+                }
+            })?;
+            io.read += more.read;
+            io.seconds += more.seconds;
+            Ok(Loaded { table, next, io })
+        }
+    }
+
+    /// Counts the bytes read by a [`SlabFiles::reader`].
+    pub(super) fn count(&mut self, io: Io) {
+        self.io.read += io.read;
+        self.io.written += io.written;
+        self.io.seconds += io.seconds;
     }
 
     /// Writes slab `slab`'s table.
@@ -92,17 +150,6 @@ impl SlabFiles {
         self.write(&self.table_path(slab), words, |range, out| {
             table.append_le_bytes(range, out)
         })
-    }
-
-    /// The bits of slab `slab`'s states of the next level (of `entries` entries).
-    pub(super) fn read_next(&mut self, slab: usize, entries: u64) -> Result<Bitmap, String> {
-        let bits = Bitmap::new(entries);
-        self.read(&self.next_path(slab), &mut |word, bytes| {
-            for (i, b) in bytes.chunks_exact(8).enumerate() {
-                bits.store_word(word + i, u64::from_le_bytes(b.try_into().unwrap()));
-            }
-        })?;
-        Ok(bits)
     }
 
     /// Writes the bits of slab `slab`'s states of the next level.
@@ -185,26 +232,6 @@ impl SlabFiles {
         Ok([open(self.table_path(slab))?, open(self.next_path(slab))?])
     }
 
-    /// Reads `path` a piece at a time (no copy of the whole file in memory), calling `store`
-    /// with the first word of each piece and its bytes.
-    fn read(&mut self, path: &Path, store: &mut dyn FnMut(usize, &[u8])) -> Result<(), String> {
-        let started = Instant::now();
-        let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-        let file = File::open(path).map_err(fail)?;
-        let len = file.metadata().map_err(fail)?.len();
-        let mut bytes = vec![0u8; IO_BYTES.min(len as usize)];
-        let mut at = 0;
-        while at < len {
-            let n = bytes.len().min((len - at) as usize);
-            file.read_exact_at(&mut bytes[..n], at).map_err(fail)?;
-            store((at / 8) as usize, &bytes[..n]);
-            at += n as u64;
-        }
-        self.io.read += len;
-        self.io.seconds += started.elapsed().as_secs_f64();
-        Ok(())
-    }
-
     /// Writes `words` words to `path`, `fill` appending the bytes of each range of them.
     fn write(
         &mut self,
@@ -223,6 +250,10 @@ impl SlabFiles {
             file.write_all(&bytes).map_err(fail)?;
             self.io.written += bytes.len() as u64;
         }
+        // On the disk, not in the page cache: the next read comes from the disk, as it must for
+        // a table larger than memory.
+        file.sync_data().map_err(fail)?;
+        uncache(&file);
         self.io.seconds += started.elapsed().as_secs_f64();
         Ok(())
     }

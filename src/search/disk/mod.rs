@@ -381,22 +381,33 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         let depth = levels.len();
         let mut count = 0;
         let mut smallest = Vec::new();
-        for i in 0..self.slabs.len() {
-            if self.found[i] == 0 && !self.files.has_inbox(i, depth) {
-                continue;
+        let order: Vec<usize> = (0..self.slabs.len())
+            .filter(|&i| self.found[i] > 0 || self.files.has_inbox(i, depth))
+            .collect();
+        let reader = |i: usize| self.files.reader(i, self.slabs[i].entries());
+        let mut readers: Vec<_> = order.iter().map(|&i| reader(i)).collect();
+        readers.reverse();
+        std::thread::scope(|scope| -> Result<(), String> {
+            // The next slab is read while this one is searched.
+            let mut ahead = readers.pop().map(|r| scope.spawn(r));
+            for &i in &order {
+                let loaded = (ahead.take().expect("a reader a slab"))
+                    .join()
+                    .map_err(|_| format!("reading slab {i} failed"))??;
+                ahead = readers.pop().map(|r| scope.spawn(r));
+                self.files.count(loaded.io);
+                let (table, level) = (loaded.table, loaded.next);
+                let here = self.found[i] + self.receive(i, &table, &level, depth)?;
+                progress.found(here);
+                count += here;
+                smallest = self.keep_smallest(i, &level, std::mem::take(&mut smallest));
+                let next = Bitmap::new(table.entries());
+                self.found[i] = self.expand(i, &table, &level, &next, depth)?;
+                self.files.write_table(i, &table)?;
+                self.files.write_next(i, &next)?;
             }
-            let entries = self.slabs[i].entries();
-            let table = self.files.read_table(i, entries)?;
-            let level = self.files.read_next(i, entries)?;
-            let here = self.found[i] + self.receive(i, &table, &level, depth)?;
-            progress.found(here);
-            count += here;
-            smallest = self.keep_smallest(i, &level, smallest);
-            let next = Bitmap::new(entries);
-            self.found[i] = self.expand(i, &table, &level, &next, depth)?;
-            self.files.write_table(i, &table)?;
-            self.files.write_next(i, &next)?;
-        }
+            Ok(())
+        })?;
         // After a pass that finds nothing, the last level stays the one found before.
         if count > 0 {
             self.smallest = smallest;
