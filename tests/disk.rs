@@ -7,7 +7,7 @@ mod common;
 use common::{Every, scratch, search_on};
 use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::{Space, StateSpace, registry};
-use gpusearch::search::disk::{DiskEngine, slab_units};
+use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
 use gpusearch::search::{CpuEngine, Options, Resume};
 use gpusearch::table::DistanceTable;
 
@@ -39,7 +39,7 @@ fn words(table: &DistanceTable) -> Vec<u64> {
 
 /// The in-memory search of `space` and the disk engine's with 1 to 7 slabs agree, from the start
 /// and from the checkpoint after a middle level: cut at table words, and where most moves stay
-/// in a slab (some slabs then empty).
+/// in a slab (some slabs then empty); the first levels as lists or not.
 fn check<S: StateSpace>(what: &str, space: &S) -> bool {
     let options = Options {
         antipode_limit: 50,
@@ -51,10 +51,22 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
     let saved = every.0.into_inner().unwrap();
     let dir = scratch(&format!("disk-{}", what.replace(' ', "-")));
     let best = slab_units(space)[0];
-    for (slabs, unit) in [(1, 32), (2, best), (3, 32), (7, best)] {
-        let engine = DiskEngine::new(space, (slabs, unit), &dir, options.antipode_limit).unwrap();
+    // The first levels as lists in no bytes (none), a few, more, and all of them.
+    for (slabs, unit, list_bytes) in [
+        (1, 32, 0),
+        (2, best, 1 << 12),
+        (3, 32, 1 << 16),
+        (7, best, u64::MAX),
+    ] {
+        let cut = Cut {
+            slabs,
+            unit,
+            list_bytes,
+        };
+        let engine = DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap();
         let got = search_on(space, engine, &options, None, None).unwrap();
-        let w = format!("{what}, {slabs} slabs of {unit}-column units");
+        let w =
+            format!("{what}, {slabs} slabs of {unit}-column units, lists in {list_bytes} bytes");
         assert_eq!(got.levels, want.levels, "{w}");
         assert_eq!(got.antipodes, want.antipodes, "{w}");
         assert!(
@@ -71,7 +83,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
             levels,
             antipodes,
         };
-        let engine = DiskEngine::new(space, (slabs, unit), &dir, options.antipode_limit).unwrap();
+        let engine = DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap();
         let got = search_on(space, engine, &options, None, Some(resume)).unwrap();
         assert_eq!(got.levels, want.levels, "{w}, resumed");
         assert_eq!(got.antipodes, want.antipodes, "{w}, resumed");

@@ -24,7 +24,7 @@ use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::puzzle::{PuzzleInfo, StateSpace};
 use crate::report::{DiskReport, Report};
-use crate::search::disk::DiskEngine;
+use crate::search::disk::{Cut, DiskEngine};
 use crate::search::levels::{Levels, Written};
 use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options, Resume};
 use crate::store::{
@@ -319,12 +319,12 @@ fn search_placed<S: StateSpace>(
         }
         Placement::Cpu if plan.disk_slabs.is_some() => {
             let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
-            let mut engine = DiskEngine::new(
-                space,
-                (slabs.count, slabs.unit),
-                &slabs.folder,
-                options.antipode_limit,
-            )?;
+            let cut = Cut {
+                slabs: slabs.count,
+                unit: slabs.unit,
+                list_bytes: slabs.loaded_bytes(),
+            };
+            let mut engine = DiskEngine::new(space, cut, &slabs.folder, options.antipode_limit)?;
             let (levels, antipodes, written) =
                 search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
             engine.remove_files()?;

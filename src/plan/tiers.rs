@@ -89,6 +89,12 @@ impl DiskSlabs {
         })
     }
 
+    /// The bytes a loaded slab and what its passes hold beside it take, except the fixed parts:
+    /// what the first levels may take as lists, before the slabs are laid out.
+    pub fn loaded_bytes(&self) -> u64 {
+        self.memory.iter().take(3).map(|(_, b)| b).sum()
+    }
+
     /// The plan as text, as `--dry-run` prints it.
     pub fn describe(&self, budget: u64) -> String {
         let mut out = String::new();
@@ -118,7 +124,8 @@ impl DiskSlabs {
     }
 }
 
-/// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part.
+/// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part: first
+/// the three that grow with it ([`DiskSlabs::loaded_bytes`]), then the fixed ones.
 fn slab_memory(entries: u64, threads: usize) -> Vec<(&'static str, u64)> {
     vec![
         (

@@ -12,6 +12,7 @@
 //! pass ends with a whole level. Slabs with no state of the level are not read.
 
 mod files;
+mod lists;
 mod local;
 
 pub use files::Io;
@@ -28,6 +29,7 @@ use crate::search::sweep::Sweep;
 use crate::search::{Progress, Silent, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread};
 use files::SlabFiles;
+use lists::Lists;
 use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
 use std::os::unix::fs::FileExt;
@@ -35,6 +37,27 @@ use std::path::Path;
 
 /// Entries a rayon task pushes from (2^18 states at most).
 const TASK_RANKS: u64 = 1 << 18;
+
+/// How a table on disk is cut ([`DiskEngine::new`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Cut {
+    /// How many slabs.
+    pub slabs: usize,
+    /// The columns the cuts are multiples of ([`slab_units`]).
+    pub unit: u64,
+    /// The bytes the first levels may take as lists, before the slabs are laid out (a loaded
+    /// slab's memory).
+    pub list_bytes: u64,
+}
+
+/// What a table on disk is laid out from.
+enum Source<'a> {
+    /// A whole table, and the states of its last level where they are listed (else they are
+    /// its entries holding the level's value).
+    Table(&'a dyn TableView, &'a [u64]),
+    /// The lists of the first levels.
+    Lists(&'a Lists),
+}
 
 /// The engine of a table whose slabs live on disk.
 pub struct DiskEngine<'s, S: StateSpace> {
@@ -55,20 +78,23 @@ pub struct DiskEngine<'s, S: StateSpace> {
     limit: usize,
     /// The smallest `limit` ranks of the last level found.
     smallest: Vec<u64>,
+    /// The first levels as lists, until the slabs are laid out.
+    lists: Option<Lists>,
+    /// The bytes the lists may take.
+    list_bytes: u64,
     /// The bytes read and written by each step ([`DiskEngine::steps`]).
     steps: Vec<[u64; 2]>,
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
-    /// An engine on `space` with its table cut into `slabs` slabs at multiples of `unit`
-    /// columns ([`slab_units`]), kept in `folder`, keeping the `limit` smallest ranks of each
-    /// level.
-    pub fn new(
-        space: &'s S,
-        (slabs, unit): (usize, u64),
-        folder: &Path,
-        limit: usize,
-    ) -> Result<Self, String> {
+    /// An engine on `space` with its table cut as `cut` says, kept in `folder`, keeping the
+    /// `limit` smallest ranks of each level.
+    pub fn new(space: &'s S, cut: Cut, folder: &Path, limit: usize) -> Result<Self, String> {
+        let Cut {
+            slabs,
+            unit,
+            list_bytes,
+        } = cut;
         let (size, planes) = (space.size(), space.slab_planes());
         let slabs: Vec<Slab> = (0..slabs)
             .map(|i| Slab::cut(size, planes, i, slabs, unit))
@@ -84,6 +110,8 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             found: vec![0; slabs.len()],
             limit,
             smallest: Vec::new(),
+            lists: None,
+            list_bytes,
             steps: Vec::new(),
             slabs,
         })
@@ -119,27 +147,15 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         self.bounds.partition_point(|&b| b <= column) - 1
     }
 
-    /// Lays out every slab's table from `table` (the whole, read a piece at a time, or none:
-    /// an empty table with `starts` at level 0), and expands level `depth` in it: its entries
-    /// holding `depth mod 3` (or exactly `list`, where given).
-    fn prime(
-        &mut self,
-        table: Option<&dyn TableView>,
-        depth: u64,
-        list: &[u64],
-    ) -> Result<(), String> {
-        let before = self.files.io;
+    /// Lays out every slab's table from `source`, and expands its level `depth` in it.
+    fn prime(&mut self, source: Source, depth: u64) -> Result<(), String> {
         let value = (depth % 3) as u8;
         let mut smallest = Vec::new();
         for i in 0..self.slabs.len() {
             let slab = self.slabs[i].clone();
             let part = DistanceTable::new(slab.entries());
-            let mine: Vec<u64> = (list.iter())
-                .filter(|&&r| slab.contains(r))
-                .map(|&r| slab.local(r))
-                .collect();
-            let level = match table {
-                Some(table) => {
+            let level = match source {
+                Source::Table(table, list) => {
                     let mut bytes = Vec::new();
                     for (whole, local, words) in slab.word_runs() {
                         bytes.clear();
@@ -148,14 +164,22 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                     }
                     match list.is_empty() {
                         true => Bitmap::from_fn(slab.entries(), |w| part.value_bits(w, value)),
-                        false => Bitmap::from_ranks(slab.entries(), &mine),
+                        false => {
+                            let mine: Vec<u64> = (list.iter())
+                                .filter(|&&r| slab.contains(r))
+                                .map(|&r| slab.local(r))
+                                .collect();
+                            Bitmap::from_ranks(slab.entries(), &mine)
+                        }
                     }
                 }
-                None => {
-                    for &local in &mine {
-                        part.claim(local, value);
+                Source::Lists(lists) => {
+                    for d in 0..=depth as usize {
+                        for local in lists.in_slab(d, &slab) {
+                            part.claim(local, (d % 3) as u8);
+                        }
                     }
-                    Bitmap::from_ranks(slab.entries(), &mine)
+                    Bitmap::from_ranks(slab.entries(), &lists.in_slab(depth as usize, &slab))
                 }
             };
             smallest = self.keep_smallest(i, &level, smallest);
@@ -165,7 +189,15 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             self.files.write_next(i, &next)?;
         }
         self.smallest = smallest;
-        self.step(before);
+        Ok(())
+    }
+
+    /// Lays the slabs out from the lists of the first levels, where they are still lists.
+    fn lay_out(&mut self) -> Result<(), String> {
+        if let Some(lists) = self.lists.take() {
+            let depth = lists.levels.len() as u64 - 1;
+            self.prime(Source::Lists(&lists), depth)?;
+        }
         Ok(())
     }
 
@@ -353,8 +385,10 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 
 impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
-        // Slab by slab: the whole table is never in memory.
-        self.prime(None, 0, starts)
+        self.lists = Some(Lists::new(starts, self.list_bytes));
+        self.smallest = starts.iter().copied().take(self.limit).collect();
+        self.steps.push([0, 0]);
+        Ok(())
     }
 
     fn load(
@@ -363,8 +397,12 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         depth: u64,
         list: Option<Vec<u64>>,
     ) -> Result<(), String> {
+        let before = self.files.io;
         self.steps = vec![[0, 0]; depth as usize];
-        self.prime(Some(table.as_ref()), depth, list.as_deref().unwrap_or(&[]))
+        let list = list.unwrap_or_default();
+        self.prime(Source::Table(table.as_ref(), &list), depth)?;
+        self.step(before);
+        Ok(())
     }
 
     /// A top-down pass slab by slab. The slabs' engine runs no bottom-up pass ([`Passes`]): its
@@ -377,6 +415,18 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     ) -> Result<u64, String> {
         debug_assert_eq!(step, Step::TopDown);
         let before = self.files.io;
+        if let Some(lists) = &mut self.lists {
+            if lists.room_for_next(self.space.move_count()) {
+                let count = lists.pass(self.space);
+                progress.found(count);
+                if count > 0 {
+                    self.smallest = lists.smallest(self.limit);
+                }
+                self.step(before);
+                return Ok(count);
+            }
+            self.lay_out()?;
+        }
         // The pass completes level `depth` and expands it.
         let depth = levels.len();
         let mut count = 0;
@@ -428,10 +478,12 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         &mut self,
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
     ) -> Result<(), String> {
+        self.lay_out()?;
         f(&self.view()?)
     }
 
-    fn into_table(self) -> Result<DistanceTable, String> {
+    fn into_table(mut self) -> Result<DistanceTable, String> {
+        self.lay_out()?;
         let view = self.view()?;
         let mut bytes = Vec::new();
         view.append_le_bytes(

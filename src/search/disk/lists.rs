@@ -1,0 +1,84 @@
+//! The first levels of a search from disk, while they are few: lists of their states in
+//! memory, with no slab laid out yet, so that the thin levels of a search cost no pass over the
+//! disk. Once the next level's list would not fit, the slabs are laid out from the lists.
+
+use crate::puzzle::{Cursor, StateSpace};
+use crate::search::slab::Slab;
+use rayon::prelude::*;
+
+/// States a list task expands.
+const STATES_PER_TASK: usize = 1 << 12;
+
+/// Every level found so far, each as its states, ascending.
+pub(super) struct Lists {
+    pub(super) levels: Vec<Vec<u64>>,
+    /// The bytes the lists may take, with the neighbours of a pass.
+    bytes: u64,
+}
+
+impl Lists {
+    /// Level 0 as `starts`, the lists within `bytes`.
+    pub(super) fn new(starts: &[u64], bytes: u64) -> Lists {
+        let mut first = starts.to_vec();
+        first.sort_unstable();
+        first.dedup();
+        Lists {
+            levels: vec![first],
+            bytes,
+        }
+    }
+
+    /// Whether the lists and the neighbours of the last level (8 bytes each, twice: found and
+    /// sorted) fit their bytes.
+    pub(super) fn room_for_next(&self, moves: usize) -> bool {
+        let listed: u64 = self.levels.iter().map(|l| l.len() as u64).sum();
+        let last = self.levels.last().map_or(0, |l| l.len() as u64);
+        8 * (listed + 2 * moves as u64 * last) <= self.bytes
+    }
+
+    /// Finds the next level from the last: the neighbours of its states in neither it nor the
+    /// level before (in an undirected graph no other level holds any). Keeps it unless empty;
+    /// returns how many states it has.
+    pub(super) fn pass<S: StateSpace>(&mut self, space: &S) -> u64 {
+        let moves = space.move_count();
+        let depth = self.levels.len() - 1;
+        let last = &self.levels[depth];
+        let before = depth.checked_sub(1).map(|d| &self.levels[d]);
+        let mut next: Vec<u64> = (last.par_chunks(STATES_PER_TASK))
+            .flat_map_iter(|chunk| {
+                let mut cursor = space.cursor();
+                let mut out = Vec::with_capacity(chunk.len() * moves);
+                for &rank in chunk {
+                    cursor.seek(rank);
+                    out.extend((0..moves).map(|m| cursor.neighbour(m)));
+                }
+                out
+            })
+            .collect();
+        next.par_sort_unstable();
+        next.dedup();
+        let seen = |r: &u64| {
+            last.binary_search(r).is_ok() || before.is_some_and(|b| b.binary_search(r).is_ok())
+        };
+        let next: Vec<u64> = next.into_par_iter().filter(|r| !seen(r)).collect();
+        let count = next.len() as u64;
+        if count > 0 {
+            self.levels.push(next);
+        }
+        count
+    }
+
+    /// The smallest `limit` states of the last level.
+    pub(super) fn smallest(&self, limit: usize) -> Vec<u64> {
+        let last = self.levels.last().map_or(&[][..], |l| &l[..]);
+        last[..limit.min(last.len())].to_vec()
+    }
+
+    /// The entries of `slab` that level `depth` holds.
+    pub(super) fn in_slab(&self, depth: usize, slab: &Slab) -> Vec<u64> {
+        (self.levels[depth].par_iter())
+            .filter(|&&r| slab.contains(r))
+            .map(|&r| slab.local(r))
+            .collect()
+    }
+}
