@@ -365,6 +365,11 @@ impl Cursor for KeyCursor<'_> {
     fn neighbour(&mut self, mv: usize) -> u64 {
         let (p, r) = self.at;
         let (p_count, d) = (self.key.positions(), self.key.rotations());
+        if !self.key.fits(p, r) {
+            // No search reaches a position where the disk does not fit; no move leaves it
+            // either, so that every move is undone by one (the disk tier's tail pulls).
+            return (p * d + r) as u64;
+        }
         let to = match mv {
             0 if p > 0 => (p - 1, r),
             1 if p < p_count => (p + 1, r),

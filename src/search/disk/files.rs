@@ -163,6 +163,13 @@ impl SlabFiles {
         })
     }
 
+    /// Empties slab `slab`'s inboxes.
+    pub(super) fn drop_inboxes(&mut self, slab: usize) -> Result<(), String> {
+        self.pending[slab] = [0, 0];
+        self.remove(&self.inbox(slab, 0))?;
+        self.remove(&self.inbox(slab, 1))
+    }
+
     /// Whether slab `slab`'s inbox for level `depth` holds any rank.
     pub(super) fn has_inbox(&self, slab: usize, depth: u64) -> bool {
         self.pending[slab][(depth % 2) as usize] > 0

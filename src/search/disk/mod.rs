@@ -14,6 +14,7 @@
 mod files;
 mod lists;
 mod local;
+mod tail;
 
 pub use files::Io;
 pub use local::slab_units;
@@ -34,6 +35,7 @@ use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use tail::Tail;
 
 /// Entries a rayon task pushes from (2^18 states at most).
 const TASK_RANKS: u64 = 1 << 18;
@@ -80,8 +82,10 @@ pub struct DiskEngine<'s, S: StateSpace> {
     smallest: Vec<u64>,
     /// The first levels as lists, until the slabs are laid out.
     lists: Option<Lists>,
-    /// The bytes the lists may take.
+    /// The bytes the lists (and the tail) may take.
     list_bytes: u64,
+    /// The last levels, once few states are left unreached.
+    tail: Option<Tail>,
     /// The bytes read and written by each step ([`DiskEngine::steps`]).
     steps: Vec<[u64; 2]>,
 }
@@ -112,6 +116,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             smallest: Vec::new(),
             lists: None,
             list_bytes,
+            tail: None,
             steps: Vec::new(),
             slabs,
         })
@@ -197,6 +202,72 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         if let Some(lists) = self.lists.take() {
             let depth = lists.levels.len() as u64 - 1;
             self.prime(Source::Lists(&lists), depth)?;
+        }
+        Ok(())
+    }
+
+    /// The tail after the last level found: the states it left unreached, read from the slabs
+    /// (the states of the next level found so far count as unreached: the tail finds them
+    /// again, and the inboxes are dropped).
+    fn unreached(&mut self) -> Result<Tail, String> {
+        let mut remaining = Vec::new();
+        for i in 0..self.slabs.len() {
+            let slab = &self.slabs[i];
+            let loaded = self.files.reader(i, slab.entries())()?;
+            self.files.count(loaded.io);
+            let (table, next) = (&loaded.table, &loaded.next);
+            let mine: Vec<u64> = (0..next.word_count())
+                .into_par_iter()
+                .flat_map_iter(|w| {
+                    let open = table.value_bits(w, UNREACHED) | next.word(w);
+                    (0..64)
+                        .filter(move |b| open >> b & 1 == 1)
+                        .map(move |b| slab.global(w as u64 * 64 + b))
+                })
+                .collect();
+            remaining.extend(mine);
+            self.found[i] = 0;
+            self.files.drop_inboxes(i)?;
+        }
+        remaining.par_sort_unstable();
+        Ok(Tail {
+            remaining,
+            levels: Vec::new(),
+        })
+    }
+
+    /// Writes the levels the tail found into the slabs' tables (and clears the states of the
+    /// next level found there before the tail), where it found any since they were last written.
+    fn write_tail(&mut self) -> Result<(), String> {
+        let Some(tail) = &mut self.tail else {
+            return Ok(());
+        };
+        if tail.levels.is_empty() {
+            return Ok(());
+        }
+        let levels = std::mem::take(&mut tail.levels);
+        for i in 0..self.slabs.len() {
+            let slab = self.slabs[i].clone();
+            let loaded = self.files.reader(i, slab.entries())()?;
+            self.files.count(loaded.io);
+            let (table, next) = (loaded.table, loaded.next);
+            for w in 0..next.word_count() {
+                for half in 0..2 {
+                    let found = (next.word(w) >> (32 * half)) as u32;
+                    let t = 2 * w + half;
+                    if found != 0 && t < table.word_count() {
+                        let unreached = spread(found) * u64::from(UNREACHED);
+                        table.store_word(t, table.word(t) | unreached);
+                    }
+                }
+            }
+            for (depth, states) in &levels {
+                for &r in states.iter().filter(|&&r| slab.contains(r)) {
+                    table.claim(slab.local(r), (depth % 3) as u8);
+                }
+            }
+            self.files.write_table(i, &table)?;
+            self.files.write_next(i, &Bitmap::new(slab.entries()))?;
         }
         Ok(())
     }
@@ -427,6 +498,20 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
             }
             self.lay_out()?;
         }
+        let unreached = self.space.size() - levels.total();
+        let (size, moves) = (self.space.size(), self.space.move_count());
+        if self.tail.is_none() && Tail::pays(unreached, size, moves, self.list_bytes) {
+            self.tail = Some(self.unreached()?);
+        }
+        if let Some(tail) = &mut self.tail {
+            let count = tail.pass(self.space, levels.len());
+            progress.found(count);
+            if count > 0 {
+                self.smallest = tail.smallest(self.limit);
+            }
+            self.step(before);
+            return Ok(count);
+        }
         // The pass completes level `depth` and expands it.
         let depth = levels.len();
         let mut count = 0;
@@ -479,11 +564,13 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
     ) -> Result<(), String> {
         self.lay_out()?;
+        self.write_tail()?;
         f(&self.view()?)
     }
 
     fn into_table(mut self) -> Result<DistanceTable, String> {
         self.lay_out()?;
+        self.write_tail()?;
         let view = self.view()?;
         let mut bytes = Vec::new();
         view.append_le_bytes(
