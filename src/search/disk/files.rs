@@ -177,21 +177,36 @@ impl SlabFiles {
 
     /// Appends `ranks` to slab `slab`'s inbox for level `depth`.
     pub(super) fn send(&mut self, slab: usize, depth: u64, ranks: &[u64]) -> Result<(), String> {
+        debug_assert!(ranks.is_sorted());
         let started = Instant::now();
         let path = self.inbox(slab, depth % 2);
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
         let mut file = (OpenOptions::new().create(true).append(true))
             .open(&path)
             .map_err(fail)?;
-        // A piece at a time: no second copy of the ranks.
-        let mut bytes = Vec::with_capacity(IO_BYTES.min(8 * ranks.len()));
-        for piece in ranks.chunks(IO_BYTES / 8) {
+        // A batch at a time: its number of ranks and of bytes, then the gaps between its ranks
+        // (ascending) in 7-bit groups, low first, the high bit set on all but a gap's last.
+        let mut bytes = Vec::new();
+        for batch in ranks.chunks(IO_BYTES / 8) {
             bytes.clear();
-            bytes.extend(piece.iter().flat_map(|r| r.to_le_bytes()));
+            bytes.extend([0u8; 16]);
+            let mut last = 0;
+            for &r in batch {
+                let mut gap = r - last;
+                last = r;
+                while gap >= 0x80 {
+                    bytes.push(gap as u8 | 0x80);
+                    gap >>= 7;
+                }
+                bytes.push(gap as u8);
+            }
+            let len = bytes.len() as u64 - 16;
+            bytes[..8].copy_from_slice(&(batch.len() as u64).to_le_bytes());
+            bytes[8..16].copy_from_slice(&len.to_le_bytes());
             file.write_all(&bytes).map_err(fail)?;
+            self.io.written += bytes.len() as u64;
         }
         self.pending[slab][(depth % 2) as usize] += ranks.len() as u64;
-        self.io.written += 8 * ranks.len() as u64;
         self.io.seconds += started.elapsed().as_secs_f64();
         Ok(())
     }
@@ -211,20 +226,39 @@ impl SlabFiles {
         let path = self.inbox(slab, depth % 2);
         let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
         let file = File::open(&path).map_err(fail)?;
-        let len = 8 * self.pending[slab][parity];
-        let mut bytes = vec![0u8; IO_BYTES.min(len as usize)];
+        let len = file.metadata().map_err(fail)?.len();
+        let damaged = || format!("{} is damaged: remove its folder and start again", path.display());
         let mut at = 0;
+        let mut bytes = Vec::new();
         while at < len {
-            let n = bytes.len().min((len - at) as usize);
             let started = Instant::now();
-            file.read_exact_at(&mut bytes[..n], at).map_err(fail)?;
-            self.io.read += n as u64;
+            let mut header = [0u8; 16];
+            file.read_exact_at(&mut header, at).map_err(fail)?;
+            let count = u64::from_le_bytes(header[..8].try_into().expect("8 bytes"));
+            let n = u64::from_le_bytes(header[8..].try_into().expect("8 bytes"));
+            if count > (IO_BYTES / 8) as u64 || n > 10 * count || at + 16 + n > len {
+                return Err(damaged());
+            }
+            bytes.resize(n as usize, 0);
+            file.read_exact_at(&mut bytes, at + 16).map_err(fail)?;
+            self.io.read += 16 + n;
             self.io.seconds += started.elapsed().as_secs_f64();
-            let ranks: Vec<u64> = (bytes[..n].chunks_exact(8))
-                .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
-                .collect();
+            let mut ranks = Vec::with_capacity(count as usize);
+            let (mut last, mut gap, mut shift) = (0u64, 0u64, 0);
+            for &b in &bytes {
+                gap |= u64::from(b & 0x7f) << shift;
+                shift += 7;
+                if b & 0x80 == 0 {
+                    last += gap;
+                    ranks.push(last);
+                    (gap, shift) = (0, 0);
+                }
+            }
+            if ranks.len() as u64 != count || shift != 0 {
+                return Err(damaged());
+            }
             f(&ranks);
-            at += n as u64;
+            at += 16 + n;
         }
         self.pending[slab][parity] = 0;
         self.remove(&path)
