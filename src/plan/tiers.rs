@@ -118,7 +118,12 @@ impl DiskSlabs {
         );
         let _ = writeln!(
             out,
-            "  each pass reads and writes each slab that has states of the level, once"
+            "  a pass reads and writes each slab that has states of the level once: at most {} each way, and the inboxes",
+            bytes(self.disk)
+        );
+        let _ = writeln!(
+            out,
+            "  the first levels run as lists in memory, the last ones among a list of the unreached states, with no pass over the slabs"
         );
         out
     }
