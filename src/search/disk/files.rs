@@ -227,7 +227,12 @@ impl SlabFiles {
         let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
         let file = File::open(&path).map_err(fail)?;
         let len = file.metadata().map_err(fail)?.len();
-        let damaged = || format!("{} is damaged: remove its folder and start again", path.display());
+        let damaged = || {
+            format!(
+                "{} is damaged: remove its folder and start again",
+                path.display()
+            )
+        };
         let mut at = 0;
         let mut bytes = Vec::new();
         while at < len {
