@@ -8,6 +8,7 @@
 //! plane only) never leave it. A process's table holds its slab plane by plane: its entry `i` is
 //! column `first + i % w` of plane `i / w`, `w` the slab's width.
 
+pub mod gaps;
 pub mod moves;
 
 use crate::table::ENTRIES_PER_WORD;

@@ -3,6 +3,7 @@
 //! and the rounds a pass is cut into.
 
 use crate::search::Progress;
+use crate::search::slab::gaps;
 use ::mpi::Threading;
 use ::mpi::collective::SystemOperation;
 use ::mpi::datatype::{Partition, PartitionMut};
@@ -361,16 +362,7 @@ fn encode(mut ranks: Vec<u64>) -> Vec<u8> {
     ranks.sort_unstable();
     ranks.dedup();
     let mut bytes = Vec::with_capacity(ranks.len() * 2);
-    let mut previous = 0;
-    for r in ranks {
-        let mut delta = r - previous;
-        previous = r;
-        while delta >= 0x80 {
-            bytes.push((delta as u8) | 0x80);
-            delta >>= 7;
-        }
-        bytes.push(delta as u8);
-    }
+    gaps::encode(&ranks, &mut bytes);
     zstd::bulk::compress(&bytes, ZSTD_LEVEL).expect("zstd compresses a buffer in memory")
 }
 
@@ -381,16 +373,8 @@ fn decode(chunk: &[u8]) -> Vec<u64> {
     }
     let bytes = zstd::stream::decode_all(chunk).expect("a chunk this job's processes encoded");
     let mut ranks = Vec::new();
-    let (mut value, mut shift, mut previous) = (0u64, 0, 0u64);
-    for b in bytes {
-        value |= u64::from(b & 0x7f) << shift;
-        shift += 7;
-        if b & 0x80 == 0 {
-            previous += value;
-            ranks.push(previous);
-            (value, shift) = (0, 0);
-        }
-    }
+    let whole = gaps::decode(&bytes, &mut ranks);
+    debug_assert!(whole, "a chunk this job's processes encoded");
     ranks
 }
 

@@ -4,6 +4,7 @@
 //! bytes they moved.
 
 use crate::search::bitmap::Bitmap;
+use crate::search::slab::gaps;
 use crate::table::{DistanceTable, TableView};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -184,22 +185,12 @@ impl SlabFiles {
         let mut file = (OpenOptions::new().create(true).append(true))
             .open(&path)
             .map_err(fail)?;
-        // A batch at a time: its number of ranks and of bytes, then the gaps between its ranks
-        // (ascending) in 7-bit groups, low first, the high bit set on all but a gap's last.
+        // A batch at a time: its number of ranks and of bytes, then the gaps between its ranks.
         let mut bytes = Vec::new();
         for batch in ranks.chunks(IO_BYTES / 8) {
             bytes.clear();
             bytes.extend([0u8; 16]);
-            let mut last = 0;
-            for &r in batch {
-                let mut gap = r - last;
-                last = r;
-                while gap >= 0x80 {
-                    bytes.push(gap as u8 | 0x80);
-                    gap >>= 7;
-                }
-                bytes.push(gap as u8);
-            }
+            gaps::encode(batch, &mut bytes);
             let len = bytes.len() as u64 - 16;
             bytes[..8].copy_from_slice(&(batch.len() as u64).to_le_bytes());
             bytes[8..16].copy_from_slice(&len.to_le_bytes());
@@ -249,17 +240,7 @@ impl SlabFiles {
             self.io.read += 16 + n;
             self.io.seconds += started.elapsed().as_secs_f64();
             let mut ranks = Vec::with_capacity(count as usize);
-            let (mut last, mut gap, mut shift) = (0u64, 0u64, 0);
-            for &b in &bytes {
-                gap |= u64::from(b & 0x7f) << shift;
-                shift += 7;
-                if b & 0x80 == 0 {
-                    last += gap;
-                    ranks.push(last);
-                    (gap, shift) = (0, 0);
-                }
-            }
-            if ranks.len() as u64 != count || shift != 0 {
+            if !gaps::decode(&bytes, &mut ranks) || ranks.len() as u64 != count {
                 return Err(damaged());
             }
             f(&ranks);

@@ -11,7 +11,7 @@
 use crate::puzzle::{BlockMove, StateSpace};
 use crate::rank::window::WindowMove;
 use crate::search::slab::Slab;
-use crate::search::slab::moves::SlabMoves;
+use crate::search::slab::moves::{self, SlabMoves};
 use crate::table::ENTRIES_PER_WORD;
 use std::ops::Range;
 
@@ -56,13 +56,7 @@ pub struct Split {
 /// The moves of `space` split for `slabs` (its slabs, in order).
 pub fn split<S: StateSpace>(space: &S, slabs: &[Slab]) -> Split {
     let size = space.size();
-    let (blocks, residual) = match space.structure() {
-        Some(s) => (s.blocks, s.residual),
-        None => (
-            Vec::new(),
-            (0..space.move_count()).map(|m| (0..size, m)).collect(),
-        ),
-    };
+    let (blocks, residual) = moves::parts(space);
     let mut parts: Vec<Option<Vec<Vec<BlockMove>>>> =
         blocks.iter().map(|b| localize(b, slabs)).collect();
     // A move stays swept only while a move of its inverse does.

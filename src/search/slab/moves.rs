@@ -35,15 +35,8 @@ pub struct SlabMoves {
 impl SlabMoves {
     /// The moves of `space` for the slabs like `slab`.
     pub fn new<S: StateSpace>(space: &S, slab: &Slab) -> SlabMoves {
-        let size = space.size();
-        let (blocks, residual) = match space.structure() {
-            Some(s) => (s.blocks, s.residual),
-            None => (
-                Vec::new(),
-                (0..space.move_count()).map(|m| (0..size, m)).collect(),
-            ),
-        };
-        SlabMoves::of(blocks, residual, size, slab)
+        let (blocks, residual) = parts(space);
+        SlabMoves::of(blocks, residual, space.size(), slab)
     }
 
     /// The moves `blocks` and `residual` (ranges of ranks and the move applied there state by
@@ -115,6 +108,20 @@ impl SlabMoves {
             segment: 0,
             runs: vec![Run::default(); self.blocks.len()],
         }
+    }
+}
+
+/// The moves of `space`: its block moves, and ranges of ranks with the move applied there state
+/// by state (every move, everywhere, where it has no structure).
+pub fn parts<S: StateSpace>(space: &S) -> (Vec<BlockMove>, Vec<(Range<u64>, usize)>) {
+    match space.structure() {
+        Some(s) => (s.blocks, s.residual),
+        None => (
+            Vec::new(),
+            (0..space.move_count())
+                .map(|m| (0..space.size(), m))
+                .collect(),
+        ),
     }
 }
 
