@@ -16,7 +16,7 @@
 //!
 //! Under [`Footprint::Full`] the entries set in the pass form the next frontier bitmap.
 //!
-//! One idea, the pass and its two phases, holds this module a little over 600 lines; what a pass
+//! One idea, the pass and its two phases, holds this module under 700 lines; what a pass
 //! reads ([`frontier`]) and the block moves it prepares ([`positions`]) stand apart.
 //!
 //! [`Footprint::Full`]: super::Footprint::Full
