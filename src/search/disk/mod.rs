@@ -180,12 +180,14 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                     }
                 }
                 Source::Lists(lists) => {
+                    let mut last = Vec::new();
                     for d in 0..=depth as usize {
-                        for local in lists.in_slab(d, &slab) {
+                        last = lists.in_slab(d, &slab);
+                        for &local in &last {
                             part.claim(local, (d % 3) as u8);
                         }
                     }
-                    Bitmap::from_ranks(slab.entries(), &lists.in_slab(depth as usize, &slab))
+                    Bitmap::from_ranks(slab.entries(), &last)
                 }
             };
             smallest = self.keep_smallest(i, &level, smallest);
