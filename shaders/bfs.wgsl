@@ -260,28 +260,67 @@ fn mark_seen(at: vec3<u32>) {
     word_or(at.x, at.y - (at.y % 3u) + 2u, 1u << (at.z / 2u + 16u * (at.y % 3u)));
 }
 
+// Places in the next list reserved by a workgroup: what its invocations asked for so far, and
+// where the workgroup's places begin.
+var<workgroup> group_listed: atomic<u32>;
+var<workgroup> group_list_base: u32;
+
+// Reserves `n` places in the next list for this invocation, with one global atomic for the
+// whole workgroup (an atomic for each claim queues them all on the list's counter); the first
+// of them. It has barriers: every invocation of the workgroup must call it.
+fn reserve(lane: u32, n: u32) -> u32 {
+    let offset = atomicAdd(&group_listed, n);
+    workgroupBarrier();
+    if lane == 0u {
+        let total = atomicExchange(&group_listed, 0u);
+        if total != 0u {
+            group_list_base = atomicAdd(&lists[0], total);
+        }
+    }
+    workgroupBarrier();
+    let first = group_list_base + offset;
+    // Nobody may change the base before everyone has read it.
+    workgroupBarrier();
+    return first;
+}
+
 // Top-down from the lists: invocation i marks rank i of level d - 1 as seen (what a scan's
 // `settle` does) and expands rank i of level d, claiming its neighbours for level d + 1 and
-// listing them; then rank i + the dispatch's size, and so on.
+// listing them; then rank i + the dispatch's size, and so on. A workgroup goes round the loop
+// (and its moves, 32 at a time) together, so that it reserves its places in the list at once.
 @compute @workgroup_size(64)
 fn top_down_list(
-    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     var claimed = 0u;
-    for (var i = id.x; i < max(params.list_prev, params.list_cur); i += groups.x * 64u) {
+    let longest = max(params.list_prev, params.list_cur);
+    for (var start = group.x * 64u; start < longest; start += groups.x * 64u) {
+        let i = start + lane;
         if i < params.list_prev {
             mark_seen(locate(list_rank(0u, i)));
         }
-        if i < params.list_cur {
+        let expands = i < params.list_cur;
+        if expands {
             load_state(list_rank(1u, i));
-            for (var m = 0u; m < MOVES; m++) {
-                let n = neighbour(m);
-                if claim(n, params.next) {
-                    claimed += 1u;
-                    append(n);
+        }
+        for (var first_move = 0u; first_move < MOVES; first_move += 32u) {
+            let moves = min(MOVES - first_move, 32u);
+            var won = 0u;
+            if expands {
+                for (var m = 0u; m < moves; m++) {
+                    if claim(neighbour(first_move + m), params.next) {
+                        won |= 1u << m;
+                    }
                 }
+            }
+            claimed += countOneBits(won);
+            var at = reserve(lane, countOneBits(won));
+            while won != 0u {
+                list_store(at, neighbour(first_move + countTrailingZeros(won)));
+                won &= won - 1u;
+                at++;
             }
         }
     }
