@@ -96,6 +96,19 @@ impl DistanceTable {
         Ok(DistanceTable { words, entries })
     }
 
+    /// This table's memory as a table of `entries` entries whose every word the caller will
+    /// store (the old values stay until then): memory reused, not fresh pages the kernel must
+    /// zero each time.
+    pub fn reused(mut self, entries: u64) -> DistanceTable {
+        let len = entries.div_ceil(ENTRIES_PER_WORD) as usize;
+        self.words.truncate(len);
+        self.words.resize_with(len, || AtomicU64::new(u64::MAX));
+        DistanceTable {
+            words: self.words,
+            entries,
+        }
+    }
+
     /// A table holding `words` (entry `r` at bits `2 * (r % 32)` of word `r / 32`).
     pub fn from_words(entries: u64, words: Vec<u64>) -> DistanceTable {
         assert_eq!(words.len() as u64, entries.div_ceil(ENTRIES_PER_WORD));

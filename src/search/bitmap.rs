@@ -19,6 +19,19 @@ impl Bitmap {
         Bitmap { words, len }
     }
 
+    /// This bitmap's memory as a bitmap over `len` ranks whose every word the caller will store
+    /// (or [`Bitmap::clear`]; the old words stay until then): memory reused, not fresh pages the
+    /// kernel must zero each time.
+    pub fn reused(mut self, len: u64) -> Bitmap {
+        let words = len.div_ceil(64) as usize;
+        self.words.truncate(words);
+        self.words.resize_with(words, || AtomicU64::new(0));
+        Bitmap {
+            words: self.words,
+            len,
+        }
+    }
+
     /// The set whose word `w` is `word(w)`.
     pub fn from_fn(len: u64, word: impl Fn(usize) -> u64 + Sync) -> Bitmap {
         let words = (0..len.div_ceil(64) as usize)
@@ -76,6 +89,13 @@ impl Bitmap {
     #[inline]
     pub fn store_word(&self, w: usize, value: u64) {
         self.words[w].store(value, Relaxed)
+    }
+
+    /// Stores little-endian `bytes` (whole words) from word `first` on.
+    pub fn store_le_bytes(&self, first: usize, bytes: &[u8]) {
+        for (word, b) in self.words[first..].iter().zip(bytes.chunks_exact(8)) {
+            word.store(u64::from_le_bytes(b.try_into().expect("8 bytes")), Relaxed);
+        }
     }
 
     /// Sets `bits` in word `w` atomically.

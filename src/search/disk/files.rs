@@ -2,18 +2,56 @@
 //! states of the next level found in it so far, and its inboxes (the ranks of the next level and
 //! of the one after that other slabs found in it, applied when it is next loaded); and the
 //! bytes they moved.
+//!
+//! Tables and bitmaps move with direct I/O (`O_DIRECT`) where the file system allows: between
+//! the disk and a block-aligned buffer, with no copy into the page cache and none kept there, as
+//! a table larger than memory would see it. Elsewhere (tmpfs, say) they are written, synced and
+//! dropped from the page cache instead. Their files are padded to whole blocks.
 
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
 use crate::table::{DistanceTable, TableView};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Bytes a file is read or written in at a time.
 const IO_BYTES: usize = 64 << 20;
+
+/// Direct I/O moves whole blocks of this many bytes, at offsets and addresses that are multiples
+/// of it.
+const BLOCK: usize = 4096;
+
+/// A buffer of [`IO_BYTES`] that starts on a block boundary.
+struct Aligned {
+    bytes: Vec<u8>,
+    start: usize,
+}
+
+impl Aligned {
+    fn new() -> Aligned {
+        let bytes = vec![0u8; IO_BYTES + BLOCK];
+        let start = bytes.as_ptr().align_offset(BLOCK);
+        Aligned { bytes, start }
+    }
+
+    /// Its first `len` bytes.
+    fn get(&mut self, len: usize) -> &mut [u8] {
+        &mut self.bytes[self.start..self.start + len]
+    }
+}
+
+/// Opens `path` as `options` say, with direct I/O where its file system allows it; whether it
+/// did.
+fn open(path: &Path, options: &OpenOptions) -> std::io::Result<(File, bool)> {
+    match options.clone().custom_flags(libc::O_DIRECT).open(path) {
+        Ok(file) => Ok((file, true)),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok((options.open(path)?, false)),
+        Err(e) => Err(e),
+    }
+}
 
 /// The bytes read and written, and the seconds it took.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -34,24 +72,42 @@ pub(super) struct Loaded {
     pub(super) io: Io,
 }
 
-/// Reads `path` a piece at a time (no copy of the whole file in memory), calling `store` with
-/// the first word of each piece and its bytes, and leaves none of it in the page cache.
-fn read(path: &Path, store: &mut dyn FnMut(usize, &[u8])) -> Result<Io, String> {
+/// Reads the first `len` bytes of `path` a piece at a time (no copy of the whole file in
+/// memory), calling `store` with the first word of each piece and its bytes, and leaves none of
+/// it in the page cache.
+fn read(path: &Path, len: u64, store: &mut dyn FnMut(usize, &[u8])) -> Result<Io, String> {
     let started = Instant::now();
     let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-    let file = File::open(path).map_err(fail)?;
-    let len = file.metadata().map_err(fail)?.len();
-    let mut bytes = vec![0u8; IO_BYTES.min(len as usize)];
+    let (file, direct) = open(path, OpenOptions::new().read(true)).map_err(fail)?;
+    let mut buffer = Aligned::new();
     let mut at = 0;
     while at < len {
-        let n = bytes.len().min((len - at) as usize);
-        file.read_exact_at(&mut bytes[..n], at).map_err(fail)?;
-        store((at / 8) as usize, &bytes[..n]);
+        let n = IO_BYTES.min((len - at) as usize);
+        let piece = buffer.get(n.next_multiple_of(BLOCK));
+        let mut got = 0;
+        while got < piece.len() {
+            match file
+                .read_at(&mut piece[got..], at + got as u64)
+                .map_err(fail)?
+            {
+                0 => break,
+                more => got += more,
+            }
+        }
+        if got < n {
+            return Err(format!(
+                "{} is shorter than its slab: remove its folder and start again",
+                path.display()
+            ));
+        }
+        store((at / 8) as usize, &piece[..n]);
         at += n as u64;
     }
-    uncache(&file);
+    if !direct {
+        uncache(&file);
+    }
     Ok(Io {
-        read: len,
+        read: len.next_multiple_of(BLOCK as u64),
         written: 0,
         seconds: started.elapsed().as_secs_f64(),
     })
@@ -71,6 +127,11 @@ pub(super) struct SlabFiles {
     /// Ranks in each slab's inboxes, for levels of even and of odd depth.
     pending: Vec<[u64; 2]>,
     pub(super) io: Io,
+    /// The buffer of writes.
+    buffer: Aligned,
+    /// Tables and bitmaps of slabs done with, for the next ones ([`SlabFiles::keep`]).
+    spare_tables: Vec<DistanceTable>,
+    spare_bits: Vec<Bitmap>,
 }
 
 impl SlabFiles {
@@ -82,6 +143,9 @@ impl SlabFiles {
             folder: folder.to_path_buf(),
             pending: vec![[0; 2]; slabs],
             io: Io::default(),
+            buffer: Aligned::new(),
+            spare_tables: Vec::new(),
+            spare_bits: Vec::new(),
         };
         for slab in 0..slabs {
             files.remove(&files.inbox(slab, 0))?;
@@ -114,28 +178,48 @@ impl SlabFiles {
     }
 
     /// Reads slab `slab`'s table and the bits of its states of the next level (of `entries`
-    /// entries): a job for any thread, which the engine counts ([`SlabFiles::count`]).
+    /// entries), into memory kept from earlier slabs where there is some: a job for any thread,
+    /// which the engine counts ([`SlabFiles::count`]).
     pub(super) fn reader(
-        &self,
+        &mut self,
         slab: usize,
         entries: u64,
     ) -> impl FnOnce() -> Result<Loaded, String> + Send + 'static {
         let (table_path, next_path) = (self.table_path(slab), self.next_path(slab));
+        let table = match self.spare_tables.pop() {
+            Some(spare) => spare.reused(entries),
+            None => DistanceTable::new(entries),
+        };
+        let next = self.bits(entries);
         move || {
-            let table = DistanceTable::new(entries);
-            let mut io = read(&table_path, &mut |word, bytes| {
+            let len = DistanceTable::bytes_for(entries);
+            let mut io = read(&table_path, len, &mut |word, bytes| {
                 table.store_le_bytes(word, bytes)
             })?;
-            let next = Bitmap::new(entries);
-            let more = read(&next_path, &mut |word, bytes| {
-                for (i, b) in bytes.chunks_exact(8).enumerate() {
-                    next.store_word(word + i, u64::from_le_bytes(b.try_into().expect("8 bytes")));
-                }
+            let bits = 8 * next.word_count() as u64;
+            let more = read(&next_path, bits, &mut |word, bytes| {
+                next.store_le_bytes(word, bytes)
             })?;
             io.read += more.read;
             io.seconds += more.seconds;
             Ok(Loaded { table, next, io })
         }
+    }
+
+    /// A bitmap of `len` ranks, from the memory of earlier slabs where there is some, whose
+    /// words the caller stores or clears.
+    pub(super) fn bits(&mut self, len: u64) -> Bitmap {
+        match self.spare_bits.pop() {
+            Some(spare) => spare.reused(len),
+            None => Bitmap::new(len),
+        }
+    }
+
+    /// Keeps a slab's table and bitmaps for the next slabs: reading into memory already
+    /// mapped saves the kernel zeroing fresh pages, twice the table's size a slab.
+    pub(super) fn keep(&mut self, table: DistanceTable, bits: impl IntoIterator<Item = Bitmap>) {
+        self.spare_tables.push(table);
+        self.spare_bits.extend(bits);
     }
 
     /// Counts the bytes read by a [`SlabFiles::reader`].
@@ -259,7 +343,8 @@ impl SlabFiles {
         Ok([open(self.table_path(slab))?, open(self.next_path(slab))?])
     }
 
-    /// Writes `words` words to `path`, `fill` appending the bytes of each range of them.
+    /// Writes `words` words to `path` (padded to whole blocks), `fill` appending the bytes of
+    /// each range of them.
     fn write(
         &mut self,
         path: &Path,
@@ -268,19 +353,31 @@ impl SlabFiles {
     ) -> Result<(), String> {
         let started = Instant::now();
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-        let mut file = File::create(path).map_err(fail)?;
+        let options = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .clone();
+        let (file, direct) = open(path, &options).map_err(fail)?;
         let per = IO_BYTES / 8;
         let mut bytes = Vec::with_capacity(IO_BYTES.min(8 * words));
+        let mut at = 0;
         for start in (0..words).step_by(per) {
             bytes.clear();
             fill(start..(start + per).min(words), &mut bytes)?;
-            file.write_all(&bytes).map_err(fail)?;
-            self.io.written += bytes.len() as u64;
+            let piece = self.buffer.get(bytes.len().next_multiple_of(BLOCK));
+            piece[..bytes.len()].copy_from_slice(&bytes);
+            piece[bytes.len()..].fill(0);
+            file.write_all_at(piece, at).map_err(fail)?;
+            at += piece.len() as u64;
         }
+        self.io.written += at;
         // On the disk, not in the page cache: the next read comes from the disk, as it must for
         // a table larger than memory.
         file.sync_data().map_err(fail)?;
-        uncache(&file);
+        if !direct {
+            uncache(&file);
+        }
         self.io.seconds += started.elapsed().as_secs_f64();
         Ok(())
     }

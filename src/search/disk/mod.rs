@@ -522,27 +522,30 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         let order: Vec<usize> = (0..self.slabs.len())
             .filter(|&i| self.found[i] > 0 || self.files.has_inbox(i, depth))
             .collect();
-        let reader = |i: usize| self.files.reader(i, self.slabs[i].entries());
-        let mut readers: Vec<_> = order.iter().map(|&i| reader(i)).collect();
-        readers.reverse();
         std::thread::scope(|scope| -> Result<(), String> {
             // The next slab is read while this one is searched.
-            let mut ahead = readers.pop().map(|r| scope.spawn(r));
-            for &i in &order {
+            let entries: Vec<u64> = order.iter().map(|&i| self.slabs[i].entries()).collect();
+            let read = |files: &mut SlabFiles, at: usize| {
+                (order.get(at)).map(|&i| scope.spawn(files.reader(i, entries[at])))
+            };
+            let mut ahead = read(&mut self.files, 0);
+            for (at, &i) in order.iter().enumerate() {
                 let loaded = (ahead.take().expect("a reader a slab"))
                     .join()
                     .map_err(|_| format!("reading slab {i} failed"))??;
-                ahead = readers.pop().map(|r| scope.spawn(r));
+                ahead = read(&mut self.files, at + 1);
                 self.files.count(loaded.io);
                 let (table, level) = (loaded.table, loaded.next);
                 let here = self.found[i] + self.receive(i, &table, &level, depth)?;
                 progress.found(here);
                 count += here;
                 smallest = self.keep_smallest(i, &level, std::mem::take(&mut smallest));
-                let next = Bitmap::new(table.entries());
+                let next = self.files.bits(table.entries());
+                next.clear();
                 self.found[i] = self.expand(i, &table, &level, &next, depth)?;
                 self.files.write_table(i, &table)?;
                 self.files.write_next(i, &next)?;
+                self.files.keep(table, [level, next]);
             }
             Ok(())
         })?;
