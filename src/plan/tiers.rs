@@ -2,15 +2,13 @@
 //! that one of them and what its passes hold beside it fit the budget ([`crate::search::disk`]).
 
 use super::FIXED_BYTES;
+use crate::search::disk::IO_BYTES;
 use crate::search::slab::{self, ROUND_BYTES};
 use crate::store;
 use crate::table::DistanceTable;
 use crate::units::bytes;
 use std::fmt::Write;
 use std::path::PathBuf;
-
-/// Bytes an inbox is read in at a time, and the ranks decoded from them.
-const INBOX_BATCH_BYTES: u64 = 2 * (64 << 20);
 
 /// The table's slabs on disk.
 #[derive(Clone, Debug)]
@@ -147,7 +145,8 @@ fn slab_memory(entries: u64, threads: usize) -> Vec<(&'static str, u64)> {
         ),
         // A round's neighbours for other slabs, and their sorted copy.
         ("neighbours for other slabs (a round)", 2 * ROUND_BYTES),
-        ("an inbox batch", INBOX_BATCH_BYTES),
+        ("slab reads and writes (three buffers)", 3 * IO_BYTES as u64),
+        ("an inbox batch (its bytes and ranks)", 2 * IO_BYTES as u64),
         ("fixed (process, tasks)", FIXED_BYTES),
         ("chunks in flight (writing)", store::batch_bytes(threads)),
     ]

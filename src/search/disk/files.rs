@@ -17,8 +17,10 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Bytes a file is read or written in at a time.
-const IO_BYTES: usize = 64 << 20;
+/// Bytes a file is read or written in at a time (and the most an inbox batch holds): three
+/// buffers of it move the slabs (one read, one written and its bytes), and an inbox batch takes
+/// at most twice it (its bytes and its ranks).
+pub const IO_BYTES: usize = 16 << 20;
 
 /// Direct I/O moves whole blocks of this many bytes, at offsets and addresses that are multiples
 /// of it.

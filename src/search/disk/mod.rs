@@ -17,7 +17,7 @@ mod local;
 mod tail;
 mod view;
 
-pub use files::Io;
+pub use files::{IO_BYTES, Io};
 pub use local::slab_units;
 
 use crate::puzzle::{BlockMove, StateSpace, Structure};
