@@ -51,17 +51,19 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
     let saved = every.0.into_inner().unwrap();
     let dir = scratch(&format!("disk-{}", what.replace(' ', "-")));
     let best = slab_units(space)[0];
-    // The first levels as lists in no bytes (none), a few, more, and all of them.
-    for (slabs, unit, list_bytes) in [
-        (1, 32, 0),
-        (2, best, 1 << 12),
-        (3, 32, 1 << 16),
-        (7, best, u64::MAX),
+    // The first levels as lists in no bytes (none), a few, more, and all of them; rounds of
+    // neighbours for other slabs of 64 ranks and more.
+    for (slabs, unit, list_bytes, round_bytes) in [
+        (1, 32, 0, 64 << 20),
+        (2, best, 1 << 12, 1 << 10),
+        (3, 32, 1 << 16, 1 << 16),
+        (7, best, u64::MAX, 1 << 20),
     ] {
         let cut = Cut {
             slabs,
             unit,
             list_bytes,
+            round_bytes,
         };
         let engine = DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap();
         let got = search_on(space, engine, &options, None, None).unwrap();
@@ -168,8 +170,26 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
         text.contains("disk tier: the table in 13 slabs of at most 6706022400 entries"),
         "{text}"
     );
+    // The parts beside the slab scale with the budget: Turnstyle 13's table of 742 MiB in
+    // 256 MiB.
+    let out = common::gpusearch(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "13",
+        "--memory",
+        "256MiB",
+        "--dry-run",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success()
+            && text.contains("disk tier: the table in 17 slabs of at most 188697600 entries")
+            && text.contains("the fixed) 245.5 MiB"),
+        "{text}"
+    );
     // Below what even one slab's fixed parts take, refused.
-    let out = turnstyle_14(&["--memory", "300MiB", "--out", "/tmp/never"]);
+    let out = turnstyle_14(&["--memory", "100MiB", "--out", "/tmp/never"]);
     let e = String::from_utf8(out.stderr).unwrap();
     assert!(
         !out.status.success() && e.contains("not even one slab of it fits"),

@@ -82,7 +82,7 @@ fn a_budget_picks_the_strategy_and_says_why() {
     // Turnstyle 12: a 114 MiB table; full needs about 2.1x the table beside fixed room, lean
     // about the table.
     let plan = |memory: &str| dry_run(&["--puzzle", "turnstyle", "--n", "12", "--memory", memory]);
-    let text = plan("400MiB");
+    let text = plan("330MiB");
     assert!(text.contains("strategy: lean"), "{text}");
     assert!(text.contains("table (2 bits an entry)"), "{text}");
     assert!(text.contains("free disk needed"), "{text}");

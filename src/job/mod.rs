@@ -323,6 +323,7 @@ fn search_placed<S: StateSpace>(
                 slabs: slabs.count,
                 unit: slabs.unit,
                 list_bytes: slabs.loaded_bytes(),
+                round_bytes: slabs.round_bytes,
             };
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, options.antipode_limit)?;
             let (levels, antipodes, written) =

@@ -19,8 +19,11 @@ pub struct DiskSlabs {
     pub unit: u64,
     /// The entries of the largest.
     pub entries: u64,
-    /// What a loaded slab holds in memory, by part: (what, bytes).
+    /// What a loaded slab holds in memory, by part: (what, bytes); the last two, the fixed
+    /// room and the distances file's chunks, are not held during the search ([`DiskSlabs::total`]).
     pub memory: Vec<(&'static str, u64)>,
+    /// Bytes of the neighbours a round sends to other slabs.
+    pub round_bytes: u64,
     /// Bytes of every slab's table and the bits of its next level on disk.
     pub disk: u64,
     /// The folder they are kept in.
@@ -61,7 +64,10 @@ impl DiskSlabs {
         // Beside its fixed parts a slab takes 7 bits an entry (2 of table, 2 of levels, 3 of
         // the next slab read ahead): the fewest slabs that may fit, then a few more where the
         // cut is uneven.
-        let fixed: u64 = slab_memory(0, threads).iter().map(|(_, b)| b).sum();
+        let round_bytes = round_bytes(budget);
+        // The distances file's chunks (last) do not take room from the search.
+        let parts = slab_memory(0, threads, round_bytes);
+        let fixed: u64 = parts[..parts.len() - 1].iter().map(|(_, b)| b).sum();
         let room = budget.checked_sub(fixed).filter(|&r| r > 0)?;
         let by_memory = (7 * entries).div_ceil(8 * room);
         let by_most = most.map_or(1, |m| whole.div_ceil(m.max(8)));
@@ -73,18 +79,24 @@ impl DiskSlabs {
                 .max()
                 .unwrap_or(0);
             let largest = columns * planes;
-            let memory = slab_memory(largest, threads);
-            let total: u64 = memory.iter().map(|(_, b)| b).sum();
+            let memory = slab_memory(largest, threads, round_bytes);
             let small_enough = most.is_none_or(|m| DistanceTable::bytes_for(largest) <= m);
-            (total <= budget && small_enough).then(|| DiskSlabs {
+            (total(&memory) <= budget && small_enough).then(|| DiskSlabs {
                 count,
                 unit,
                 entries: largest,
                 memory,
+                round_bytes,
                 disk: whole + entries.div_ceil(64) * 8,
                 folder: folder.to_path_buf(),
             })
         })
+    }
+
+    /// The most memory the plan takes: the fixed room, and the larger of the search's parts and
+    /// the distances file's chunks (written after the search, its slabs let go).
+    pub fn total(&self) -> u64 {
+        total(&self.memory)
     }
 
     /// The bytes a loaded slab and what its passes hold beside it take, except the fixed parts:
@@ -106,8 +118,12 @@ impl DiskSlabs {
         for (what, b) in &self.memory {
             let _ = writeln!(out, "  {what:<46} {}", bytes(*b));
         }
-        let total: u64 = self.memory.iter().map(|(_, b)| b).sum();
-        let _ = writeln!(out, "  {:<46} {}", "total", bytes(total));
+        let _ = writeln!(
+            out,
+            "  {:<46} {}",
+            "total (the search or the writing, and the fixed)",
+            bytes(self.total())
+        );
         let _ = writeln!(out, "  {:<46} {}", "budget", bytes(budget));
         let _ = writeln!(
             out,
@@ -127,9 +143,17 @@ impl DiskSlabs {
     }
 }
 
+/// Bytes of a round's neighbours for other slabs under a `budget`: a 32nd of it, from 1 MiB to
+/// [`ROUND_BYTES`] (smaller rounds only append to the inboxes more often).
+fn round_bytes(budget: u64) -> u64 {
+    (budget / 32).clamp(1 << 20, ROUND_BYTES)
+}
+
 /// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part: first
-/// the three that grow with it ([`DiskSlabs::loaded_bytes`]), then the fixed ones.
-fn slab_memory(entries: u64, threads: usize) -> Vec<(&'static str, u64)> {
+/// the three that grow with it ([`DiskSlabs::loaded_bytes`]), then those of the exchanges and
+/// the slabs' I/O; last the fixed room and the distances file's chunks, written after the
+/// search.
+fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static str, u64)> {
     vec![
         (
             "a slab's table (2 bits an entry)",
@@ -144,10 +168,21 @@ fn slab_memory(entries: u64, threads: usize) -> Vec<(&'static str, u64)> {
             DistanceTable::bytes_for(entries) + entries.div_ceil(64) * 8,
         ),
         // A round's neighbours for other slabs, and their sorted copy.
-        ("neighbours for other slabs (a round)", 2 * ROUND_BYTES),
+        ("neighbours for other slabs (a round)", 2 * round_bytes),
         ("slab reads and writes (three buffers)", 3 * IO_BYTES as u64),
         ("an inbox batch (its bytes and ranks)", 2 * IO_BYTES as u64),
         ("fixed (process, tasks)", FIXED_BYTES),
-        ("chunks in flight (writing)", store::batch_bytes(threads)),
+        (
+            "chunks in flight (writing, after the search)",
+            store::batch_bytes(threads),
+        ),
     ]
+}
+
+/// The most of `parts` ([`slab_memory`]) held at once: the fixed room, and the search's parts
+/// or the writing's chunks.
+fn total(parts: &[(&'static str, u64)]) -> u64 {
+    let (search, rest) = parts.split_at(parts.len() - 2);
+    let search: u64 = search.iter().map(|(_, b)| b).sum();
+    rest[0].1 + search.max(rest[1].1)
 }

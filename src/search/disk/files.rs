@@ -20,7 +20,7 @@ use std::time::Instant;
 /// Bytes a file is read or written in at a time (and the most an inbox batch holds): three
 /// buffers of it move the slabs (one read, one written and its bytes), and an inbox batch takes
 /// at most twice it (its bytes and its ranks).
-pub const IO_BYTES: usize = 16 << 20;
+pub const IO_BYTES: usize = 8 << 20;
 
 /// Direct I/O moves whole blocks of this many bytes, at offsets and addresses that are multiples
 /// of it.
@@ -222,6 +222,12 @@ impl SlabFiles {
     pub(super) fn keep(&mut self, table: DistanceTable, bits: impl IntoIterator<Item = Bitmap>) {
         self.spare_tables.push(table);
         self.spare_bits.extend(bits);
+    }
+
+    /// Lets go of the memory kept for the next slabs.
+    pub(super) fn let_go(&mut self) {
+        self.spare_tables = Vec::new();
+        self.spare_bits = Vec::new();
     }
 
     /// Counts the bytes read by a [`SlabFiles::reader`].

@@ -25,7 +25,7 @@ use crate::search::bitmap::{Bitmap, mask};
 use crate::search::engine::{Engine, Passes};
 use crate::search::levels::Levels;
 use crate::search::slab::moves::SlabMoves;
-use crate::search::slab::{self, ROUND_BYTES, Slab};
+use crate::search::slab::{self, Slab};
 use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
 use crate::search::{Progress, Silent, Step};
@@ -51,6 +51,8 @@ pub struct Cut {
     /// The bytes the first levels may take as lists, before the slabs are laid out (a loaded
     /// slab's memory).
     pub list_bytes: u64,
+    /// The bytes of the neighbours a round sends to other slabs.
+    pub round_bytes: u64,
 }
 
 /// What a table on disk is laid out from.
@@ -85,6 +87,8 @@ pub struct DiskEngine<'s, S: StateSpace> {
     lists: Option<Lists>,
     /// The bytes the lists (and the tail) may take.
     list_bytes: u64,
+    /// The bytes of a round's neighbours for other slabs.
+    round_bytes: u64,
     /// The last levels, once few states are left unreached.
     tail: Option<Tail>,
     /// The bytes read and written by each step ([`DiskEngine::steps`]).
@@ -99,6 +103,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             slabs,
             unit,
             list_bytes,
+            round_bytes,
         } = cut;
         let (size, planes) = (space.size(), space.slab_planes());
         let slabs: Vec<Slab> = (0..slabs)
@@ -117,6 +122,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             smallest: Vec::new(),
             lists: None,
             list_bytes,
+            round_bytes,
             tail: None,
             steps: Vec::new(),
             slabs,
@@ -335,9 +341,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             found += sweep.pass_bits(self.space, table, level, next, value, &Silent);
         }
         // The pushed moves, a round of tasks at a time: a round's neighbours outside the slab
-        // stay within ROUND_BYTES.
+        // stay within the plan's round bytes.
         let moves = self.space.move_count() as u64;
-        let round_ranks = (ROUND_BYTES / (8 * moves)).max(64);
+        let round_ranks = (self.round_bytes / (8 * moves)).max(64);
         let tasks: Vec<Range<u64>> = (self.pushed_at[i].iter())
             .flat_map(|r| {
                 (r.start..r.end)
@@ -571,12 +577,15 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     ) -> Result<(), String> {
         self.lay_out()?;
         self.write_tail()?;
+        // The distances file is written in the room the slabs took.
+        self.files.let_go();
         f(&self.view()?)
     }
 
     fn into_table(mut self) -> Result<DistanceTable, String> {
         self.lay_out()?;
         self.write_tail()?;
+        self.files.let_go();
         let view = self.view()?;
         let mut bytes = Vec::new();
         view.append_le_bytes(
