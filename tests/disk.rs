@@ -265,3 +265,59 @@ fn a_run_from_disk_killed_goes_on_from_its_checkpoint() {
     assert!(!disk.join("slabs").exists() && !checkpoint.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run whose slab folder's disk fills up stops with one line naming the folder and the bytes
+/// it still needs, leaves no distances file, and once there is room the same command gives the
+/// file of a run in memory. (`/dev/full` stands for the full disk: every write to it fails with
+/// ENOSPC.)
+#[test]
+fn a_full_disk_is_named_and_the_run_goes_on_once_there_is_room() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("SKIPPED: no /dev/full");
+        return;
+    }
+    let dir = scratch("disk-full");
+    let (memory, disk, slabs) = (dir.join("memory"), dir.join("disk"), dir.join("slabs"));
+    let run = |out: &std::path::Path, more: &[&str]| {
+        let mut args = vec!["--puzzle", "turnstyle", "--n", "10", "--quiet", "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend(more);
+        common::gpusearch(&args)
+    };
+    assert!(run(&memory, &[]).status.success());
+    std::fs::create_dir_all(&slabs).unwrap();
+    let table = slabs.join("slab-0.table");
+    std::os::unix::fs::symlink("/dev/full", &table).unwrap();
+    let on_disk = [
+        "--slab-bytes",
+        "40000",
+        "--slab-folder",
+        slabs.to_str().unwrap(),
+    ];
+    let out = run(&disk, &on_disk);
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success(), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.contains(&format!(
+            "the disk of the slab folder {} is full",
+            slabs.display()
+        )) && e.contains("(28672 bytes) more are needed to write slab-0.table")
+            && e.contains("run the same command again"),
+        "{e}"
+    );
+    assert!(!disk.join("distances.gsd").exists());
+    std::fs::remove_file(&table).unwrap();
+    let out = run(&disk, &on_disk);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read(memory.join("distances.gsd")).unwrap()
+            == std::fs::read(disk.join("distances.gsd")).unwrap(),
+        "the distances files differ"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -56,6 +56,14 @@ pub fn set_resume_hint(hint: String) {
     *RESUME_HINT.lock().unwrap_or_else(|e| e.into_inner()) = Some(hint);
 }
 
+/// What the interrupt message says about going on, where a run set it.
+pub fn resume_hint() -> Option<String> {
+    RESUME_HINT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
 /// Removes the temporary files in `folder` whose writer is no longer running: what a run killed
 /// without warning (SIGKILL, a crash) left there. Returns the files removed.
 pub fn remove_stale(folder: &Path) -> Vec<PathBuf> {

@@ -10,7 +10,9 @@
 
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
+use crate::store::atomic;
 use crate::table::{DistanceTable, TableView};
+use crate::units::bytes;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -113,6 +115,22 @@ fn read(path: &Path, len: u64, store: &mut dyn FnMut(usize, &[u8])) -> Result<Io
         written: 0,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Why writing `path` failed, with `left` bytes of it still to write: where its disk is full,
+/// the folder, those bytes and how to go on once there is room.
+fn write_error(path: &Path, e: std::io::Error, left: u64) -> String {
+    if e.raw_os_error() != Some(libc::ENOSPC) {
+        return format!("cannot write {}: {e}", path.display());
+    }
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let then = atomic::resume_hint().unwrap_or_else(|| "run the same command again".into());
+    format!(
+        "the disk of the slab folder {} is full: {} more are needed to write {} alone; free some space; {then}",
+        folder.display(),
+        bytes(left),
+        path.file_name().unwrap_or_default().to_string_lossy()
+    )
 }
 
 /// Drops `file`'s pages from the page cache (its writes already on the disk): the slabs are
@@ -277,6 +295,7 @@ impl SlabFiles {
         let mut file = (OpenOptions::new().create(true).append(true))
             .open(&path)
             .map_err(fail)?;
+        let full = |e: std::io::Error, n: usize| write_error(&path, e, n as u64);
         // A batch at a time: its number of ranks and of bytes, then the gaps between its ranks.
         let mut bytes = Vec::new();
         for batch in ranks.chunks(IO_BYTES / 8) {
@@ -286,7 +305,7 @@ impl SlabFiles {
             let len = bytes.len() as u64 - 16;
             bytes[..8].copy_from_slice(&(batch.len() as u64).to_le_bytes());
             bytes[8..16].copy_from_slice(&len.to_le_bytes());
-            file.write_all(&bytes).map_err(fail)?;
+            file.write_all(&bytes).map_err(|e| full(e, bytes.len()))?;
             self.io.written += bytes.len() as u64;
         }
         self.pending[slab][(depth % 2) as usize] += ranks.len() as u64;
@@ -376,13 +395,15 @@ impl SlabFiles {
             let piece = self.buffer.get(bytes.len().next_multiple_of(BLOCK));
             piece[..bytes.len()].copy_from_slice(&bytes);
             piece[bytes.len()..].fill(0);
-            file.write_all_at(piece, at).map_err(fail)?;
+            let left = (8 * words as u64).next_multiple_of(BLOCK as u64) - at;
+            file.write_all_at(piece, at)
+                .map_err(|e| write_error(path, e, left))?;
             at += piece.len() as u64;
         }
         self.io.written += at;
         // On the disk, not in the page cache: the next read comes from the disk, as it must for
         // a table larger than memory.
-        file.sync_data().map_err(fail)?;
+        file.sync_data().map_err(|e| write_error(path, e, at))?;
         if !direct {
             uncache(&file);
         }
