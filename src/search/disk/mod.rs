@@ -510,6 +510,8 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         let unreached = self.space.size() - levels.total();
         let (size, moves) = (self.space.size(), self.space.move_count());
         if self.tail.is_none() && Tail::pays(unreached, size, moves, self.list_bytes) {
+            // The tail's list takes the room of the slabs' memory.
+            self.files.let_go();
             self.tail = Some(self.unreached()?);
         }
         if let Some(tail) = &mut self.tail {
