@@ -24,7 +24,7 @@ use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::puzzle::{PuzzleInfo, StateSpace};
 use crate::report::{DiskReport, Report};
-use crate::search::disk::{Cut, DiskEngine};
+use crate::search::disk::{Cut, DiskEngine, FREE_SOME_SPACE};
 use crate::search::levels::{Levels, Written};
 use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options, Resume};
 use crate::store::{
@@ -327,7 +327,13 @@ fn search_placed<S: StateSpace>(
             };
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, options.antipode_limit)?;
             let (levels, antipodes, written) =
-                search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
+                search_where_it_lies(space, &mut engine, options, saver, writer, resume).map_err(
+                    |e| match e.ends_with(FREE_SOME_SPACE) {
+                        // Once there is room: from the checkpoint, or the same command again.
+                        true => format!("{e}; {}", atomic::resume_hint().unwrap_or_default()),
+                        false => e,
+                    },
+                )?;
             engine.remove_files()?;
             let io = engine.io();
             let disk = DiskReport {

@@ -10,7 +10,6 @@
 
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
-use crate::store::atomic;
 use crate::table::{DistanceTable, TableView};
 use crate::units::bytes;
 use std::fs::{File, OpenOptions};
@@ -117,16 +116,18 @@ fn read(path: &Path, len: u64, store: &mut dyn FnMut(usize, &[u8])) -> Result<Io
     })
 }
 
+/// How a message that the slab folder's disk is full ends; the job adds how to go on.
+pub const FREE_SOME_SPACE: &str = "free some space";
+
 /// Why writing `path` failed, with `left` bytes of it still to write: where its disk is full,
-/// the folder, those bytes and how to go on once there is room.
+/// the folder and those bytes.
 fn write_error(path: &Path, e: std::io::Error, left: u64) -> String {
     if e.raw_os_error() != Some(libc::ENOSPC) {
         return format!("cannot write {}: {e}", path.display());
     }
     let folder = path.parent().unwrap_or(Path::new("."));
-    let then = atomic::resume_hint().unwrap_or_else(|| "run the same command again".into());
     format!(
-        "the disk of the slab folder {} is full: {} more are needed to write {} alone; free some space; {then}",
+        "the disk of the slab folder {} is full: {} more are needed to write {} alone; {FREE_SOME_SPACE}",
         folder.display(),
         bytes(left),
         path.file_name().unwrap_or_default().to_string_lossy()

@@ -17,7 +17,7 @@ mod local;
 mod tail;
 mod view;
 
-pub use files::{IO_BYTES, Io};
+pub use files::{FREE_SOME_SPACE, IO_BYTES, Io};
 pub use local::slab_units;
 
 use crate::puzzle::{BlockMove, StateSpace, Structure};
@@ -510,8 +510,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         let unreached = self.space.size() - levels.total();
         let (size, moves) = (self.space.size(), self.space.move_count());
         if self.tail.is_none() && Tail::pays(unreached, size, moves, self.list_bytes) {
-            // The tail's list takes the room of the slabs' memory.
-            self.files.let_go();
+            self.files.let_go(); // the tail's list takes the room of the slabs' memory
             self.tail = Some(self.unreached()?);
         }
         if let Some(tail) = &mut self.tail {
