@@ -167,7 +167,7 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("disk tier: the table in 13 slabs of at most 6706022400 entries"),
+        text.contains("disk tier: the table in 20 slabs of at most 4470681600 entries"),
         "{text}"
     );
     // The parts beside the slab scale with the budget: Turnstyle 13's table of 742 MiB in
@@ -184,8 +184,8 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         out.status.success()
-            && text.contains("disk tier: the table in 17 slabs of at most 188697600 entries")
-            && text.contains("the fixed) 245.5 MiB"),
+            && text.contains("disk tier: the table in 27 slabs of at most 117936000 entries")
+            && text.contains("the fixed) 228.6 MiB"),
         "{text}"
     );
     // Below what even one slab's fixed parts take, refused.

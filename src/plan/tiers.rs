@@ -61,15 +61,15 @@ impl DiskSlabs {
         let whole = DistanceTable::bytes_for(entries);
         // Every slab holds at least one unit of each plane.
         let most_slabs = width.div_ceil(unit).max(1) as usize;
-        // Beside its fixed parts a slab takes 7 bits an entry (2 of table, 2 of levels, 3 of
-        // the next slab read ahead): the fewest slabs that may fit, then a few more where the
-        // cut is uneven.
+        // Beside its fixed parts a slab takes 10 bits an entry (2 of table, 2 of levels, 3 of
+        // the next slab read ahead, 3 of the one before being written): the fewest slabs that
+        // may fit, then a few more where the cut is uneven.
         let round_bytes = round_bytes(budget);
         // The distances file's chunks (last) do not take room from the search.
         let parts = slab_memory(0, threads, round_bytes);
         let fixed: u64 = parts[..parts.len() - 1].iter().map(|(_, b)| b).sum();
         let room = budget.checked_sub(fixed).filter(|&r| r > 0)?;
-        let by_memory = (7 * entries).div_ceil(8 * room);
+        let by_memory = (10 * entries).div_ceil(8 * room);
         let by_most = most.map_or(1, |m| whole.div_ceil(m.max(8)));
         let first = by_memory.max(by_most).max(1);
         let first = usize::try_from(first).ok()?;
@@ -102,7 +102,7 @@ impl DiskSlabs {
     /// The bytes a loaded slab and what its passes hold beside it take, except the fixed parts:
     /// what the first levels may take as lists, before the slabs are laid out.
     pub fn loaded_bytes(&self) -> u64 {
-        self.memory.iter().take(3).map(|(_, b)| b).sum()
+        self.memory.iter().take(4).map(|(_, b)| b).sum()
     }
 
     /// The plan as text, as `--dry-run` prints it.
@@ -150,7 +150,7 @@ fn round_bytes(budget: u64) -> u64 {
 }
 
 /// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part: first
-/// the three that grow with it ([`DiskSlabs::loaded_bytes`]), then those of the exchanges and
+/// the four that grow with it ([`DiskSlabs::loaded_bytes`]), then those of the exchanges and
 /// the slabs' I/O; last the fixed room and the distances file's chunks, written after the
 /// search.
 fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static str, u64)> {
@@ -165,6 +165,10 @@ fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static 
         ),
         (
             "the next slab, read ahead (3 bits an entry)",
+            DistanceTable::bytes_for(entries) + entries.div_ceil(64) * 8,
+        ),
+        (
+            "the slab before, written (3 bits an entry)",
             DistanceTable::bytes_for(entries) + entries.div_ceil(64) * 8,
         ),
         // A round's neighbours for other slabs, and their sorted copy.

@@ -6,16 +6,19 @@
 //! Tables and bitmaps move with direct I/O (`O_DIRECT`) where the file system allows: between
 //! the disk and a block-aligned buffer, with no copy into the page cache and none kept there, as
 //! a table larger than memory would see it. Elsewhere (tmpfs, say) they are written, synced and
-//! dropped from the page cache instead. Their files are padded to whole blocks.
+//! dropped from the page cache instead. Their files are padded to whole blocks. A slab is
+//! written on a thread of its own while the engine goes on with the next ([`SlabFiles::write`]).
 
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
 use crate::table::{DistanceTable, TableView};
 use crate::units::bytes;
+use rayon::prelude::*;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// Bytes a file is read or written in at a time (and the most an inbox batch holds): three
@@ -75,6 +78,14 @@ pub(super) struct Loaded {
     pub(super) io: Io,
 }
 
+/// A slab's table and bitmap as written, the bytes that took and the buffer they went through.
+struct Written {
+    table: DistanceTable,
+    next: Bitmap,
+    io: Io,
+    buffer: Aligned,
+}
+
 /// Reads the first `len` bytes of `path` a piece at a time (no copy of the whole file in
 /// memory), calling `store` with the first word of each piece and its bytes, and leaves none of
 /// it in the page cache.
@@ -116,6 +127,49 @@ fn read(path: &Path, len: u64, store: &mut dyn FnMut(usize, &[u8])) -> Result<Io
     })
 }
 
+/// Writes `words` words to `path` (padded to whole blocks) through `buffer`, `fill` appending
+/// the bytes of each range of them; the bytes written and the seconds it took.
+fn write(
+    path: &Path,
+    words: usize,
+    buffer: &mut Aligned,
+    mut fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>) -> Result<(), String>,
+) -> Result<Io, String> {
+    let started = Instant::now();
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let options = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .clone();
+    let (file, direct) = open(path, &options).map_err(fail)?;
+    let per = IO_BYTES / 8;
+    let mut bytes = Vec::with_capacity(IO_BYTES.min(8 * words));
+    let mut at = 0;
+    for start in (0..words).step_by(per) {
+        bytes.clear();
+        fill(start..(start + per).min(words), &mut bytes)?;
+        let piece = buffer.get(bytes.len().next_multiple_of(BLOCK));
+        piece[..bytes.len()].copy_from_slice(&bytes);
+        piece[bytes.len()..].fill(0);
+        let left = (8 * words as u64).next_multiple_of(BLOCK as u64) - at;
+        file.write_all_at(piece, at)
+            .map_err(|e| write_error(path, e, left))?;
+        at += piece.len() as u64;
+    }
+    // On the disk, not in the page cache: the next read comes from the disk, as it must for a
+    // table larger than memory.
+    file.sync_data().map_err(|e| write_error(path, e, at))?;
+    if !direct {
+        uncache(&file);
+    }
+    Ok(Io {
+        read: 0,
+        written: at,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
 /// How a message that the slab folder's disk is full ends; the job adds how to go on.
 pub const FREE_SOME_SPACE: &str = "free some space";
 
@@ -148,9 +202,12 @@ pub(super) struct SlabFiles {
     /// Ranks in each slab's inboxes, for levels of even and of odd depth.
     pending: Vec<[u64; 2]>,
     pub(super) io: Io,
-    /// The buffer of writes.
-    buffer: Aligned,
-    /// Tables and bitmaps of slabs done with, for the next ones ([`SlabFiles::keep`]).
+    /// The buffer of writes (with the slab being written while it is).
+    buffer: Option<Aligned>,
+    /// The slab being written, in the background ([`SlabFiles::write`]).
+    behind: Option<(usize, JoinHandle<Result<Written, String>>)>,
+    /// Tables and bitmaps of slabs done with, for the next ones (at most one table and two
+    /// bitmaps: what a pass takes at a time).
     spare_tables: Vec<DistanceTable>,
     spare_bits: Vec<Bitmap>,
 }
@@ -164,7 +221,8 @@ impl SlabFiles {
             folder: folder.to_path_buf(),
             pending: vec![[0; 2]; slabs],
             io: Io::default(),
-            buffer: Aligned::new(),
+            buffer: Some(Aligned::new()),
+            behind: None,
             spare_tables: Vec::new(),
             spare_bits: Vec::new(),
         };
@@ -236,11 +294,27 @@ impl SlabFiles {
         }
     }
 
-    /// Keeps a slab's table and bitmaps for the next slabs: reading into memory already
-    /// mapped saves the kernel zeroing fresh pages, twice the table's size a slab.
-    pub(super) fn keep(&mut self, table: DistanceTable, bits: impl IntoIterator<Item = Bitmap>) {
-        self.spare_tables.push(table);
-        self.spare_bits.extend(bits);
+    /// Keeps a slab's bitmap for the next slabs: reading into memory already mapped saves the
+    /// kernel zeroing fresh pages (a slab's tables and bitmaps are kept as they are written).
+    pub(super) fn keep_bits(&mut self, bits: Bitmap) {
+        self.spare_bits.push(bits);
+        // A pass needs two at a time (the next slab's, and its own next level); keep no more.
+        self.spare_bits.truncate(2);
+    }
+
+    /// A table of `entries` unreached entries, in the memory of earlier slabs where there is
+    /// some.
+    pub(super) fn unreached_table(&mut self, entries: u64) -> DistanceTable {
+        match self.spare_tables.pop() {
+            Some(spare) => {
+                let table = spare.reused(entries);
+                (0..table.word_count())
+                    .into_par_iter()
+                    .for_each(|w| table.store_word(w, u64::MAX));
+                table
+            }
+            None => DistanceTable::new(entries),
+        }
     }
 
     /// Lets go of the memory kept for the next slabs.
@@ -256,23 +330,62 @@ impl SlabFiles {
         self.io.seconds += io.seconds;
     }
 
-    /// Writes slab `slab`'s table.
-    pub(super) fn write_table(&mut self, slab: usize, table: &DistanceTable) -> Result<(), String> {
-        let words = table.word_count();
-        self.write(&self.table_path(slab), words, |range, out| {
-            table.append_le_bytes(range, out)
-        })
+    /// Writes slab `slab`'s table and the bits of its states of the next level in the
+    /// background, once the write before has finished (the memory it wrote is kept for the next
+    /// slabs); [`SlabFiles::flush`] waits for it.
+    pub(super) fn write(
+        &mut self,
+        slab: usize,
+        table: DistanceTable,
+        next: Bitmap,
+    ) -> Result<(), String> {
+        self.flush()?;
+        let (table_path, next_path) = (self.table_path(slab), self.next_path(slab));
+        let mut buffer = self.buffer.take().unwrap_or_else(Aligned::new);
+        let job = move || -> Result<Written, String> {
+            let mut io = write(
+                &table_path,
+                table.word_count(),
+                &mut buffer,
+                |range, out| table.append_le_bytes(range, out),
+            )?;
+            let more = write(&next_path, next.word_count(), &mut buffer, |range, out| {
+                for w in range {
+                    out.extend_from_slice(&next.word(w).to_le_bytes());
+                }
+                Ok(())
+            })?;
+            io.written += more.written;
+            io.seconds += more.seconds;
+            Ok(Written {
+                table,
+                next,
+                io,
+                buffer,
+            })
+        };
+        let handle = std::thread::Builder::new()
+            .name(format!("slab-{slab}-writer"))
+            .spawn(job)
+            .map_err(|e| format!("cannot start writing slab {slab}: {e}"))?;
+        self.behind = Some((slab, handle));
+        Ok(())
     }
 
-    /// Writes the bits of slab `slab`'s states of the next level.
-    pub(super) fn write_next(&mut self, slab: usize, bits: &Bitmap) -> Result<(), String> {
-        let path = self.next_path(slab);
-        self.write(&path, bits.word_count(), |range, out| {
-            for w in range {
-                out.extend_from_slice(&bits.word(w).to_le_bytes());
-            }
-            Ok(())
-        })
+    /// Waits for the slab being written, if any: its bytes are counted and its memory kept for
+    /// the next slabs.
+    pub(super) fn flush(&mut self) -> Result<(), String> {
+        let Some((slab, handle)) = self.behind.take() else {
+            return Ok(());
+        };
+        let written = (handle.join()).map_err(|_| format!("writing slab {slab} failed"))??;
+        self.count(written.io);
+        self.buffer = Some(written.buffer);
+        // A pass reads one slab at a time into them; keep no more.
+        self.spare_tables.push(written.table);
+        self.spare_tables.truncate(1);
+        self.keep_bits(written.next);
+        Ok(())
     }
 
     /// Empties slab `slab`'s inboxes.
@@ -369,47 +482,6 @@ impl SlabFiles {
             File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
         };
         Ok([open(self.table_path(slab))?, open(self.next_path(slab))?])
-    }
-
-    /// Writes `words` words to `path` (padded to whole blocks), `fill` appending the bytes of
-    /// each range of them.
-    fn write(
-        &mut self,
-        path: &Path,
-        words: usize,
-        mut fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>) -> Result<(), String>,
-    ) -> Result<(), String> {
-        let started = Instant::now();
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-        let options = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .clone();
-        let (file, direct) = open(path, &options).map_err(fail)?;
-        let per = IO_BYTES / 8;
-        let mut bytes = Vec::with_capacity(IO_BYTES.min(8 * words));
-        let mut at = 0;
-        for start in (0..words).step_by(per) {
-            bytes.clear();
-            fill(start..(start + per).min(words), &mut bytes)?;
-            let piece = self.buffer.get(bytes.len().next_multiple_of(BLOCK));
-            piece[..bytes.len()].copy_from_slice(&bytes);
-            piece[bytes.len()..].fill(0);
-            let left = (8 * words as u64).next_multiple_of(BLOCK as u64) - at;
-            file.write_all_at(piece, at)
-                .map_err(|e| write_error(path, e, left))?;
-            at += piece.len() as u64;
-        }
-        self.io.written += at;
-        // On the disk, not in the page cache: the next read comes from the disk, as it must for
-        // a table larger than memory.
-        file.sync_data().map_err(|e| write_error(path, e, at))?;
-        if !direct {
-            uncache(&file);
-        }
-        self.io.seconds += started.elapsed().as_secs_f64();
-        Ok(())
     }
 
     /// Removes every file of `slabs` slabs, and the folder where nothing else is left in it.
