@@ -204,6 +204,9 @@ pub(super) struct SlabFiles {
     pub(super) io: Io,
     /// The buffer of writes (with the slab being written while it is).
     buffer: Option<Aligned>,
+    /// An inbox batch's bytes and its ranks, kept from batch to batch.
+    batch: Vec<u8>,
+    ranks: Vec<u64>,
     /// The slab being written, in the background ([`SlabFiles::write`]).
     behind: Option<(usize, JoinHandle<Result<Written, String>>)>,
     /// Tables and bitmaps of slabs done with, for the next ones (at most one table and two
@@ -223,6 +226,8 @@ impl SlabFiles {
             io: Io::default(),
             buffer: Some(Aligned::new()),
             behind: None,
+            batch: Vec::new(),
+            ranks: Vec::new(),
             spare_tables: Vec::new(),
             spare_bits: Vec::new(),
         };
@@ -411,15 +416,15 @@ impl SlabFiles {
             .map_err(fail)?;
         let full = |e: std::io::Error, n: usize| write_error(&path, e, n as u64);
         // A batch at a time: its number of ranks and of bytes, then the gaps between its ranks.
-        let mut bytes = Vec::new();
+        let bytes = &mut self.batch;
         for batch in ranks.chunks(IO_BYTES / 8) {
             bytes.clear();
             bytes.extend([0u8; 16]);
-            gaps::encode(batch, &mut bytes);
+            gaps::encode(batch, bytes);
             let len = bytes.len() as u64 - 16;
             bytes[..8].copy_from_slice(&(batch.len() as u64).to_le_bytes());
             bytes[8..16].copy_from_slice(&len.to_le_bytes());
-            file.write_all(&bytes).map_err(|e| full(e, bytes.len()))?;
+            file.write_all(bytes).map_err(|e| full(e, bytes.len()))?;
             self.io.written += bytes.len() as u64;
         }
         self.pending[slab][(depth % 2) as usize] += ranks.len() as u64;
@@ -450,7 +455,7 @@ impl SlabFiles {
             )
         };
         let mut at = 0;
-        let mut bytes = Vec::new();
+        let (bytes, ranks) = (&mut self.batch, &mut self.ranks);
         while at < len {
             let started = Instant::now();
             let mut header = [0u8; 16];
@@ -461,14 +466,14 @@ impl SlabFiles {
                 return Err(damaged());
             }
             bytes.resize(n as usize, 0);
-            file.read_exact_at(&mut bytes, at + 16).map_err(fail)?;
+            file.read_exact_at(bytes, at + 16).map_err(fail)?;
             self.io.read += 16 + n;
             self.io.seconds += started.elapsed().as_secs_f64();
-            let mut ranks = Vec::with_capacity(count as usize);
-            if !gaps::decode(&bytes, &mut ranks) || ranks.len() as u64 != count {
+            ranks.clear();
+            if !gaps::decode(bytes, ranks) || ranks.len() as u64 != count {
                 return Err(damaged());
             }
-            f(&ranks);
+            f(ranks);
             at += 16 + n;
         }
         self.pending[slab][parity] = 0;

@@ -36,6 +36,7 @@ use lists::Lists;
 use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
 use std::path::Path;
+use std::sync::Mutex;
 use tail::Tail;
 use view::SlabsView;
 
@@ -102,6 +103,10 @@ pub struct DiskEngine<'s, S: StateSpace> {
     list_bytes: u64,
     /// The bytes of a round's neighbours for other slabs.
     round_bytes: u64,
+    /// A round's neighbours for other slabs, sorted by slab ([`DiskEngine::send`]).
+    round: Vec<u64>,
+    /// The bits below a slab's number in a rank tagged with it: those of the ranks.
+    owner_shift: u32,
     /// The last levels, once few states are left unreached.
     tail: Option<Tail>,
     /// The bytes read and written by each step ([`DiskEngine::steps`]).
@@ -123,6 +128,13 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             .map(|i| Slab::cut(size, planes, i, slabs, unit))
             .collect();
         let split = local::split(space, &slabs);
+        let owner_shift = u64::BITS - size.leading_zeros();
+        if owner_shift + usize::BITS - slabs.len().leading_zeros() > u64::BITS {
+            return Err(format!(
+                "{} slabs of {size} entries are too many to number: give more memory",
+                slabs.len()
+            ));
+        }
         hand_back_freed_memory();
         Ok(DiskEngine {
             space,
@@ -137,6 +149,8 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             lists: None,
             list_bytes,
             round_bytes,
+            round: Vec::new(),
+            owner_shift,
             tail: None,
             steps: Vec::new(),
             slabs,
@@ -381,16 +395,20 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                 .count();
             let (round, after) = rest.split_at(n.max(1));
             rest = after;
-            let (here, away) = self.push(&self.slabs[i], round, table, level, next, value);
-            found += here;
-            self.send(away, depth + 1)?;
+            let mut away = std::mem::take(&mut self.round);
+            away.clear();
+            let away = Mutex::new(away);
+            found += self.push(&self.slabs[i], round, table, level, next, value, &away);
+            self.round = away.into_inner().unwrap_or_else(|e| e.into_inner());
+            self.send(depth + 1)?;
         }
         Ok(found)
     }
 
     /// Pushes the states of `level` at the entries of `tasks` of `slab` along the pushed moves:
-    /// their unreached neighbours in the slab join the next level (`next`, `value` in `table`);
-    /// returns how many did, and the neighbours outside the slab.
+    /// their unreached neighbours in the slab join the next level (`next`, `value` in `table`),
+    /// the others are appended to `away`. Returns how many joined.
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &self,
         slab: &Slab,
@@ -399,12 +417,14 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         level: &Bitmap,
         next: &Bitmap,
         value: u8,
-    ) -> (u64, Vec<u64>) {
-        tasks
-            .par_iter()
-            .map(|task| {
+        away: &Mutex<Vec<u64>>,
+    ) -> u64 {
+        // A task's neighbours elsewhere gather in a buffer its worker keeps from task to task.
+        (tasks.par_iter())
+            .map_init(Vec::new, |mine: &mut Vec<u64>, task| {
                 let mut walker = self.pushed.walker(self.space.cursor());
-                let (mut here, mut away) = (0u64, Vec::new());
+                let mut here = 0u64;
+                mine.clear();
                 for w in task.start / 64..=(task.end - 1) / 64 {
                     let lo = (w * 64).max(task.start);
                     let hi = (w * 64 + 64).min(task.end);
@@ -414,7 +434,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                         bits &= bits - 1;
                         let _ = walker.each(slab.global(local), true, |n| {
                             if !slab.contains(n) {
-                                away.push(n);
+                                mine.push(n);
                             } else if table.claim(slab.local(n), value) {
                                 next.insert(slab.local(n));
                                 here += 1;
@@ -423,47 +443,31 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                         });
                     }
                 }
-                (here, away)
+                let mut away = away.lock().unwrap_or_else(|e| e.into_inner());
+                away.extend_from_slice(mine);
+                here
             })
-            .reduce(
-                || (0, Vec::new()),
-                |(a, mut x), (b, y)| {
-                    x.extend(y);
-                    (a + b, x)
-                },
-            )
+            .sum()
     }
 
-    /// Sends `ranks` of level `depth` (outside the slab being expanded) to their slabs' inboxes,
-    /// each slab's ascending.
-    fn send(&mut self, ranks: Vec<u64>, depth: u64) -> Result<(), String> {
-        let k = self.slabs.len();
-        let buckets = (ranks.par_chunks(1 << 16))
-            .fold(
-                || vec![Vec::new(); k],
-                |mut buckets: Vec<Vec<u64>>, chunk| {
-                    for &r in chunk {
-                        buckets[self.owner(r)].push(r);
-                    }
-                    buckets
-                },
-            )
-            .reduce(
-                || vec![Vec::new(); k],
-                |mut a, b| {
-                    for (x, y) in a.iter_mut().zip(b) {
-                        x.extend(y);
-                    }
-                    a
-                },
-            );
-        drop(ranks);
-        for (owner, mut bucket) in buckets.into_iter().enumerate() {
-            if !bucket.is_empty() {
-                bucket.par_sort_unstable();
-                self.files.send(owner, depth, &bucket)?;
-            }
+    /// Sends the round's neighbours in other slabs (the engine's round buffer, ranks of level
+    /// `depth`) to their slabs' inboxes, each slab's ascending. The buffer is kept from round to
+    /// round (no fresh pages for the kernel to zero); each rank is tagged with its slab in the
+    /// bits above the ranks', so that one sort orders them by slab, then rank.
+    fn send(&mut self, depth: u64) -> Result<(), String> {
+        let mut round = std::mem::take(&mut self.round);
+        let shift = self.owner_shift;
+        (round.par_iter_mut()).for_each(|r| *r |= (self.owner(*r) as u64) << shift);
+        round.par_sort_unstable();
+        let mut rest = &mut round[..];
+        while let Some(&first) = rest.first() {
+            let owner = first >> shift;
+            let (mine, after) = rest.split_at_mut(rest.partition_point(|&r| r >> shift == owner));
+            (mine.par_iter_mut()).for_each(|r| *r &= (1 << shift) - 1);
+            self.files.send(owner as usize, depth, mine)?;
+            rest = after;
         }
+        self.round = round;
         Ok(())
     }
 
