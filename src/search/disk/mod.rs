@@ -15,6 +15,7 @@
 mod files;
 mod lists;
 mod local;
+mod rounds;
 mod tail;
 mod view;
 
@@ -22,7 +23,7 @@ pub use files::{FREE_SOME_SPACE, IO_BYTES, Io};
 pub use local::slab_units;
 
 use crate::puzzle::{BlockMove, StateSpace, Structure};
-use crate::search::bitmap::{Bitmap, mask};
+use crate::search::bitmap::Bitmap;
 use crate::search::engine::{Engine, Passes};
 use crate::search::levels::Levels;
 use crate::search::slab::moves::SlabMoves;
@@ -34,7 +35,7 @@ use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNRE
 use files::SlabFiles;
 use lists::Lists;
 use rayon::prelude::*;
-use std::ops::{ControlFlow, Range};
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Mutex;
 use tail::Tail;
@@ -403,72 +404,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             self.send(depth + 1)?;
         }
         Ok(found)
-    }
-
-    /// Pushes the states of `level` at the entries of `tasks` of `slab` along the pushed moves:
-    /// their unreached neighbours in the slab join the next level (`next`, `value` in `table`),
-    /// the others are appended to `away`. Returns how many joined.
-    #[allow(clippy::too_many_arguments)]
-    fn push(
-        &self,
-        slab: &Slab,
-        tasks: &[Range<u64>],
-        table: &DistanceTable,
-        level: &Bitmap,
-        next: &Bitmap,
-        value: u8,
-        away: &Mutex<Vec<u64>>,
-    ) -> u64 {
-        // A task's neighbours elsewhere gather in a buffer its worker keeps from task to task.
-        (tasks.par_iter())
-            .map_init(Vec::new, |mine: &mut Vec<u64>, task| {
-                let mut walker = self.pushed.walker(self.space.cursor());
-                let mut here = 0u64;
-                mine.clear();
-                for w in task.start / 64..=(task.end - 1) / 64 {
-                    let lo = (w * 64).max(task.start);
-                    let hi = (w * 64 + 64).min(task.end);
-                    let mut bits = level.word(w as usize) & mask(lo - w * 64, hi - lo);
-                    while bits != 0 {
-                        let local = w * 64 + u64::from(bits.trailing_zeros());
-                        bits &= bits - 1;
-                        let _ = walker.each(slab.global(local), true, |n| {
-                            if !slab.contains(n) {
-                                mine.push(n);
-                            } else if table.claim(slab.local(n), value) {
-                                next.insert(slab.local(n));
-                                here += 1;
-                            }
-                            ControlFlow::Continue(())
-                        });
-                    }
-                }
-                let mut away = away.lock().unwrap_or_else(|e| e.into_inner());
-                away.extend_from_slice(mine);
-                here
-            })
-            .sum()
-    }
-
-    /// Sends the round's neighbours in other slabs (the engine's round buffer, ranks of level
-    /// `depth`) to their slabs' inboxes, each slab's ascending. The buffer is kept from round to
-    /// round (no fresh pages for the kernel to zero); each rank is tagged with its slab in the
-    /// bits above the ranks', so that one sort orders them by slab, then rank.
-    fn send(&mut self, depth: u64) -> Result<(), String> {
-        let mut round = std::mem::take(&mut self.round);
-        let shift = self.owner_shift;
-        (round.par_iter_mut()).for_each(|r| *r |= (self.owner(*r) as u64) << shift);
-        round.par_sort_unstable();
-        let mut rest = &mut round[..];
-        while let Some(&first) = rest.first() {
-            let owner = first >> shift;
-            let (mine, after) = rest.split_at_mut(rest.partition_point(|&r| r >> shift == owner));
-            (mine.par_iter_mut()).for_each(|r| *r &= (1 << shift) - 1);
-            self.files.send(owner as usize, depth, mine)?;
-            rest = after;
-        }
-        self.round = round;
-        Ok(())
     }
 
     /// The table, read from the slabs' files as it is asked for.
