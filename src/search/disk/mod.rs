@@ -104,8 +104,9 @@ pub struct DiskEngine<'s, S: StateSpace> {
     list_bytes: u64,
     /// The bytes of a round's neighbours for other slabs.
     round_bytes: u64,
-    /// A round's neighbours for other slabs, sorted by slab ([`DiskEngine::send`]).
-    round: Vec<u64>,
+    /// A round's neighbours for other slabs, sorted by slab ([`DiskEngine::send`]), kept from
+    /// round to round.
+    round: Mutex<Vec<u64>>,
     /// The bits below a slab's number in a rank tagged with it: those of the ranks.
     owner_shift: u32,
     /// The last levels, once few states are left unreached.
@@ -150,7 +151,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             lists: None,
             list_bytes,
             round_bytes,
-            round: Vec::new(),
+            round: Mutex::new(Vec::new()),
             owner_shift,
             tail: None,
             steps: Vec::new(),
@@ -307,7 +308,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                     table.claim(slab.local(r), (depth % 3) as u8);
                 }
             }
-            let next = self.files.bits(slab.entries());
             next.clear();
             self.files.write(i, table, next)?;
         }
@@ -396,11 +396,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                 .count();
             let (round, after) = rest.split_at(n.max(1));
             rest = after;
-            let mut away = std::mem::take(&mut self.round);
-            away.clear();
-            let away = Mutex::new(away);
-            found += self.push(&self.slabs[i], round, table, level, next, value, &away);
-            self.round = away.into_inner().unwrap_or_else(|e| e.into_inner());
+            found += self.push(&self.slabs[i], round, table, level, next, value);
             self.send(depth + 1)?;
         }
         Ok(found)

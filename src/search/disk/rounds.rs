@@ -9,13 +9,11 @@ use crate::search::slab::Slab;
 use crate::table::DistanceTable;
 use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
-use std::sync::Mutex;
 
 impl<S: StateSpace> DiskEngine<'_, S> {
     /// Pushes the states of `level` at the entries of `tasks` of `slab` along the pushed moves:
     /// their unreached neighbours in the slab join the next level (`next`, `value` in `table`),
-    /// the others are appended to `away`. Returns how many joined.
-    #[allow(clippy::too_many_arguments)]
+    /// the others are appended to the round's buffer. Returns how many joined.
     pub(super) fn push(
         &self,
         slab: &Slab,
@@ -24,7 +22,6 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         level: &Bitmap,
         next: &Bitmap,
         value: u8,
-        away: &Mutex<Vec<u64>>,
     ) -> u64 {
         // A task's neighbours elsewhere gather in a buffer its worker keeps from task to task.
         (tasks.par_iter())
@@ -50,7 +47,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                         });
                     }
                 }
-                let mut away = away.lock().unwrap_or_else(|e| e.into_inner());
+                let mut away = self.round.lock().unwrap_or_else(|e| e.into_inner());
                 away.extend_from_slice(mine);
                 here
             })
@@ -62,7 +59,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     /// round (no fresh pages for the kernel to zero); each rank is tagged with its slab in the
     /// bits above the ranks', so that one sort orders them by slab, then rank.
     pub(super) fn send(&mut self, depth: u64) -> Result<(), String> {
-        let mut round = std::mem::take(&mut self.round);
+        let mut round = std::mem::take(self.round.get_mut().unwrap_or_else(|e| e.into_inner()));
         let shift = self.owner_shift;
         (round.par_iter_mut()).for_each(|r| *r |= (self.owner(*r) as u64) << shift);
         round.par_sort_unstable();
@@ -74,7 +71,8 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             self.files.send(owner as usize, depth, mine)?;
             rest = after;
         }
-        self.round = round;
+        round.clear();
+        *self.round.get_mut().unwrap_or_else(|e| e.into_inner()) = round;
         Ok(())
     }
 }
