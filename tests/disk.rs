@@ -8,8 +8,11 @@ use common::{Every, scratch, search_on};
 use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::{Space, StateSpace, registry};
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
-use gpusearch::search::{CpuEngine, Options, Resume};
+use gpusearch::search::levels::Levels;
+use gpusearch::search::{Checkpoints, CpuEngine, Options, Resume, Saved, Saving, SlabsState};
 use gpusearch::table::DistanceTable;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Small spaces of every family (the twisty ones through a definition file).
 fn requests() -> Vec<Request> {
@@ -50,6 +53,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
     let want = search_on(space, memory, &options, Some(&every), None).unwrap();
     let saved = every.0.into_inner().unwrap();
     let dir = scratch(&format!("disk-{}", what.replace(' ', "-")));
+    let mut slabs_resumed = 0;
     let best = slab_units(space)[0];
     // The first levels as lists in no bytes (none), a few, more, and all of them; rounds of
     // neighbours for other slabs of 64 ranks and more.
@@ -66,7 +70,8 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
             round_bytes,
         };
         let engine = DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap();
-        let got = search_on(space, engine, &options, None, None).unwrap();
+        let snapshots = Snapshots::new(&dir);
+        let got = search_on(space, engine, &options, Some(&snapshots), None).unwrap();
         let w =
             format!("{what}, {slabs} slabs of {unit}-column units, lists in {list_bytes} bytes");
         assert_eq!(got.levels, want.levels, "{w}");
@@ -75,13 +80,35 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
             words(&got.table) == words(&want.table),
             "{w}: the tables differ"
         );
-        // From the checkpoint after a middle level, where the search saved one (not after
-        // levels of a few states).
+        // From the slabs as saved after a middle level, into their copy: the engine takes them
+        // up as they were.
+        let states = snapshots.saved.into_inner().unwrap();
+        if let Some((folder, state, levels, antipodes)) = states.get(states.len() / 2).cloned() {
+            let resume = Resume {
+                table: Saved::Slabs(state),
+                levels,
+                antipodes,
+            };
+            let engine = DiskEngine::new(space, cut, &folder, options.antipode_limit).unwrap();
+            let got = search_on(space, engine, &options, None, Some(resume)).unwrap();
+            assert_eq!(got.levels, want.levels, "{w}, from its slabs");
+            assert_eq!(got.antipodes, want.antipodes, "{w}, from its slabs");
+            assert!(
+                words(&got.table) == words(&want.table),
+                "{w}, from its slabs: the tables differ"
+            );
+            slabs_resumed += 1;
+        }
+        for (folder, ..) in &states {
+            let _ = std::fs::remove_dir_all(folder);
+        }
+        // From the checkpoint of the table after a middle level, where the search saved one
+        // (not after levels of a few states).
         let Some((table, levels, antipodes)) = saved.get(saved.len() / 2).cloned() else {
             continue;
         };
         let resume = Resume {
-            table: Box::new(DistanceTable::from_words(space.size(), table)),
+            table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), table))),
             levels,
             antipodes,
         };
@@ -97,7 +124,53 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
         assert!(!dir.exists(), "{w}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        slabs_resumed >= 3,
+        "{what}: resumed from slabs {slabs_resumed} times"
+    );
     !saved.is_empty()
+}
+
+/// A copy of the slab folder as a checkpoint found it, the state that names its files, the
+/// levels and the antipodes.
+type Snapshot = (PathBuf, SlabsState, Levels, Vec<u64>);
+
+/// Checkpoints of a search from disk (its slabs): the slab folder copied as it is at each, with
+/// the state that names its files.
+struct Snapshots {
+    folder: PathBuf,
+    saved: Mutex<Vec<Snapshot>>,
+}
+
+impl Snapshots {
+    fn new(folder: &Path) -> Snapshots {
+        Snapshots {
+            folder: folder.to_path_buf(),
+            saved: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl Checkpoints for Snapshots {
+    fn due(&self) -> bool {
+        false
+    }
+
+    fn save(&self, table: Saving, levels: &Levels, antipodes: &[u64]) -> Result<(), String> {
+        let Saving::Slabs(state) = table else {
+            return Err("a search from disk saves its slabs".into());
+        };
+        let mut saved = self.saved.lock().unwrap();
+        let copy = self.folder.with_extension(format!("saved-{}", saved.len()));
+        let _ = std::fs::remove_dir_all(&copy);
+        std::fs::create_dir_all(&copy).unwrap();
+        for entry in std::fs::read_dir(&self.folder).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+        }
+        saved.push((copy, state.clone(), levels.clone(), antipodes.to_vec()));
+        Ok(())
+    }
 }
 
 #[test]
@@ -167,7 +240,7 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("disk tier: the table in 20 slabs of at most 4470681600 entries"),
+        text.contains("disk tier: the table in 13 slabs of at most 6706022400 entries"),
         "{text}"
     );
     // The parts beside the slab scale with the budget: Turnstyle 13's table of 742 MiB in
@@ -184,8 +257,8 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         out.status.success()
-            && text.contains("disk tier: the table in 27 slabs of at most 117936000 entries")
-            && text.contains("the fixed) 228.6 MiB"),
+            && text.contains("disk tier: the table in 17 slabs of at most 188697600 entries")
+            && text.contains("the fixed) 245.5 MiB"),
         "{text}"
     );
     // Below what even one slab's fixed parts take, refused.
@@ -215,8 +288,9 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     );
 }
 
-/// A run from disk killed (SIGKILL) once it has saved a checkpoint goes on with `--resume` to
-/// the distances file of a run in memory.
+/// A run from disk killed (SIGKILL) at several moments, each after it saved a checkpoint (its
+/// slabs, after a level) and some way into the next pass, goes on each time with `--resume`
+/// to the distances file of a run in memory.
 #[test]
 fn a_run_from_disk_killed_goes_on_from_its_checkpoint() {
     let dir = scratch("disk-killed");
@@ -233,33 +307,48 @@ fn a_run_from_disk_killed_goes_on_from_its_checkpoint() {
         .output()
         .unwrap();
     assert!(done.status.success());
-    let slabs = ["--slab-bytes", "100000", "--checkpoint-every", "0"];
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
-        .args(args(&disk))
-        .args(slabs)
-        .env("NODEVICE_SELECT", "1")
-        .spawn()
-        .unwrap();
     let checkpoint = disk.join("checkpoint.gsc");
-    let started = std::time::Instant::now();
-    while !checkpoint.exists() {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended first");
-        assert!(started.elapsed().as_secs() < 300, "no checkpoint");
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    let saved = || std::fs::read(&checkpoint).ok();
+    let mut kills = 0;
+    for wait_ms in [0, 5, 20, 60, 150] {
+        let before = saved();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+            .args(args(&disk))
+            .args(["--slab-bytes", "100000"])
+            .args(before.as_ref().map(|_| "--resume"))
+            .env("NODEVICE_SELECT", "1")
+            .spawn()
+            .unwrap();
+        // Once it has saved a level of its own, some way into the next pass.
+        let started = std::time::Instant::now();
+        while saved().is_none() || saved() == before {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            assert!(started.elapsed().as_secs() < 300, "no checkpoint");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let resumed = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
-        .args(args(&disk))
-        .args(slabs)
-        .arg("--resume")
-        .output()
-        .unwrap();
-    assert!(
-        resumed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&resumed.stderr)
-    );
+    assert!(kills >= 3, "killed {kills} times only");
+    if checkpoint.exists() {
+        let resumed = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+            .args(args(&disk))
+            .args(["--slab-bytes", "100000", "--resume"])
+            .output()
+            .unwrap();
+        assert!(
+            resumed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&resumed.stderr)
+        );
+    }
     let file = |out: &std::path::Path| std::fs::read(out.join("distances.gsd")).unwrap();
     assert!(file(&memory) == file(&disk), "the distances files differ");
     assert!(!disk.join("slabs").exists() && !checkpoint.exists());
@@ -286,7 +375,7 @@ fn a_full_disk_is_named_and_the_run_goes_on_once_there_is_room() {
     };
     assert!(run(&memory, &[]).status.success());
     std::fs::create_dir_all(&slabs).unwrap();
-    let table = slabs.join("slab-0.table");
+    let table = slabs.join("slab-0-0.table");
     std::os::unix::fs::symlink("/dev/full", &table).unwrap();
     let on_disk = [
         "--slab-bytes",
@@ -302,7 +391,7 @@ fn a_full_disk_is_named_and_the_run_goes_on_once_there_is_room() {
         e.contains(&format!(
             "the disk of the slab folder {} is full",
             slabs.display()
-        )) && e.contains("(28672 bytes) more are needed to write slab-0.table")
+        )) && e.contains("(28672 bytes) more are needed to write slab-0-0.table")
             && e.contains("run the same command again"),
         "{e}"
     );

@@ -31,7 +31,7 @@ use gpusearch::puzzle::registry;
 use gpusearch::puzzle::twisty::format;
 use gpusearch::puzzle::{Space, StateSpace};
 use gpusearch::search::levels::Levels;
-use gpusearch::search::{CpuEngine, Options};
+use gpusearch::search::{CpuEngine, Options, Saving};
 use gpusearch::table::DistanceTable;
 use gpusearch::{solve, store, verify};
 use serde_json::Value;
@@ -1154,7 +1154,8 @@ fn checkpoints_of<S: StateSpace>(space: &S) -> Vec<(Vec<u8>, Levels)> {
         .map(|(words, levels, antipodes)| {
             let table = DistanceTable::from_words(space.size(), words.clone());
             let mut bytes = Vec::new();
-            store::write_checkpoint(&mut bytes, &info, None, levels, 1.5, antipodes, &table)
+            let (whole, saving) = ((&info, space.size()), Saving::Table(&table));
+            store::write_checkpoint(&mut bytes, whole, None, levels, 1.5, antipodes, saving)
                 .unwrap();
             (bytes, done.levels.clone())
         })

@@ -10,7 +10,7 @@ use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
 use gpusearch::search::{
-    Engine, Options, Outcome, PassPolicy, Progress, Resume, Silent, Step, drive, search,
+    Engine, Options, Outcome, PassPolicy, Progress, Resume, Saved, Silent, Step, drive, search,
 };
 use gpusearch::store;
 use gpusearch::table::DistanceTable;
@@ -481,7 +481,7 @@ fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
         for (words, levels, antipodes) in every.0.into_inner().unwrap() {
             let at = levels.len() - 1;
             let resume = Resume {
-                table: Box::new(DistanceTable::from_words(space.size(), words)),
+                table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), words))),
                 levels,
                 antipodes,
             };

@@ -5,7 +5,7 @@ mod common;
 use common::{Every, search_on};
 use gpusearch::puzzle::{Metric, Ring, Rings, StateSpace, rotation};
 use gpusearch::search::{
-    CpuEngine, Footprint, Options, Outcome, PassPolicy, Resume, Silent, search,
+    CpuEngine, Footprint, Options, Outcome, PassPolicy, Resume, Saved, Silent, search,
 };
 use gpusearch::table::DistanceTable;
 
@@ -50,7 +50,7 @@ fn resumes_alike<S: StateSpace>(name: &str, s: &S) {
             for (words, levels, antipodes) in checkpoints {
                 let at = levels.len() - 1;
                 let resume = Resume {
-                    table: Box::new(DistanceTable::from_words(s.size(), words)),
+                    table: Saved::Table(Box::new(DistanceTable::from_words(s.size(), words))),
                     levels,
                     antipodes,
                 };

@@ -5,13 +5,12 @@ use super::{Error, MpiJob};
 use crate::puzzle::StateSpace;
 use crate::search::levels::Levels;
 use crate::search::slab::{self, Slab};
-use crate::search::{Checkpoints, Resume};
+use crate::search::{Checkpoints, Resume, Saved as Table, Saving};
 use crate::setting::Setting;
 use crate::store::{
     self,
     atomic::{self, AtomicFile},
 };
-use crate::table::TableView;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -94,6 +93,8 @@ pub(super) struct FileCheckpoints<'c> {
     pub(super) folder: PathBuf,
     pub(super) info: crate::puzzle::PuzzleInfo,
     pub(super) slab: Option<Slab>,
+    /// The entries of the table (of this process's slab, in an MPI job).
+    pub(super) entries: u64,
     pub(super) cluster: Option<&'c MpiJob>,
     pub(super) every: f64,
     pub(super) since: Mutex<Instant>,
@@ -153,12 +154,7 @@ impl Checkpoints for FileCheckpoints<'_> {
         self.cluster.map_or(due, |c| c.decide(due))
     }
 
-    fn save(
-        &self,
-        table: &dyn TableView,
-        levels: &Levels,
-        antipodes: &[u64],
-    ) -> Result<(), String> {
+    fn save(&self, table: Saving, levels: &Levels, antipodes: &[u64]) -> Result<(), String> {
         let level = levels.len() - 1;
         let path = self.path(level);
         let fail =
@@ -168,7 +164,7 @@ impl Checkpoints for FileCheckpoints<'_> {
             let slab = self.slab.as_ref();
             store::write_checkpoint(
                 file.writer(),
-                &self.info,
+                (&self.info, self.entries),
                 slab,
                 levels,
                 seconds,
@@ -233,8 +229,19 @@ pub(super) fn resume_from<S: StateSpace>(
             crate::puzzle::family::one_line(&e)
         ))
     })?;
+    // A checkpoint holds its table, or names the slabs that hold it.
+    let table = match (table, header.slabs) {
+        (Some(table), _) => Table::Table(Box::new(table)),
+        (None, state) => Table::Slabs(state.ok_or_else(|| {
+            Error::Input(format!(
+                "{}: {} holds no table: delete it to start again",
+                Setting::Resume,
+                path.display()
+            ))
+        })?),
+    };
     let resume = Resume {
-        table: Box::new(table),
+        table,
         levels: header.levels.levels(),
         antipodes: header.antipodes,
     };

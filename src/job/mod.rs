@@ -177,13 +177,22 @@ fn run_space<S: StateSpace>(
         eprintln!("gpusearch: note: {note}");
     }
     if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
+        let checkpoints = match &plan.disk_slabs {
+            Some(slabs) => format!(
+                "the slabs are the checkpoint, after every level; up to {} of disk",
+                bytes(slabs.disk.max(slabs.disk / 2 + plan.disk.needed(0)))
+            ),
+            None => format!(
+                "a checkpoint every {:.0} s (~{:.0} s each); up to {} of disk",
+                plan.disk.every,
+                plan.disk.checkpoint_seconds,
+                bytes(plan.disk.needed(0))
+            ),
+        };
         eprintln!(
-            "gpusearch: {} strategy: {}; a checkpoint every {:.0} s (~{:.0} s each); up to {} of disk",
+            "gpusearch: {} strategy: {}; {checkpoints}",
             plan::footprint_name(plan.memory.footprint),
             plan.memory.why,
-            plan.disk.every,
-            plan.disk.checkpoint_seconds,
-            bytes(plan.disk.needed(0))
         );
     }
     // Seconds of search before this run, when it goes on from a checkpoint.
@@ -211,6 +220,7 @@ fn run_space<S: StateSpace>(
         folder: out.clone(),
         info: space.info(),
         slab: placement.slab().cloned(),
+        entries: placement.slab().map_or(space.size(), |s| s.entries()),
         cluster,
         every: plan.disk.every,
         since: Mutex::new(Instant::now()),

@@ -284,14 +284,31 @@ fn check_disk(
     let there = nearest_folder(&slabs.folder);
     let device = |p: &Path| std::fs::metadata(p).map(|m| m.dev()).ok();
     let shared = device(&at).is_some() && device(&at) == device(&there);
-    let needed = slabs.disk + if shared { needed } else { 0 };
+    // A run that goes on finds its slabs there already.
+    let there_already: u64 = match resume {
+        Some(_) => (std::fs::read_dir(&slabs.folder)
+            .into_iter()
+            .flatten()
+            .flatten())
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum(),
+        None => 0,
+    };
+    // Both generations of the slabs while the search runs; once it is over, one of them and
+    // the distances file.
+    let needed = match shared {
+        true => slabs.disk.max(slabs.disk / 2 + needed),
+        false => slabs.disk,
+    }
+    .saturating_sub(there_already);
     match plan::free_disk(&there) {
         Some(free) if free < needed => Err(Error::Input(format!(
-            "the slab folder {} needs {} of free disk (the table's slabs{}) but its disk has {}: free some space, or choose another {}",
+            "the slab folder {} needs {} of free disk (the table's slabs in two generations{}) but its disk has {}: free some space, or choose another {}",
             slabs.folder.display(),
             bytes(needed),
             if shared {
-                ", the distances file and a checkpoint"
+                ", or one and the distances file"
             } else {
                 ""
             },

@@ -27,7 +27,13 @@ pub struct DiskPlan {
     pub every: f64,
     /// Whether `every` was asked for.
     pub every_asked: bool,
+    /// Whether the table is searched from slabs on disk, which are its checkpoint: one after
+    /// every level, of the state alone.
+    pub in_slabs: bool,
 }
+
+/// The most bytes a checkpoint that names slabs on disk takes (its header).
+const SLABS_CHECKPOINT_BYTES: u64 = 1 << 20;
 
 impl DiskPlan {
     /// The disk plan of a table of `entries` entries, of which this process holds `held` and
@@ -44,6 +50,20 @@ impl DiskPlan {
             every: every
                 .unwrap_or((checkpoint_seconds / CHECKPOINT_SHARE).max(MIN_CHECKPOINT_SECONDS)),
             every_asked: every.is_some(),
+            in_slabs: false,
+        }
+    }
+
+    /// The disk plan of a table of `entries` entries searched from slabs on disk: the slabs are
+    /// the checkpoint, saved after every level at no cost but a header.
+    pub fn in_slabs(entries: u64) -> DiskPlan {
+        DiskPlan {
+            checkpoint_bytes: SLABS_CHECKPOINT_BYTES,
+            checkpoint_seconds: 0.0,
+            every: 0.0,
+            every_asked: false,
+            in_slabs: true,
+            ..DiskPlan::new(entries, entries, 1, None)
         }
     }
 
@@ -57,6 +77,20 @@ impl DiskPlan {
     /// The plan as text, one line each.
     pub fn describe(&self) -> String {
         let mut out = String::new();
+        if self.in_slabs {
+            let _ = writeln!(
+                out,
+                "disk: distances file at most {}; the slabs are the checkpoint, after every level ({} of state beside them)",
+                bytes(self.file_bytes),
+                bytes(self.checkpoint_bytes)
+            );
+            let _ = writeln!(
+                out,
+                "  free disk needed beside the slabs: {} (the file and a checkpoint at once)",
+                bytes(self.needed(0))
+            );
+            return out;
+        }
         let _ = writeln!(
             out,
             "disk: distances file at most {}; a checkpoint at most {}, ~{:.0} s to write; one every {:.0} s{}",

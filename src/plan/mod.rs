@@ -132,8 +132,12 @@ impl Plan {
             memory.refusal = None;
             memory.why = "the table is searched from disk, a slab at a time".into();
         }
+        let disk = match &disk_slabs {
+            Some(Some(_)) => DiskPlan::in_slabs(shape.entries),
+            _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
+        };
         Plan {
-            disk: DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
+            disk,
             device,
             refusal: device_refusal.or(host_refusal),
             memory,

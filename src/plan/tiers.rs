@@ -24,7 +24,8 @@ pub struct DiskSlabs {
     pub memory: Vec<(&'static str, u64)>,
     /// Bytes of the neighbours a round sends to other slabs.
     pub round_bytes: u64,
-    /// Bytes of every slab's table and the bits of its next level on disk.
+    /// Bytes of every slab's table and the bits of its next level on disk, in two generations
+    /// (the last checkpoint's, and the one a pass writes).
     pub disk: u64,
     /// The folder they are kept in.
     pub folder: PathBuf,
@@ -61,15 +62,15 @@ impl DiskSlabs {
         let whole = DistanceTable::bytes_for(entries);
         // Every slab holds at least one unit of each plane.
         let most_slabs = width.div_ceil(unit).max(1) as usize;
-        // Beside its fixed parts a slab takes 10 bits an entry (2 of table, 2 of levels, 3 of
-        // the next slab read ahead, 3 of the one before being written): the fewest slabs that
-        // may fit, then a few more where the cut is uneven.
+        // Beside its fixed parts a slab takes 7 bits an entry (2 of table, 2 of levels, 3 of
+        // the one before being written and then the next read into its memory): the fewest
+        // slabs that may fit, then a few more where the cut is uneven.
         let round_bytes = round_bytes(budget);
         // The distances file's chunks (last) do not take room from the search.
         let parts = slab_memory(0, threads, round_bytes);
         let fixed: u64 = parts[..parts.len() - 1].iter().map(|(_, b)| b).sum();
         let room = budget.checked_sub(fixed).filter(|&r| r > 0)?;
-        let by_memory = (10 * entries).div_ceil(8 * room);
+        let by_memory = (7 * entries).div_ceil(8 * room);
         let by_most = most.map_or(1, |m| whole.div_ceil(m.max(8)));
         let first = by_memory.max(by_most).max(1);
         let first = usize::try_from(first).ok()?;
@@ -87,7 +88,7 @@ impl DiskSlabs {
                 entries: largest,
                 memory,
                 round_bytes,
-                disk: whole + entries.div_ceil(64) * 8,
+                disk: 2 * (whole + entries.div_ceil(64) * 8),
                 folder: folder.to_path_buf(),
             })
         })
@@ -102,7 +103,7 @@ impl DiskSlabs {
     /// The bytes a loaded slab and what its passes hold beside it take, except the fixed parts:
     /// what the first levels may take as lists, before the slabs are laid out.
     pub fn loaded_bytes(&self) -> u64 {
-        self.memory.iter().take(4).map(|(_, b)| b).sum()
+        self.memory.iter().take(3).map(|(_, b)| b).sum()
     }
 
     /// The plan as text, as `--dry-run` prints it.
@@ -127,13 +128,13 @@ impl DiskSlabs {
         let _ = writeln!(out, "  {:<46} {}", "budget", bytes(budget));
         let _ = writeln!(
             out,
-            "  on disk: {} (the slabs' tables and the bits of a level), and the inboxes of two levels",
+            "  on disk: {} (the slabs' tables and the bits of a level, in two generations: the last checkpoint's and the one being written), and the inboxes of two levels",
             bytes(self.disk)
         );
         let _ = writeln!(
             out,
             "  a pass reads and writes each slab that has states of the level once: at most {} each way, and the inboxes",
-            bytes(self.disk)
+            bytes(self.disk / 2)
         );
         let _ = writeln!(
             out,
@@ -150,7 +151,7 @@ fn round_bytes(budget: u64) -> u64 {
 }
 
 /// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part: first
-/// the four that grow with it ([`DiskSlabs::loaded_bytes`]), then those of the exchanges and
+/// the three that grow with it ([`DiskSlabs::loaded_bytes`]), then those of the exchanges and
 /// the slabs' I/O; last the fixed room and the distances file's chunks, written after the
 /// search.
 fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static str, u64)> {
@@ -164,11 +165,7 @@ fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static 
             2 * entries.div_ceil(64) * 8,
         ),
         (
-            "the next slab, read ahead (3 bits an entry)",
-            DistanceTable::bytes_for(entries) + entries.div_ceil(64) * 8,
-        ),
-        (
-            "the slab before, written (3 bits an entry)",
+            "the one before written, the next read (3 bits)",
             DistanceTable::bytes_for(entries) + entries.div_ceil(64) * 8,
         ),
         // A round's neighbours for other slabs, and their sorted copy.

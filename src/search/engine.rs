@@ -7,7 +7,7 @@
 //! a time as the loop asks. Every engine gives the same table for the same passes.
 
 use super::levels::Levels;
-use super::{Progress, Step};
+use super::{Checkpoints, Progress, Saving, SlabsState, Step};
 use crate::table::{DistanceTable, TableSource, TableView};
 
 /// The kinds of pass an engine carries out besides top-down scans, which every engine runs.
@@ -90,6 +90,44 @@ pub trait Engine {
     fn bottom_up_weight(&self, moves: usize) -> u64 {
         let _ = moves;
         2
+    }
+
+    /// Takes over the state saved by [`Engine::save`] as slabs on disk (`state`), after level
+    /// `depth`, whose smallest ranks are `antipodes`. Only the engine of slabs on disk can.
+    fn resume_slabs(
+        &mut self,
+        state: SlabsState,
+        depth: u64,
+        antipodes: &[u64],
+    ) -> Result<(), String> {
+        let _ = (depth, antipodes);
+        Err(format!(
+            "the checkpoint's table is in {} slabs on disk: go on with the --memory of the run that saved it",
+            state.slabs
+        ))
+    }
+
+    /// Whether a checkpoint costs next to nothing here (the table is already where it is
+    /// saved): the level loop then saves after every level, and once more when the search is
+    /// over.
+    fn saves_in_place(&self) -> bool {
+        false
+    }
+
+    /// Saves the state after the last level found (`levels`, whose last level's smallest ranks
+    /// are `antipodes`) in `checkpoints`; `over`: the search is over (no level follows). By
+    /// default the whole table as it is now, and nothing once the search is over.
+    fn save(
+        &mut self,
+        checkpoints: &dyn Checkpoints,
+        levels: &Levels,
+        antipodes: &[u64],
+        over: bool,
+    ) -> Result<(), String> {
+        if over {
+            return Ok(());
+        }
+        self.with_table(&mut |table| checkpoints.save(Saving::Table(table), levels, antipodes))
     }
 
     /// The smallest `limit` ranks of level `depth`, the last level found (the last pass that

@@ -28,6 +28,7 @@ pub mod sweep;
 use crate::puzzle::StateSpace;
 use crate::table::{DistanceTable, TableSource, TableView};
 pub use cpu::CpuEngine;
+pub use disk::SlabsState;
 pub use engine::{Engine, Passes};
 use levels::Levels;
 
@@ -186,21 +187,37 @@ pub fn prefer_bottom_up(unreached: u64, expanded: u64, moves: usize, weight: u64
 /// the entries holding its distance mod 3 that no earlier pass could reach; passes after a
 /// resume treat all entries holding that value as the last level, which gives the same table.
 pub struct Resume {
-    /// The table after the level (the host's, or a checkpoint read chunk by chunk).
-    pub table: Box<dyn TableSource>,
+    /// The table after the level.
+    pub table: Saved,
     /// The counts up to that level.
     pub levels: Levels,
     /// The smallest ranks of that level (the antipodes, should no level follow).
     pub antipodes: Vec<u64>,
 }
 
+/// The table of a saved state, as it was saved.
+pub enum Saved {
+    /// The table itself (the host's, or a checkpoint read chunk by chunk).
+    Table(Box<dyn TableSource>),
+    /// Slabs on disk, which hold it as the state of the engine that saved them says.
+    Slabs(SlabsState),
+}
+
+/// The table of a state being saved ([`Checkpoints::save`]).
+pub enum Saving<'a> {
+    /// The table, read where it lies.
+    Table(&'a dyn TableView),
+    /// Slabs on disk that hold it, committed as this state says (the checkpoint is this state).
+    Slabs(&'a SlabsState),
+}
+
 /// Where a run saves its state after levels, so that it can go on after an interruption.
 pub trait Checkpoints: Sync {
-    /// Whether to save after the level about to be found.
+    /// Whether to save after the level about to be found (an engine whose checkpoints cost
+    /// nothing, [`Engine::saves_in_place`], saves after every level whatever this says).
     fn due(&self) -> bool;
     /// Saves the state after a level: the table, the counts and the level's smallest ranks.
-    fn save(&self, table: &dyn TableView, levels: &Levels, antipodes: &[u64])
-    -> Result<(), String>;
+    fn save(&self, table: Saving, levels: &Levels, antipodes: &[u64]) -> Result<(), String>;
 }
 
 /// Runs a full breadth-first search of `space` from its solved states on the CPU engine, in
@@ -273,10 +290,15 @@ pub fn drive<S: StateSpace, E: Engine>(
             } else {
                 (None, None)
             };
-            engine.load(r.table, depth, list)?;
+            match r.table {
+                Saved::Table(table) => engine.load(table, depth, list)?,
+                Saved::Slabs(state) => engine.resume_slabs(state, depth, &r.antipodes)?,
+            }
             (r.levels, listed, Some(r.antipodes))
         }
     };
+    // Checkpoints that cost nothing are saved after every level, and once the search is over.
+    let in_place = engine.saves_in_place();
     let mut reached = levels.total();
     let mut bottom_up = options.policy == PassPolicy::BottomUp;
     let mut remaining = false;
@@ -333,14 +355,17 @@ pub fn drive<S: StateSpace, E: Engine>(
             continue;
         }
         thin_found = 0;
-        if let Some(c) = checkpoints.filter(|c| c.due()) {
+        if let Some(c) = checkpoints.filter(|c| in_place || c.due()) {
             let smallest = engine.smallest(depth + 1, limit)?;
-            engine.with_table(&mut |table| c.save(table, &levels, &smallest))?;
+            engine.save(c, &levels, &smallest, false)?;
         }
     }
     let antipodes = match antipodes {
         Some(a) => a,
         None => engine.smallest(levels.len() - 1, limit)?,
     };
+    if let Some(c) = checkpoints.filter(|_| in_place) {
+        engine.save(c, &levels, &antipodes, true)?;
+    }
     Ok((levels, antipodes))
 }

@@ -1,7 +1,9 @@
 //! The checkpoint format: the table after a level with the counts and the level's smallest
-//! ranks (of a process's slab in an MPI job), written and read back chunk by chunk.
+//! ranks (of a process's slab in an MPI job), written and read back chunk by chunk; or, for a
+//! search from disk, the state of its slabs there in place of the table.
 
 use super::*;
+use crate::search::{Saving, SlabsState};
 
 /// The first eight bytes of every checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"GSCHKPT\n";
@@ -34,32 +36,40 @@ pub struct CheckpointHeader {
     pub antipodes: Vec<u64>,
     /// Entries per chunk.
     pub chunk_entries: u64,
+    /// Where the table is in slabs on disk, not in this file: their state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slabs: Option<SlabsState>,
 }
 
 /// Writes a checkpoint (of the table, or of a process's `slab` of it): the table after a level,
 /// the levels so far and that level's smallest ranks, in one pass over the table. Layout: magic,
 /// version, header length, JSON header ([`CheckpointHeader`]) and its SHA-256 (the search goes
 /// on from what the header says, so no edit of it may pass), the table's chunks as zstd
-/// frames, then the chunk list (JSON, as a distances header's `chunks`, each with its
-/// SHA-256), its length (8 bytes) and the end magic `GSCHEND\n`.
+/// frames (none where the table is in slabs on disk), then the chunk list (JSON, as a distances
+/// header's `chunks`, each with its SHA-256), its length (8 bytes) and the end magic
+/// `GSCHEND\n`.
 pub fn write_checkpoint(
     out: &mut impl Write,
-    puzzle: &PuzzleInfo,
+    (puzzle, entries): (&PuzzleInfo, u64),
     slab: Option<&Slab>,
     levels: &Levels,
     seconds: f64,
     antipodes: &[u64],
-    table: &dyn TableView,
+    table: Saving,
 ) -> std::io::Result<()> {
     let header = CheckpointHeader {
         format: "gpusearch checkpoint".into(),
         puzzle: puzzle.clone(),
-        entries: table.entries(),
+        entries,
         slab: slab.cloned(),
         levels: Written::from(levels),
         seconds,
         antipodes: antipodes.to_vec(),
         chunk_entries: CHUNK_ENTRIES,
+        slabs: match table {
+            Saving::Slabs(state) => Some(state.clone()),
+            Saving::Table(_) => None,
+        },
     };
     let json = serde_json::to_vec_pretty(&header).map_err(std::io::Error::other)?;
     out.write_all(CHECKPOINT_MAGIC)?;
@@ -67,8 +77,29 @@ pub fn write_checkpoint(
     out.write_all(&(json.len() as u32).to_le_bytes())?;
     out.write_all(&json)?;
     out.write_all(&Sha256::digest(&json))?;
+    let mut list = Vec::new();
+    if let Saving::Table(table) = table {
+        if table.entries() != entries {
+            return Err(std::io::Error::other(
+                "the table is not of the checkpoint's entries",
+            ));
+        }
+        write_chunks(out, table, &mut list)?;
+    }
+    let trailer = serde_json::to_vec(&list).map_err(std::io::Error::other)?;
+    out.write_all(&trailer)?;
+    out.write_all(&(trailer.len() as u64).to_le_bytes())?;
+    out.write_all(CHECKPOINT_END)
+}
+
+/// Writes `table`'s chunks as zstd frames, listing each in `list`.
+fn write_chunks(
+    out: &mut impl Write,
+    table: &dyn TableView,
+    list: &mut Vec<Chunk>,
+) -> std::io::Result<()> {
     let chunks = TableChunks::new(table, table.entries());
-    let mut list = Vec::with_capacity(chunks.count);
+    list.reserve(chunks.count);
     for batch in batches(chunks.count) {
         let batch: Vec<usize> = batch.collect();
         for (frame, sha) in compress_batch(&batch, |c| chunks.raw(c))? {
@@ -79,18 +110,16 @@ pub fn write_checkpoint(
             });
         }
     }
-    let trailer = serde_json::to_vec(&list).map_err(std::io::Error::other)?;
-    out.write_all(&trailer)?;
-    out.write_all(&(trailer.len() as u64).to_le_bytes())?;
-    out.write_all(CHECKPOINT_END)
+    Ok(())
 }
 
 /// Opens a checkpoint: its header, checked by `check`, and its table, read chunk by chunk (each
-/// checked) as it is asked for.
+/// checked) as it is asked for (`None` where the table is in slabs on disk, as the header's
+/// `slabs` says).
 pub fn open_checkpoint(
     path: &Path,
     check: impl FnOnce(&CheckpointHeader) -> Result<(), String>,
-) -> Result<(CheckpointHeader, CheckpointTable), String> {
+) -> Result<(CheckpointHeader, Option<CheckpointTable>), String> {
     use std::os::unix::fs::FileExt;
     let fail = |e: std::io::Error| format!("cannot read it: {e}");
     let file = std::fs::File::open(path).map_err(fail)?;
@@ -152,6 +181,13 @@ pub fn open_checkpoint(
         .map_err(fail)?;
     let chunks: Vec<Chunk> = serde_json::from_slice(&trailer)
         .map_err(|e| format!("the chunk list is not valid: {e}"))?;
+    if header.slabs.is_some() {
+        if !chunks.is_empty() || header.slab.is_some() {
+            return Err("it names slabs on disk and holds a table as well".into());
+        }
+        check(&header)?;
+        return Ok((header, None));
+    }
     let end = len - 16 - trailer_len;
     let frames = Frames::new(
         file,
@@ -168,7 +204,7 @@ pub fn open_checkpoint(
         expected: (header.slab.is_none()).then(|| [0, 1, 2].map(|v| levels.sum_mod3(v))),
         counted: std::sync::Mutex::new((vec![false; chunks], [0; 3])),
     };
-    Ok((header, table))
+    Ok((header, Some(table)))
 }
 
 /// A checkpoint's table, read from its file chunk by chunk.

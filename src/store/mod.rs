@@ -530,10 +530,13 @@ mod tests {
         assert_eq!(two, 0);
         let levels = Levels::from_counts(&[zero, one]);
         let mut bytes = Vec::new();
-        write_checkpoint(&mut bytes, &info, None, &levels, 12.5, &[4, 9], &table).unwrap();
+        let whole = (&info, table.entries());
+        let saving = crate::search::Saving::Table(&table);
+        write_checkpoint(&mut bytes, whole, None, &levels, 12.5, &[4, 9], saving).unwrap();
         let path = std::env::temp_dir().join(format!("gsc-{}.gsc", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();
         let (header, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
+        let back = back.unwrap();
         assert_eq!(header.antipodes, [4, 9]);
         assert_eq!(header.levels.levels(), levels);
         // Pieces across chunk boundaries and up to the padded last word, as the host's table.
@@ -571,16 +574,18 @@ mod tests {
         // whichever way (a search resumed from them found more states than the table has).
         let levels = Levels::from_counts(&[1, 3, 5]);
         let mut bytes = Vec::new();
-        write_checkpoint(&mut bytes, &info, None, &levels, 12.5, &[4, 9], &table).unwrap();
+        let whole = (&info, table.entries());
+        let saving = crate::search::Saving::Table(&table);
+        write_checkpoint(&mut bytes, whole, None, &levels, 12.5, &[4, 9], saving).unwrap();
         std::fs::write(&path, &bytes).unwrap();
-        let (_, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
+        let back = open_checkpoint(&path, |_| Ok(())).unwrap().1.unwrap();
         let mut got = Vec::new();
         let e = back.append_le_bytes(0..words, &mut got).unwrap_err();
         assert!(
             e.contains("levels count [1, 3, 5]") && e.contains("gsc"),
             "{e}"
         );
-        let (_, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
+        let back = open_checkpoint(&path, |_| Ok(())).unwrap().1.unwrap();
         let e = Box::new(back).into_table().err().unwrap();
         assert!(e.contains("levels count [1, 3, 5]"), "{e}");
         let _ = std::fs::remove_file(&path);

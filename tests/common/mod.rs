@@ -8,8 +8,7 @@ use gpusearch::puzzle::Perm;
 use gpusearch::puzzle::StateSpace;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::search::levels::Levels;
-use gpusearch::search::{Checkpoints, Engine, Options, Outcome, Resume, Silent, drive};
-use gpusearch::table::TableView;
+use gpusearch::search::{Checkpoints, Engine, Options, Outcome, Resume, Saving, Silent, drive};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
@@ -124,12 +123,10 @@ impl Checkpoints for Every {
         true
     }
 
-    fn save(
-        &self,
-        table: &dyn TableView,
-        levels: &Levels,
-        antipodes: &[u64],
-    ) -> Result<(), String> {
+    fn save(&self, table: Saving, levels: &Levels, antipodes: &[u64]) -> Result<(), String> {
+        let Saving::Table(table) = table else {
+            return Err("these checkpoints keep whole tables".into());
+        };
         let mut bytes = Vec::new();
         table.append_le_bytes(0..table.entries().div_ceil(32) as usize, &mut bytes)?;
         let words = bytes

@@ -3,72 +3,29 @@
 //! of the one after that other slabs found in it, applied when it is next loaded); and the
 //! bytes they moved.
 //!
+//! The files are the checkpoint ([`SlabFiles::commit`]). A slab's table and bits are kept in two
+//! generations: each write goes to the one the last checkpoint does not name, so a run killed
+//! at any moment finds every slab as that checkpoint left it. An inbox read by a pass is kept
+//! until the checkpoint after the pass, and one that a pass killed began to fill is emptied when
+//! the run goes on ([`SlabFiles::resume`]).
+//!
 //! Tables and bitmaps move with direct I/O (`O_DIRECT`) where the file system allows: between
 //! the disk and a block-aligned buffer, with no copy into the page cache and none kept there, as
 //! a table larger than memory would see it. Elsewhere (tmpfs, say) they are written, synced and
 //! dropped from the page cache instead. Their files are padded to whole blocks. A slab is
 //! written on a thread of its own while the engine goes on with the next ([`SlabFiles::write`]).
 
+use super::io::{Aligned, IO_BYTES, Io, read, write, write_error};
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
 use crate::table::{DistanceTable, TableView};
-use crate::units::bytes;
 use rayon::prelude::*;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::Instant;
-
-/// Bytes a file is read or written in at a time (and the most an inbox batch holds): three
-/// buffers of it move the slabs (one read, one written and its bytes), and an inbox batch takes
-/// at most twice it (its bytes and its ranks).
-pub const IO_BYTES: usize = 8 << 20;
-
-/// Direct I/O moves whole blocks of this many bytes, at offsets and addresses that are multiples
-/// of it.
-const BLOCK: usize = 4096;
-
-/// A buffer of [`IO_BYTES`] that starts on a block boundary.
-struct Aligned {
-    bytes: Vec<u8>,
-    start: usize,
-}
-
-impl Aligned {
-    fn new() -> Aligned {
-        let bytes = vec![0u8; IO_BYTES + BLOCK];
-        let start = bytes.as_ptr().align_offset(BLOCK);
-        Aligned { bytes, start }
-    }
-
-    /// Its first `len` bytes.
-    fn get(&mut self, len: usize) -> &mut [u8] {
-        &mut self.bytes[self.start..self.start + len]
-    }
-}
-
-/// Opens `path` as `options` say, with direct I/O where its file system allows it; whether it
-/// did.
-fn open(path: &Path, options: &OpenOptions) -> std::io::Result<(File, bool)> {
-    match options.clone().custom_flags(libc::O_DIRECT).open(path) {
-        Ok(file) => Ok((file, true)),
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok((options.open(path)?, false)),
-        Err(e) => Err(e),
-    }
-}
-
-/// The bytes read and written, and the seconds it took.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Io {
-    /// Bytes read.
-    pub read: u64,
-    /// Bytes written.
-    pub written: u64,
-    /// Seconds spent reading and writing.
-    pub seconds: f64,
-}
 
 /// A slab's table and the bits of its states of the next level, as read from its files, and
 /// the bytes that took.
@@ -78,122 +35,53 @@ pub(super) struct Loaded {
     pub(super) io: Io,
 }
 
-/// A slab's table and bitmap as written, the bytes that took and the buffer they went through.
-struct Written {
-    table: DistanceTable,
-    next: Bitmap,
+/// What moved in the background ([`SlabFiles::move_behind`]): the bytes written and the buffer
+/// they went through, the slab read, and the memory let go.
+struct Moved {
     io: Io,
     buffer: Aligned,
+    loaded: Option<Loaded>,
+    freed: Option<(DistanceTable, Bitmap)>,
 }
 
-/// Reads the first `len` bytes of `path` a piece at a time (no copy of the whole file in
-/// memory), calling `store` with the first word of each piece and its bytes, and leaves none of
-/// it in the page cache.
-fn read(path: &Path, len: u64, store: &mut dyn FnMut(usize, &[u8])) -> Result<Io, String> {
-    let started = Instant::now();
-    let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-    let (file, direct) = open(path, OpenOptions::new().read(true)).map_err(fail)?;
-    let mut buffer = Aligned::new();
-    let mut at = 0;
-    while at < len {
-        let n = IO_BYTES.min((len - at) as usize);
-        let piece = buffer.get(n.next_multiple_of(BLOCK));
-        let mut got = 0;
-        while got < piece.len() {
-            match file
-                .read_at(&mut piece[got..], at + got as u64)
-                .map_err(fail)?
-            {
-                0 => break,
-                more => got += more,
-            }
-        }
-        if got < n {
-            return Err(format!(
-                "{} is shorter than its slab: remove its folder and start again",
-                path.display()
-            ));
-        }
-        store((at / 8) as usize, &piece[..n]);
-        at += n as u64;
-    }
-    if !direct {
-        uncache(&file);
-    }
-    Ok(Io {
-        read: len.next_multiple_of(BLOCK as u64),
-        written: 0,
-        seconds: started.elapsed().as_secs_f64(),
-    })
+/// Reads a slab's table and the bits of its states of the next level from `paths` into `table`
+/// and `next` (of its entries).
+fn read_slab(paths: [PathBuf; 2], table: DistanceTable, next: Bitmap) -> Result<Loaded, String> {
+    let [table_path, next_path] = paths;
+    let len = DistanceTable::bytes_for(table.entries());
+    let mut io = read(&table_path, len, &mut |word, bytes| {
+        table.store_le_bytes(word, bytes)
+    })?;
+    let bits = 8 * next.word_count() as u64;
+    let more = read(&next_path, bits, &mut |word, bytes| {
+        next.store_le_bytes(word, bytes)
+    })?;
+    io.read += more.read;
+    io.seconds += more.seconds;
+    Ok(Loaded { table, next, io })
 }
 
-/// Writes `words` words to `path` (padded to whole blocks) through `buffer`, `fill` appending
-/// the bytes of each range of them; the bytes written and the seconds it took.
-fn write(
-    path: &Path,
-    words: usize,
+/// Writes a slab's `table` and the bits of its states of the next level (`next`) to `paths`
+/// through `buffer`.
+fn write_slab(
+    paths: [PathBuf; 2],
+    table: &DistanceTable,
+    next: &Bitmap,
     buffer: &mut Aligned,
-    mut fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>) -> Result<(), String>,
 ) -> Result<Io, String> {
-    let started = Instant::now();
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let options = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .clone();
-    let (file, direct) = open(path, &options).map_err(fail)?;
-    let per = IO_BYTES / 8;
-    let mut bytes = Vec::with_capacity(IO_BYTES.min(8 * words));
-    let mut at = 0;
-    for start in (0..words).step_by(per) {
-        bytes.clear();
-        fill(start..(start + per).min(words), &mut bytes)?;
-        let piece = buffer.get(bytes.len().next_multiple_of(BLOCK));
-        piece[..bytes.len()].copy_from_slice(&bytes);
-        piece[bytes.len()..].fill(0);
-        let left = (8 * words as u64).next_multiple_of(BLOCK as u64) - at;
-        file.write_all_at(piece, at)
-            .map_err(|e| write_error(path, e, left))?;
-        at += piece.len() as u64;
-    }
-    // On the disk, not in the page cache: the next read comes from the disk, as it must for a
-    // table larger than memory.
-    file.sync_data().map_err(|e| write_error(path, e, at))?;
-    if !direct {
-        uncache(&file);
-    }
-    Ok(Io {
-        read: 0,
-        written: at,
-        seconds: started.elapsed().as_secs_f64(),
-    })
-}
-
-/// How a message that the slab folder's disk is full ends; the job adds how to go on.
-pub const FREE_SOME_SPACE: &str = "free some space";
-
-/// Why writing `path` failed, with `left` bytes of it still to write: where its disk is full,
-/// the folder and those bytes.
-fn write_error(path: &Path, e: std::io::Error, left: u64) -> String {
-    if e.raw_os_error() != Some(libc::ENOSPC) {
-        return format!("cannot write {}: {e}", path.display());
-    }
-    let folder = path.parent().unwrap_or(Path::new("."));
-    format!(
-        "the disk of the slab folder {} is full: {} more are needed to write {} alone; {FREE_SOME_SPACE}",
-        folder.display(),
-        bytes(left),
-        path.file_name().unwrap_or_default().to_string_lossy()
-    )
-}
-
-/// Drops `file`'s pages from the page cache (its writes already on the disk): the slabs are
-/// read from the disk each time, as a table larger than memory is.
-fn uncache(file: &File) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a plain system call on an open descriptor; advice only, it changes no data.
-    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let [table_path, next_path] = paths;
+    let mut io = write(&table_path, table.word_count(), buffer, |range, out| {
+        table.append_le_bytes(range, out)
+    })?;
+    let more = write(&next_path, next.word_count(), buffer, |range, out| {
+        for w in range {
+            out.extend_from_slice(&next.word(w).to_le_bytes());
+        }
+        Ok(())
+    })?;
+    io.written += more.written;
+    io.seconds += more.seconds;
+    Ok(io)
 }
 
 /// The files of the slabs in `folder`.
@@ -201,14 +89,22 @@ pub(super) struct SlabFiles {
     folder: PathBuf,
     /// Ranks in each slab's inboxes, for levels of even and of odd depth.
     pending: Vec<[u64; 2]>,
+    /// Bytes in each slab's inboxes, for levels of even and of odd depth.
+    inbox_bytes: Vec<[u64; 2]>,
+    /// The generation of each slab's files that holds it now.
+    current: Vec<u8>,
+    /// The generation of each slab's files that the last checkpoint names (`None`: none does).
+    committed: Vec<Option<u8>>,
     pub(super) io: Io,
     /// The buffer of writes (with the slab being written while it is).
     buffer: Option<Aligned>,
     /// An inbox batch's bytes and its ranks, kept from batch to batch.
     batch: Vec<u8>,
     ranks: Vec<u64>,
-    /// The slab being written, in the background ([`SlabFiles::write`]).
-    behind: Option<(usize, JoinHandle<Result<Written, String>>)>,
+    /// What moves in the background ([`SlabFiles::move_behind`]).
+    behind: Option<JoinHandle<Result<Moved, String>>>,
+    /// The slab read in the background, until it is taken ([`SlabFiles::take_loaded`]).
+    loaded: Option<Loaded>,
     /// Tables and bitmaps of slabs done with, for the next ones (at most one table and two
     /// bitmaps: what a pass takes at a time).
     spare_tables: Vec<DistanceTable>,
@@ -216,35 +112,46 @@ pub(super) struct SlabFiles {
 }
 
 impl SlabFiles {
-    /// The files of `slabs` slabs in `folder` (made where missing), with empty inboxes.
+    /// The files of `slabs` slabs in `folder` (made where missing), none of them written yet.
     pub(super) fn new(folder: &Path, slabs: usize) -> Result<SlabFiles, String> {
         std::fs::create_dir_all(folder)
             .map_err(|e| format!("cannot make the slab folder {}: {e}", folder.display()))?;
-        let files = SlabFiles {
+        Ok(SlabFiles {
             folder: folder.to_path_buf(),
             pending: vec![[0; 2]; slabs],
+            inbox_bytes: vec![[0; 2]; slabs],
+            current: vec![0; slabs],
+            committed: vec![None; slabs],
             io: Io::default(),
             buffer: Some(Aligned::new()),
             behind: None,
+            loaded: None,
             batch: Vec::new(),
             ranks: Vec::new(),
             spare_tables: Vec::new(),
             spare_bits: Vec::new(),
-        };
-        for slab in 0..slabs {
-            files.remove(&files.inbox(slab, 0))?;
-            files.remove(&files.inbox(slab, 1))?;
+        })
+    }
+
+    /// Empties every inbox, left by a run before (a search that starts afresh).
+    pub(super) fn clear(&mut self) -> Result<(), String> {
+        for slab in 0..self.pending.len() {
+            self.forget_inboxes(slab);
+            self.remove(&self.inbox(slab, 0))?;
+            self.remove(&self.inbox(slab, 1))?;
         }
-        Ok(files)
+        Ok(())
     }
 
-    fn table_path(&self, slab: usize) -> PathBuf {
-        self.folder.join(format!("slab-{slab}.table"))
+    /// The slab's table in generation `generation`.
+    fn table_path(&self, slab: usize, generation: u8) -> PathBuf {
+        self.folder.join(format!("slab-{slab}-{generation}.table"))
     }
 
-    /// The bits of the slab's states of the next level found so far.
-    fn next_path(&self, slab: usize) -> PathBuf {
-        self.folder.join(format!("slab-{slab}.next"))
+    /// The bits of the slab's states of the next level found so far, in generation
+    /// `generation`.
+    fn next_path(&self, slab: usize, generation: u8) -> PathBuf {
+        self.folder.join(format!("slab-{slab}-{generation}.next"))
     }
 
     /// The slab's inbox for levels of depth `parity` mod 2.
@@ -269,25 +176,26 @@ impl SlabFiles {
         slab: usize,
         entries: u64,
     ) -> impl FnOnce() -> Result<Loaded, String> + Send + 'static {
-        let (table_path, next_path) = (self.table_path(slab), self.next_path(slab));
-        let table = match self.spare_tables.pop() {
+        let paths = self.paths(slab, self.current[slab]);
+        let (table, next) = (self.table(entries), self.bits(entries));
+        move || read_slab(paths, table, next)
+    }
+
+    /// A table of `entries` entries, from the memory of earlier slabs where there is some, whose
+    /// words the caller stores.
+    fn table(&mut self, entries: u64) -> DistanceTable {
+        match self.spare_tables.pop() {
             Some(spare) => spare.reused(entries),
             None => DistanceTable::new(entries),
-        };
-        let next = self.bits(entries);
-        move || {
-            let len = DistanceTable::bytes_for(entries);
-            let mut io = read(&table_path, len, &mut |word, bytes| {
-                table.store_le_bytes(word, bytes)
-            })?;
-            let bits = 8 * next.word_count() as u64;
-            let more = read(&next_path, bits, &mut |word, bytes| {
-                next.store_le_bytes(word, bytes)
-            })?;
-            io.read += more.read;
-            io.seconds += more.seconds;
-            Ok(Loaded { table, next, io })
         }
+    }
+
+    /// Slab `slab`'s table and bits in generation `generation`.
+    fn paths(&self, slab: usize, generation: u8) -> [PathBuf; 2] {
+        [
+            self.table_path(slab, generation),
+            self.next_path(slab, generation),
+        ]
     }
 
     /// A bitmap of `len` ranks, from the memory of earlier slabs where there is some, whose
@@ -336,68 +244,117 @@ impl SlabFiles {
     }
 
     /// Writes slab `slab`'s table and the bits of its states of the next level in the
-    /// background, once the write before has finished (the memory it wrote is kept for the next
-    /// slabs); [`SlabFiles::flush`] waits for it.
+    /// background ([`SlabFiles::move_behind`]).
     pub(super) fn write(
         &mut self,
         slab: usize,
         table: DistanceTable,
         next: Bitmap,
     ) -> Result<(), String> {
+        self.move_behind(Some((slab, table, next)), None)
+    }
+
+    /// In the background, once what moved before is done: writes a slab's table and the bits
+    /// of its states of the next level (`write`: the slab, its table and bits) into the
+    /// generation the last checkpoint does not name, then reads a slab (`read`: the slab and its
+    /// entries) into the memory just written from, so that a slab written behind and one read
+    /// ahead take the room of one. [`SlabFiles::take_loaded`] waits for the slab read,
+    /// [`SlabFiles::flush`] for all; the memory of a slab written and none read is kept for the
+    /// next slabs.
+    pub(super) fn move_behind(
+        &mut self,
+        write: Option<(usize, DistanceTable, Bitmap)>,
+        read: Option<(usize, u64)>,
+    ) -> Result<(), String> {
         self.flush()?;
-        let (table_path, next_path) = (self.table_path(slab), self.next_path(slab));
+        let write = write.map(|(slab, table, next)| {
+            let to = self.committed[slab].map_or(0, |g| 1 - g);
+            self.current[slab] = to;
+            (self.paths(slab, to), table, next)
+        });
+        let read = read.map(|(slab, entries)| (self.paths(slab, self.current[slab]), entries));
+        // Memory to read into, where no slab written lets some go.
+        let mut freed = match (&write, &read) {
+            (None, Some((_, entries))) => Some((self.table(*entries), self.bits(*entries))),
+            _ => None,
+        };
         let mut buffer = self.buffer.take().unwrap_or_else(Aligned::new);
-        let job = move || -> Result<Written, String> {
-            let mut io = write(
-                &table_path,
-                table.word_count(),
-                &mut buffer,
-                |range, out| table.append_le_bytes(range, out),
-            )?;
-            let more = write(&next_path, next.word_count(), &mut buffer, |range, out| {
-                for w in range {
-                    out.extend_from_slice(&next.word(w).to_le_bytes());
+        let job = move || -> Result<Moved, String> {
+            let mut io = Io::default();
+            if let Some((paths, table, next)) = write {
+                io = write_slab(paths, &table, &next, &mut buffer)?;
+                freed = Some((table, next));
+            }
+            let loaded = match read {
+                Some((paths, entries)) => {
+                    let (table, next) = freed.take().expect("memory to read a slab into");
+                    Some(read_slab(
+                        paths,
+                        table.reused(entries),
+                        next.reused(entries),
+                    )?)
                 }
-                Ok(())
-            })?;
-            io.written += more.written;
-            io.seconds += more.seconds;
-            Ok(Written {
-                table,
-                next,
+                None => None,
+            };
+            Ok(Moved {
                 io,
                 buffer,
+                loaded,
+                freed,
             })
         };
         let handle = std::thread::Builder::new()
-            .name(format!("slab-{slab}-writer"))
+            .name("slab-io".into())
             .spawn(job)
-            .map_err(|e| format!("cannot start writing slab {slab}: {e}"))?;
-        self.behind = Some((slab, handle));
+            .map_err(|e| format!("cannot start moving a slab: {e}"))?;
+        self.behind = Some(handle);
         Ok(())
     }
 
-    /// Waits for the slab being written, if any: its bytes are counted and its memory kept for
-    /// the next slabs.
+    /// Waits for what moves in the background, if anything: its bytes are counted, the slab
+    /// read is kept for [`SlabFiles::take_loaded`] and the memory let go for the next slabs.
     pub(super) fn flush(&mut self) -> Result<(), String> {
-        let Some((slab, handle)) = self.behind.take() else {
+        let Some(handle) = self.behind.take() else {
             return Ok(());
         };
-        let written = (handle.join()).map_err(|_| format!("writing slab {slab} failed"))??;
-        self.count(written.io);
-        self.buffer = Some(written.buffer);
-        // A pass reads one slab at a time into them; keep no more.
-        self.spare_tables.push(written.table);
-        self.spare_tables.truncate(1);
-        self.keep_bits(written.next);
+        let moved = (handle.join()).map_err(|_| "moving a slab failed".to_string())??;
+        self.count(moved.io);
+        self.buffer = Some(moved.buffer);
+        if let Some(loaded) = moved.loaded {
+            self.count(loaded.io);
+            self.loaded = Some(loaded);
+        }
+        if let Some((table, next)) = moved.freed {
+            // A pass reads one slab at a time into them; keep no more.
+            self.spare_tables.push(table);
+            self.spare_tables.truncate(1);
+            self.keep_bits(next);
+        }
         Ok(())
     }
 
-    /// Empties slab `slab`'s inboxes.
-    pub(super) fn drop_inboxes(&mut self, slab: usize) -> Result<(), String> {
+    /// The slab read in the background ([`SlabFiles::move_behind`]), once it is in.
+    pub(super) fn take_loaded(&mut self) -> Result<Loaded, String> {
+        self.flush()?;
+        (self.loaded.take()).ok_or_else(|| "no slab was being read".to_string())
+    }
+
+    /// Forgets slab `slab`'s inboxes (their files go at the next checkpoint).
+    pub(super) fn forget_inboxes(&mut self, slab: usize) {
         self.pending[slab] = [0, 0];
-        self.remove(&self.inbox(slab, 0))?;
-        self.remove(&self.inbox(slab, 1))
+        self.inbox_bytes[slab] = [0, 0];
+    }
+
+    /// Removes the inboxes for level `depth`, all read by the pass before (the last checkpoint
+    /// names none of them): a pass that sends to level `depth` starts with them empty.
+    pub(super) fn clear_inboxes(&mut self, depth: u64) -> Result<(), String> {
+        let parity = (depth % 2) as usize;
+        for slab in 0..self.pending.len() {
+            debug_assert_eq!(self.pending[slab][parity], 0, "an inbox not read");
+            self.inbox_bytes[slab][parity] = 0;
+            self.remove(&self.inbox(slab, depth % 2))?;
+        }
+        Ok(())
     }
 
     /// Whether slab `slab`'s inbox for level `depth` holds any rank.
@@ -426,6 +383,7 @@ impl SlabFiles {
             bytes[8..16].copy_from_slice(&len.to_le_bytes());
             file.write_all(bytes).map_err(|e| full(e, bytes.len()))?;
             self.io.written += bytes.len() as u64;
+            self.inbox_bytes[slab][(depth % 2) as usize] += bytes.len() as u64;
         }
         self.pending[slab][(depth % 2) as usize] += ranks.len() as u64;
         self.io.seconds += started.elapsed().as_secs_f64();
@@ -433,7 +391,7 @@ impl SlabFiles {
     }
 
     /// Calls `f` with the ranks of slab `slab`'s inbox for level `depth`, a batch at a time,
-    /// then empties it.
+    /// then forgets them (the file stays until the next checkpoint: the last one names it).
     pub(super) fn receive(
         &mut self,
         slab: usize,
@@ -477,7 +435,8 @@ impl SlabFiles {
             at += 16 + n;
         }
         self.pending[slab][parity] = 0;
-        self.remove(&path)
+        self.inbox_bytes[slab][parity] = 0;
+        Ok(())
     }
 
     /// The table file of slab `slab` and the bits of its states of the next level, opened for
@@ -486,14 +445,115 @@ impl SlabFiles {
         let open = |path: PathBuf| {
             File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
         };
-        Ok([open(self.table_path(slab))?, open(self.next_path(slab))?])
+        let now = self.current[slab];
+        Ok([
+            open(self.table_path(slab, now))?,
+            open(self.next_path(slab, now))?,
+        ])
+    }
+
+    /// Each slab's generation of files that holds it now, and the ranks and bytes of its
+    /// inboxes for level `depth`: what a checkpoint names ([`SlabFiles::commit`]).
+    pub(super) fn holding(&self, depth: u64) -> (Vec<u8>, Vec<[u64; 2]>) {
+        let parity = (depth % 2) as usize;
+        let inboxes = (self.pending.iter().zip(&self.inbox_bytes))
+            .map(|(ranks, bytes)| [ranks[parity], bytes[parity]])
+            .collect();
+        (self.current.clone(), inboxes)
+    }
+
+    /// Puts everything written so far on the disk (the slabs written behind, the inboxes
+    /// filled, the folder's names), for a checkpoint to name.
+    pub(super) fn sync(&mut self) -> Result<(), String> {
+        self.flush()?;
+        let sync = |path: &Path| {
+            File::open(path)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| format!("cannot sync {}: {e}", path.display()))
+        };
+        for slab in 0..self.pending.len() {
+            for parity in 0..2 {
+                if self.inbox_bytes[slab][parity as usize] > 0 {
+                    sync(&self.inbox(slab, parity))?;
+                }
+            }
+        }
+        sync(&self.folder)
+    }
+
+    /// A checkpoint names the files as they are now: the generations and inboxes it does not
+    /// name go.
+    pub(super) fn commit(&mut self) -> Result<(), String> {
+        for slab in 0..self.current.len() {
+            let now = self.current[slab];
+            self.committed[slab] = Some(now);
+            self.remove(&self.table_path(slab, 1 - now))?;
+            self.remove(&self.next_path(slab, 1 - now))?;
+            for parity in 0..2 {
+                if self.inbox_bytes[slab][parity as usize] == 0 {
+                    self.remove(&self.inbox(slab, parity))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes the files up as a checkpoint named them: each slab in generation `generations`
+    /// (checked to hold at least its `entries`), its inbox for level `depth` holding the ranks
+    /// and bytes of `inboxes`; the inboxes for the level after, which a run killed may have
+    /// begun to fill, are emptied.
+    pub(super) fn resume(
+        &mut self,
+        generations: &[u8],
+        inboxes: &[[u64; 2]],
+        depth: u64,
+        entries: &[u64],
+    ) -> Result<(), String> {
+        let missing = |path: &Path, what: String| {
+            format!(
+                "{} {what}: the slabs are not those of the checkpoint; delete the checkpoint to start again",
+                path.display()
+            )
+        };
+        let len = |path: &Path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let parity = (depth % 2) as usize;
+        for slab in 0..self.current.len() {
+            let g = generations[slab];
+            self.current[slab] = g;
+            self.committed[slab] = Some(g);
+            let table = DistanceTable::bytes_for(entries[slab]);
+            for (path, bytes) in [
+                (self.table_path(slab, g), table),
+                (self.next_path(slab, g), table / 2),
+            ] {
+                if len(&path) < bytes {
+                    return Err(missing(
+                        &path,
+                        format!("is missing or shorter than {bytes} bytes"),
+                    ));
+                }
+            }
+            let [ranks, bytes] = inboxes[slab];
+            let inbox = self.inbox(slab, depth % 2);
+            if len(&inbox) != bytes {
+                return Err(missing(&inbox, format!("does not hold {bytes} bytes")));
+            }
+            self.pending[slab] = [0; 2];
+            self.inbox_bytes[slab] = [0; 2];
+            self.pending[slab][parity] = ranks;
+            self.inbox_bytes[slab][parity] = bytes;
+            self.remove(&self.inbox(slab, (depth + 1) % 2))?;
+        }
+        Ok(())
     }
 
     /// Removes every file of `slabs` slabs, and the folder where nothing else is left in it.
     pub(super) fn remove_all(&self, slabs: usize) -> Result<(), String> {
         for slab in 0..slabs {
-            self.remove(&self.table_path(slab))?;
-            self.remove(&self.next_path(slab))?;
+            for generation in 0..2 {
+                self.remove(&self.table_path(slab, generation))?;
+                self.remove(&self.next_path(slab, generation))?;
+            }
             self.remove(&self.inbox(slab, 0))?;
             self.remove(&self.inbox(slab, 1))?;
         }

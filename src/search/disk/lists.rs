@@ -30,15 +30,15 @@ impl Lists {
 
     /// Whether the lists and the neighbours of the last level (8 bytes each, twice: found and
     /// sorted) fit their bytes, and the lists with the next level (at most those neighbours)
-    /// half of them: the slabs are laid out from the lists, a slab at a time, in the other half
-    /// (a slab's table, its last and next levels and a spare bitmap: 5 of the 10 bits an entry
-    /// a loaded slab takes in a pass).
+    /// 2/7 of them: the slabs are laid out from the lists, a slab at a time, in the rest (a
+    /// slab's table, its last and next levels and a spare bitmap: 5 of the 7 bits an entry a
+    /// loaded slab takes in a pass).
     pub(super) fn room_for_next(&self, moves: usize) -> bool {
         let listed: u64 = self.levels.iter().map(|l| l.len() as u64).sum();
         let last = self.levels.last().map_or(0, |l| l.len() as u64);
         let moves = moves as u64;
         8 * (listed + 2 * moves * last) <= self.bytes
-            && 8 * (listed + moves * last) <= self.bytes / 2
+            && 8 * (listed + moves * last) <= self.bytes / 7 * 2
     }
 
     /// Finds the next level from the last: the neighbours of its states in neither it nor the

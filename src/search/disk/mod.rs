@@ -9,17 +9,21 @@
 //! moves stay in one), the others pushed state by state; neighbours in the slab are set to level
 //! `d + 2` there and then (its table holds every level up to `d + 1` by now), the others go to
 //! their slab's inbox for level `d + 2`. So each slab is read and written once a pass, and a
-//! pass ends with a whole level: the next slab is read and the one before written while one is
-//! searched. Slabs with no state of the level are not read.
+//! pass ends with a whole level: while one slab is searched, the one before is written and the
+//! next read into its memory. Slabs with no state of the level are not read. After each pass
+//! the slabs' files are the checkpoint ([`checkpoint`]).
 
+mod checkpoint;
 mod files;
+mod io;
 mod lists;
 mod local;
 mod rounds;
 mod tail;
 mod view;
 
-pub use files::{FREE_SOME_SPACE, IO_BYTES, Io};
+pub use checkpoint::SlabsState;
+pub use io::{FREE_SOME_SPACE, IO_BYTES, Io};
 pub use local::slab_units;
 
 use crate::puzzle::{BlockMove, StateSpace, Structure};
@@ -30,7 +34,7 @@ use crate::search::slab::moves::SlabMoves;
 use crate::search::slab::{self, Slab};
 use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
-use crate::search::{Progress, Silent, Step};
+use crate::search::{Checkpoints, Progress, Silent, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread};
 use files::SlabFiles;
 use lists::Lists;
@@ -83,6 +87,8 @@ enum Source<'a> {
 pub struct DiskEngine<'s, S: StateSpace> {
     space: &'s S,
     slabs: Vec<Slab>,
+    /// The columns the cuts are multiples of.
+    unit: u64,
     /// The first column of each slab, and the end.
     bounds: Vec<u64>,
     /// Each slab's block moves that stay in it, in its entries.
@@ -156,6 +162,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             tail: None,
             steps: Vec::new(),
             slabs,
+            unit,
         })
     }
 
@@ -269,7 +276,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                 .collect();
             remaining.extend(mine);
             self.found[i] = 0;
-            self.files.drop_inboxes(i)?;
+            self.files.forget_inboxes(i);
         }
         remaining.par_sort_unstable();
         Ok(Tail {
@@ -418,6 +425,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 
 impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+        self.files.clear()?;
         self.lists = Some(Lists::new(starts, self.list_bytes));
         self.smallest = starts.iter().copied().take(self.limit).collect();
         self.steps.push([0, 0]);
@@ -430,6 +438,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         depth: u64,
         list: Option<Vec<u64>>,
     ) -> Result<(), String> {
+        self.files.clear()?;
         let before = self.files.io;
         self.steps = vec![[0, 0]; depth as usize];
         let list = list.unwrap_or_default();
@@ -482,33 +491,44 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         let order: Vec<usize> = (0..self.slabs.len())
             .filter(|&i| self.found[i] > 0 || self.files.has_inbox(i, depth))
             .collect();
-        std::thread::scope(|scope| -> Result<(), String> {
-            // The next slab is read while this one is searched.
-            let entries: Vec<u64> = order.iter().map(|&i| self.slabs[i].entries()).collect();
-            let read = |files: &mut SlabFiles, at: usize| {
-                (order.get(at)).map(|&i| scope.spawn(files.reader(i, entries[at])))
-            };
-            let mut ahead = read(&mut self.files, 0);
-            for (at, &i) in order.iter().enumerate() {
-                let loaded = (ahead.take().expect("a reader a slab"))
-                    .join()
-                    .map_err(|_| format!("reading slab {i} failed"))??;
-                ahead = read(&mut self.files, at + 1);
+        self.files.clear_inboxes(depth + 1)?;
+        // The first slab is read now; then, while one is searched, the one before is written
+        // and the one after read into its memory ([`SlabFiles::move_behind`]).
+        let sizes: Vec<(usize, u64)> = (order.iter())
+            .map(|&i| (i, self.slabs[i].entries()))
+            .collect();
+        let read_at = |at: usize| sizes.get(at).copied();
+        let mut loaded = match read_at(0) {
+            Some((i, entries)) => {
+                let loaded = self.files.reader(i, entries)()?;
                 self.files.count(loaded.io);
-                let (table, level) = (loaded.table, loaded.next);
-                let here = self.found[i] + self.receive(i, &table, &level, depth)?;
-                progress.found(here);
-                count += here;
-                smallest = self.keep_smallest(i, &level, std::mem::take(&mut smallest));
-                let next = self.files.bits(table.entries());
-                next.clear();
-                self.found[i] = self.expand(i, &table, &level, &next, depth)?;
-                // Written while the next slab is searched.
-                self.files.write(i, table, next)?;
-                self.files.keep_bits(level);
+                Some(loaded)
             }
-            self.files.flush()
-        })?;
+            None => None,
+        };
+        if order.len() > 1 {
+            self.files.move_behind(None, read_at(1))?;
+        }
+        for (at, &i) in order.iter().enumerate() {
+            let (table, level) = match loaded.take() {
+                Some(l) => (l.table, l.next),
+                None => return Err(format!("slab {i} was not read")),
+            };
+            let here = self.found[i] + self.receive(i, &table, &level, depth)?;
+            progress.found(here);
+            count += here;
+            smallest = self.keep_smallest(i, &level, std::mem::take(&mut smallest));
+            let next = self.files.bits(table.entries());
+            next.clear();
+            self.found[i] = self.expand(i, &table, &level, &next, depth)?;
+            if at + 1 < order.len() {
+                loaded = Some(self.files.take_loaded()?);
+            }
+            self.files
+                .move_behind(Some((i, table, next)), read_at(at + 2))?;
+            self.files.keep_bits(level);
+        }
+        self.files.flush()?;
         // After a pass that finds nothing, the last level stays the one found before.
         if count > 0 {
             self.smallest = smallest;
@@ -519,6 +539,30 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
 
     fn passes(&self) -> Passes {
         Passes::TOP_DOWN
+    }
+
+    fn resume_slabs(
+        &mut self,
+        state: SlabsState,
+        depth: u64,
+        antipodes: &[u64],
+    ) -> Result<(), String> {
+        self.take_up(state, depth, antipodes)
+    }
+
+    /// The slabs' files are the checkpoint.
+    fn saves_in_place(&self) -> bool {
+        true
+    }
+
+    fn save(
+        &mut self,
+        checkpoints: &dyn Checkpoints,
+        levels: &Levels,
+        antipodes: &[u64],
+        over: bool,
+    ) -> Result<(), String> {
+        self.save_slabs(checkpoints, levels, antipodes, over)
     }
 
     fn smallest(&mut self, _depth: u64, limit: usize) -> Result<Vec<u64>, String> {
