@@ -338,6 +338,18 @@ fn a_run_from_disk_killed_goes_on_from_its_checkpoint() {
     }
     assert!(kills >= 3, "killed {kills} times only");
     if checkpoint.exists() {
+        // Cut otherwise, the slabs are not the checkpoint's: refused, naming the fix.
+        let other = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+            .args(args(&disk))
+            .args(["--slab-bytes", "300000", "--resume"])
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&other.stderr);
+        assert_eq!(other.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains("slabs on disk and this run plans") && e.contains("--memory"),
+            "{e}"
+        );
         let resumed = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
             .args(args(&disk))
             .args(["--slab-bytes", "100000", "--resume"])

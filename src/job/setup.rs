@@ -10,8 +10,8 @@ use crate::plan::{self, Budget, DiskPlan, DiskSlabs, Inputs, Plan, Shape};
 use crate::puzzle::StateSpace;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
-use crate::search::Resume;
 use crate::search::slab::Slab;
+use crate::search::{Resume, Saved as Table};
 use crate::setting::Setting;
 use crate::store::atomic;
 use crate::units::bytes;
@@ -248,6 +248,26 @@ pub(super) fn setup<'m, S: StateSpace>(
     } else {
         None
     };
+    // A checkpoint of slabs on disk goes on only in the same slabs.
+    if let Some((
+        Resume {
+            table: Table::Slabs(state),
+            ..
+        },
+        _,
+    )) = &resume
+    {
+        let planned = (plan.disk_slabs.as_ref()).map(|s| (s.count, s.unit));
+        if planned != Some((state.slabs, state.unit)) {
+            return Err(Error::Input(format!(
+                "{}: the checkpoint's table is in {} slabs on disk and this run plans {}: go on with the {} of the run that saved it",
+                Setting::Resume,
+                state.slabs,
+                planned.map_or("none".into(), |(count, _)| format!("{count}")),
+                Setting::Memory
+            )));
+        }
+    }
     Ok(Setup {
         placement,
         plan,

@@ -86,7 +86,7 @@ impl DiskPlan {
             );
             let _ = writeln!(
                 out,
-                "  free disk needed beside the slabs: {} (the file and a checkpoint at once)",
+                "  free disk needed: {} for the file and the checkpoint, once the search is over beside one generation of the slabs",
                 bytes(self.needed(0))
             );
             return out;

@@ -102,7 +102,7 @@ pub trait Engine {
     ) -> Result<(), String> {
         let _ = (depth, antipodes);
         Err(format!(
-            "the checkpoint's table is in {} slabs on disk: go on with the --memory of the run that saved it",
+            "the checkpoint's table is in {} slabs on disk: go on with the memory budget of the run that saved it",
             state.slabs
         ))
     }

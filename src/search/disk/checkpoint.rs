@@ -78,7 +78,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             ] != [n; 3]
         {
             return Err(format!(
-                "the checkpoint's table is in {} slabs and this run plans {n}: go on with the --memory (and --slab-bytes) of the run that saved it",
+                "the checkpoint's table is in {} slabs and this run plans {n}: go on with the memory budget of the run that saved it",
                 state.slabs
             ));
         }
