@@ -19,12 +19,13 @@ mod io;
 mod lists;
 mod local;
 mod rounds;
+mod state;
 mod tail;
 mod view;
 
-pub use checkpoint::SlabsState;
 pub use io::{FREE_SOME_SPACE, IO_BYTES, Io};
 pub use local::slab_units;
+pub use state::SlabsState;
 
 use crate::puzzle::{BlockMove, StateSpace, Structure};
 use crate::search::bitmap::Bitmap;

@@ -1,0 +1,23 @@
+//! What a checkpoint of a search from disk names ([`SlabsState`]).
+
+use serde::{Deserialize, Serialize};
+
+/// What a checkpoint of a search from disk holds besides the levels and the antipodes: which
+/// of the slabs' files hold the table after the level, and what the engine counted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SlabsState {
+    /// How many slabs the table is cut into.
+    pub slabs: usize,
+    /// The columns the cuts are multiples of.
+    pub unit: u64,
+    /// Each slab's generation of files (0 or 1) that holds it.
+    pub generations: Vec<u8>,
+    /// The states of the next level each slab found in itself.
+    pub found: Vec<u64>,
+    /// The ranks and the bytes of each slab's inbox for the next level.
+    pub inboxes: Vec<[u64; 2]>,
+    /// The bytes read and written by each step so far ([`super::DiskEngine::steps`]).
+    pub steps: Vec<[u64; 2]>,
+    /// The bytes read and written so far, and the seconds it took.
+    pub io: (u64, u64, f64),
+}
