@@ -27,7 +27,6 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         self.write_tail()?;
         self.files.sync()?;
         let (generations, inboxes) = self.files.holding(levels.len());
-        let io = self.files.io;
         let state = SlabsState {
             slabs: self.slabs.len(),
             unit: self.unit,
@@ -35,7 +34,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             found: self.found.clone(),
             inboxes,
             steps: self.steps.clone(),
-            io: (io.read, io.written, io.seconds),
+            io: self.files.io,
         };
         checkpoints.save(Saving::Slabs(&state), levels, antipodes)?;
         self.files.commit()
@@ -66,12 +65,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         (self.files).resume(&state.generations, &state.inboxes, depth + 1, &entries)?;
         self.found = state.found;
         self.steps = state.steps;
-        let (read, written, seconds) = state.io;
-        self.files.io = super::Io {
-            read,
-            written,
-            seconds,
-        };
+        self.files.io = state.io;
         self.smallest = antipodes.iter().copied().take(self.limit).collect();
         self.lists = None;
         self.tail = None;

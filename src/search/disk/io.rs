@@ -3,6 +3,7 @@
 //! the bytes and seconds that took ([`Io`]).
 
 use crate::units::bytes;
+use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
@@ -47,7 +48,7 @@ fn open(path: &Path, options: &OpenOptions) -> std::io::Result<(File, bool)> {
 }
 
 /// The bytes read and written, and the seconds it took.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Io {
     /// Bytes read.
     pub read: u64,

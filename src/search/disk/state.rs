@@ -1,5 +1,6 @@
 //! What a checkpoint of a search from disk names ([`SlabsState`]).
 
+use super::Io;
 use serde::{Deserialize, Serialize};
 
 /// What a checkpoint of a search from disk holds besides the levels and the antipodes: which
@@ -19,5 +20,5 @@ pub struct SlabsState {
     /// The bytes read and written by each step so far ([`super::DiskEngine::steps`]).
     pub steps: Vec<[u64; 2]>,
     /// The bytes read and written so far, and the seconds it took.
-    pub io: (u64, u64, f64),
+    pub io: Io,
 }
