@@ -2,7 +2,7 @@
 //! that one of them and what its passes hold beside it fit the budget ([`crate::search::disk`]).
 
 use super::FIXED_BYTES;
-use crate::search::disk::IO_BYTES;
+use crate::search::disk::{IO_BYTES, bits_disk_bytes};
 use crate::search::slab::{self, ROUND_BYTES};
 use crate::store;
 use crate::table::DistanceTable;
@@ -88,7 +88,7 @@ impl DiskSlabs {
                 entries: largest,
                 memory,
                 round_bytes,
-                disk: 2 * (whole + entries.div_ceil(64) * 8),
+                disk: 2 * (whole + count as u64 * bits_disk_bytes(largest)),
                 folder: folder.to_path_buf(),
             })
         })

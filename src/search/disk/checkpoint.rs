@@ -10,9 +10,10 @@ use crate::search::{Checkpoints, Saving};
 
 impl<S: StateSpace> DiskEngine<'_, S> {
     /// Saves the state after the last of `levels` in `checkpoints`: the slabs' files as they
-    /// are. While the first levels are lists, and among the last ones (in memory), nothing is
-    /// saved: the last checkpoint stands until the search is `over`, when the levels found in
-    /// memory are written into the slabs first.
+    /// are. While the first levels are lists (until the search is `over`, when they are laid
+    /// out) and among the last ones (in memory, [`super::Tail`]) nothing is saved: the last
+    /// checkpoint stands, and a run that goes on from it finds the last levels again, which
+    /// costs less than writing every slab once more.
     pub(super) fn save_slabs(
         &mut self,
         checkpoints: &dyn Checkpoints,
@@ -20,11 +21,10 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         antipodes: &[u64],
         over: bool,
     ) -> Result<(), String> {
-        if !over && (self.lists.is_some() || self.tail.is_some()) {
+        if (!over && self.lists.is_some()) || self.tail.is_some() {
             return Ok(());
         }
         self.lay_out()?;
-        self.write_tail()?;
         self.files.sync()?;
         let (generations, inboxes) = self.files.holding(levels.len());
         let state = SlabsState {

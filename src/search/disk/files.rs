@@ -15,6 +15,7 @@
 //! dropped from the page cache instead. Their files are padded to whole blocks. A slab is
 //! written on a thread of its own while the engine goes on with the next ([`SlabFiles::write`]).
 
+use super::bits;
 use super::io::{Aligned, IO_BYTES, Io, read, write, write_error};
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
@@ -52,10 +53,7 @@ fn read_slab(paths: [PathBuf; 2], table: DistanceTable, next: Bitmap) -> Result<
     let mut io = read(&table_path, len, &mut |word, bytes| {
         table.store_le_bytes(word, bytes)
     })?;
-    let bits = 8 * next.word_count() as u64;
-    let more = read(&next_path, bits, &mut |word, bytes| {
-        next.store_le_bytes(word, bytes)
-    })?;
+    let more = bits::read_bits(&next_path, &next)?;
     io.read += more.read;
     io.seconds += more.seconds;
     Ok(Loaded { table, next, io })
@@ -73,12 +71,7 @@ fn write_slab(
     let mut io = write(&table_path, table.word_count(), buffer, |range, out| {
         table.append_le_bytes(range, out)
     })?;
-    let more = write(&next_path, next.word_count(), buffer, |range, out| {
-        for w in range {
-            out.extend_from_slice(&next.word(w).to_le_bytes());
-        }
-        Ok(())
-    })?;
+    let more = bits::write_bits(&next_path, next, buffer)?;
     io.written += more.written;
     io.seconds += more.seconds;
     Ok(io)
@@ -362,9 +355,15 @@ impl SlabFiles {
         self.pending[slab][(depth % 2) as usize] > 0
     }
 
-    /// Appends `ranks` to slab `slab`'s inbox for level `depth`.
-    pub(super) fn send(&mut self, slab: usize, depth: u64, ranks: &[u64]) -> Result<(), String> {
-        debug_assert!(ranks.is_sorted());
+    /// Appends batches of ranks to slab `slab`'s inbox for level `depth`: each batch its number
+    /// of ranks and their gaps' bytes ([`gaps::encode_in_place`]), at most [`IO_BYTES`]` / 8`
+    /// ranks.
+    pub(super) fn send(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        batches: &[(u64, &[u8])],
+    ) -> Result<(), String> {
         let started = Instant::now();
         let path = self.inbox(slab, depth % 2);
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
@@ -373,19 +372,18 @@ impl SlabFiles {
             .map_err(fail)?;
         let full = |e: std::io::Error, n: usize| write_error(&path, e, n as u64);
         // A batch at a time: its number of ranks and of bytes, then the gaps between its ranks.
-        let bytes = &mut self.batch;
-        for batch in ranks.chunks(IO_BYTES / 8) {
-            bytes.clear();
-            bytes.extend([0u8; 16]);
-            gaps::encode(batch, bytes);
-            let len = bytes.len() as u64 - 16;
-            bytes[..8].copy_from_slice(&(batch.len() as u64).to_le_bytes());
-            bytes[8..16].copy_from_slice(&len.to_le_bytes());
-            file.write_all(bytes).map_err(|e| full(e, bytes.len()))?;
-            self.io.written += bytes.len() as u64;
-            self.inbox_bytes[slab][(depth % 2) as usize] += bytes.len() as u64;
+        for &(count, bytes) in batches {
+            debug_assert!(count <= (IO_BYTES / 8) as u64);
+            let mut header = [0u8; 16];
+            header[..8].copy_from_slice(&count.to_le_bytes());
+            header[8..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+            (file.write_all(&header).and_then(|_| file.write_all(bytes)))
+                .map_err(|e| full(e, 16 + bytes.len()))?;
+            let n = 16 + bytes.len() as u64;
+            self.io.written += n;
+            self.inbox_bytes[slab][(depth % 2) as usize] += n;
+            self.pending[slab][(depth % 2) as usize] += count;
         }
-        self.pending[slab][(depth % 2) as usize] += ranks.len() as u64;
         self.io.seconds += started.elapsed().as_secs_f64();
         Ok(())
     }
@@ -439,17 +437,10 @@ impl SlabFiles {
         Ok(())
     }
 
-    /// The table file of slab `slab` and the bits of its states of the next level, opened for
-    /// reading pieces of them.
-    pub(super) fn open_table(&self, slab: usize) -> Result<[File; 2], String> {
-        let open = |path: PathBuf| {
-            File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-        };
-        let now = self.current[slab];
-        Ok([
-            open(self.table_path(slab, now))?,
-            open(self.next_path(slab, now))?,
-        ])
+    /// The table file of slab `slab`, opened for reading pieces of it.
+    pub(super) fn open_table(&self, slab: usize) -> Result<File, String> {
+        let path = self.table_path(slab, self.current[slab]);
+        File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     }
 
     /// Each slab's generation of files that holds it now, and the ranks and bytes of its
@@ -522,16 +513,15 @@ impl SlabFiles {
             self.current[slab] = g;
             self.committed[slab] = Some(g);
             let table = DistanceTable::bytes_for(entries[slab]);
-            for (path, bytes) in [
-                (self.table_path(slab, g), table),
-                (self.next_path(slab, g), table / 2),
-            ] {
-                if len(&path) < bytes {
-                    return Err(missing(
-                        &path,
-                        format!("is missing or shorter than {bytes} bytes"),
-                    ));
-                }
+            let path = self.table_path(slab, g);
+            if len(&path) < table {
+                let what = format!("is missing or shorter than {table} bytes");
+                return Err(missing(&path, what));
+            }
+            let path = self.next_path(slab, g);
+            let next = bits::file_len(entries[slab].div_ceil(64) as usize);
+            if len(&path) != next {
+                return Err(missing(&path, format!("does not hold {next} bytes")));
             }
             let [ranks, bytes] = inboxes[slab];
             let inbox = self.inbox(slab, depth % 2);

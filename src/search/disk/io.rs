@@ -16,9 +16,9 @@ pub const IO_BYTES: usize = 8 << 20;
 
 /// Direct I/O moves whole blocks of this many bytes, at offsets and addresses that are multiples
 /// of it.
-const BLOCK: usize = 4096;
+pub(super) const BLOCK: usize = 4096;
 
-/// A buffer of [`IO_BYTES`] that starts on a block boundary.
+/// A buffer of [`IO_BYTES`] and a block that starts on a block boundary.
 pub(super) struct Aligned {
     bytes: Vec<u8>,
     start: usize,
@@ -26,7 +26,7 @@ pub(super) struct Aligned {
 
 impl Aligned {
     pub(super) fn new() -> Aligned {
-        let bytes = vec![0u8; IO_BYTES + BLOCK];
+        let bytes = vec![0u8; IO_BYTES + 2 * BLOCK];
         let start = bytes.as_ptr().align_offset(BLOCK);
         Aligned { bytes, start }
     }
@@ -39,7 +39,7 @@ impl Aligned {
 
 /// Opens `path` as `options` say, with direct I/O where its file system allows it; whether it
 /// did.
-fn open(path: &Path, options: &OpenOptions) -> std::io::Result<(File, bool)> {
+pub(super) fn open(path: &Path, options: &OpenOptions) -> std::io::Result<(File, bool)> {
     match options.clone().custom_flags(libc::O_DIRECT).open(path) {
         Ok(file) => Ok((file, true)),
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok((options.open(path)?, false)),
@@ -166,7 +166,7 @@ pub(super) fn write_error(path: &Path, e: std::io::Error, left: u64) -> String {
 
 /// Drops `file`'s pages from the page cache (its writes already on the disk): the slabs are
 /// read from the disk each time, as a table larger than memory is.
-fn uncache(file: &File) {
+pub(super) fn uncache(file: &File) {
     use std::os::fd::AsRawFd;
     // SAFETY: a plain system call on an open descriptor; advice only, it changes no data.
     unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };

@@ -13,6 +13,7 @@
 //! next read into its memory. Slabs with no state of the level are not read. After each pass
 //! the slabs' files are the checkpoint ([`checkpoint`]).
 
+mod bits;
 mod checkpoint;
 mod files;
 mod io;
@@ -23,6 +24,7 @@ mod state;
 mod tail;
 mod view;
 
+pub use bits::disk_bytes as bits_disk_bytes;
 pub use io::{FREE_SOME_SPACE, IO_BYTES, Io};
 pub use local::slab_units;
 pub use state::SlabsState;
@@ -36,7 +38,7 @@ use crate::search::slab::{self, Slab};
 use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
 use crate::search::{Checkpoints, Progress, Silent, Step};
-use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, spread};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED};
 use files::SlabFiles;
 use lists::Lists;
 use rayon::prelude::*;
@@ -286,42 +288,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         })
     }
 
-    /// Writes the levels the tail found into the slabs' tables (and clears the states of the
-    /// next level found there before the tail), where it found any since they were last written.
-    fn write_tail(&mut self) -> Result<(), String> {
-        let Some(tail) = &mut self.tail else {
-            return Ok(());
-        };
-        if tail.levels.is_empty() {
-            return Ok(());
-        }
-        let levels = std::mem::take(&mut tail.levels);
-        for i in 0..self.slabs.len() {
-            let slab = self.slabs[i].clone();
-            let loaded = self.files.reader(i, slab.entries())()?;
-            self.files.count(loaded.io);
-            let (table, next) = (loaded.table, loaded.next);
-            for w in 0..next.word_count() {
-                for half in 0..2 {
-                    let found = (next.word(w) >> (32 * half)) as u32;
-                    let t = 2 * w + half;
-                    if found != 0 && t < table.word_count() {
-                        let unreached = spread(found) * u64::from(UNREACHED);
-                        table.store_word(t, table.word(t) | unreached);
-                    }
-                }
-            }
-            for (depth, states) in &levels {
-                for &r in states.iter().filter(|&&r| slab.contains(r)) {
-                    table.claim(slab.local(r), (depth % 3) as u8);
-                }
-            }
-            next.clear();
-            self.files.write(i, table, next)?;
-        }
-        self.files.flush()
-    }
-
     /// `smallest` (ascending, at most the engine's limit) with slab `i`'s smallest ranks of
     /// `level` merged in.
     fn keep_smallest(&self, i: usize, level: &Bitmap, smallest: Vec<u64>) -> Vec<u64> {
@@ -410,8 +376,15 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         Ok(found)
     }
 
-    /// The table, read from the slabs' files as it is asked for.
+    /// The table of a search that is over, read from the slabs' files as it is asked for.
     fn view(&self) -> Result<SlabsView<'_>, String> {
+        // Once the search is over no slab holds states of a next level (their bits are not
+        // in the view).
+        if let Some(i) = self.found.iter().position(|&f| f > 0) {
+            return Err(format!(
+                "slab {i} holds states of a level not yet written: the search is not over"
+            ));
+        }
         let files = (0..self.slabs.len())
             .map(|i| self.files.open_table(i))
             .collect::<Result<_, _>>()?;
@@ -420,6 +393,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             bounds: &self.bounds,
             files,
             entries: self.space.size(),
+            tail: self.tail.as_ref().map_or(&[][..], |t| &t.levels[..]),
         })
     }
 }
@@ -575,7 +549,6 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
     ) -> Result<(), String> {
         self.lay_out()?;
-        self.write_tail()?;
         // The distances file is written in the room the slabs took.
         self.files.let_go();
         f(&self.view()?)
@@ -583,7 +556,6 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
 
     fn into_table(mut self) -> Result<DistanceTable, String> {
         self.lay_out()?;
-        self.write_tail()?;
         self.files.let_go();
         let view = self.view()?;
         let mut bytes = Vec::new();

@@ -9,11 +9,12 @@ use rayon::prelude::*;
 /// States a tail task checks.
 const STATES_PER_TASK: usize = 1 << 12;
 
-/// The unreached states, and the levels found among them not yet written to the slabs.
+/// The unreached states, and the levels found among them (never written to the slabs: the
+/// distances file reads them over the slabs' tables, [`super::view::SlabsView`]).
 pub(super) struct Tail {
     /// The unreached states, ascending.
     pub(super) remaining: Vec<u64>,
-    /// The levels found since the slabs were last written: (depth, states ascending).
+    /// The levels found: (depth, states ascending).
     pub(super) levels: Vec<(u64, Vec<u64>)>,
 }
 

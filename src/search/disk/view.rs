@@ -1,18 +1,21 @@
-//! The whole table of a search from disk, as its slabs' files hold it ([`SlabsView`]): what a
-//! checkpoint and the distances file are written from.
+//! The whole table of a search from disk, as its slabs' files hold it ([`SlabsView`]): what the
+//! distances file is written from.
 
 use crate::search::slab::Slab;
-use crate::table::{ENTRIES_PER_WORD, TableView, UNREACHED, spread};
+use crate::table::{ENTRIES_PER_WORD, TableView};
 use std::os::unix::fs::FileExt;
 
-/// The whole table after the last level found, read from the slabs' files: each of its words
-/// is in one slab, whose states of the next level found so far read as unreached.
+/// The whole table of a search that is over, read from the slabs' tables (each of its words is
+/// in one slab), with the levels of the tail over them. The states a pass found before the tail
+/// hold their level's value in their slab's table already (the tail finds them again).
 pub(super) struct SlabsView<'e> {
     pub(super) slabs: &'e [Slab],
     pub(super) bounds: &'e [u64],
-    /// Each slab's table and the bits of its states of the next level.
-    pub(super) files: Vec<[std::fs::File; 2]>,
+    /// Each slab's table.
+    pub(super) files: Vec<std::fs::File>,
     pub(super) entries: u64,
+    /// The levels of the tail: (depth, states ascending).
+    pub(super) tail: &'e [(u64, Vec<u64>)],
 }
 
 impl TableView for SlabsView<'_> {
@@ -38,18 +41,17 @@ impl TableView for SlabsView<'_> {
             let at = out.len();
             out.resize(at + 8 * run, 0);
             let fail = |e: std::io::Error| format!("cannot read slab {i} of the table: {e}");
-            let [table, next] = &self.files[i];
-            table
+            (self.files[i])
                 .read_exact_at(&mut out[at..], 8 * local)
                 .map_err(fail)?;
-            // A table word's 32 entries have 32 bits of the next level: 4 bytes.
-            let mut bits = vec![0u8; 4 * run];
-            next.read_exact_at(&mut bits, 4 * local).map_err(fail)?;
-            for (word, b) in out[at..].chunks_exact_mut(8).zip(bits.chunks_exact(4)) {
-                let found = u32::from_le_bytes(b.try_into().expect("4 bytes"));
-                let value = u64::from_le_bytes((&*word).try_into().expect("8 bytes"));
-                let reads = value | (spread(found) * u64::from(UNREACHED));
-                word.copy_from_slice(&reads.to_le_bytes());
+            let ranks = rank..rank + run as u64 * ENTRIES_PER_WORD;
+            for (depth, states) in self.tail {
+                let from = states.partition_point(|&r| r < ranks.start);
+                for &r in states[from..].iter().take_while(|&&r| r < ranks.end) {
+                    let (byte, shift) = ((r - ranks.start) / 4, 2 * ((r - ranks.start) % 4));
+                    let entry = &mut out[at + byte as usize];
+                    *entry = (*entry & !(3 << shift)) | ((depth % 3) as u8) << shift;
+                }
             }
             w += run;
         }
