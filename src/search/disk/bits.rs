@@ -35,9 +35,16 @@ pub fn disk_bytes(entries: u64) -> u64 {
     words.div_ceil(PIECE_WORDS as u64) * BLOCK as u64 + (8 * words).next_multiple_of(BLOCK as u64)
 }
 
-/// Writes `bits` to `path` through `buffer` (on the disk, not in the page cache): the bytes
+/// Writes the first `words` words of `bits` to `path` through `buffer` (on the disk, not in the
+/// page cache), calling `taken` with the words taken out of `bits` so far as it goes: the bytes
 /// written and the seconds it took.
-pub(super) fn write_bits(path: &Path, bits: &Bitmap, buffer: &mut Aligned) -> Result<Io, String> {
+pub(super) fn write_bits(
+    path: &Path,
+    bits: &Bitmap,
+    words: usize,
+    buffer: &mut Aligned,
+    taken: &dyn Fn(usize),
+) -> Result<Io, String> {
     let started = Instant::now();
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
     let options = OpenOptions::new()
@@ -46,7 +53,6 @@ pub(super) fn write_bits(path: &Path, bits: &Bitmap, buffer: &mut Aligned) -> Re
         .truncate(true)
         .clone();
     let (file, direct) = open(path, &options).map_err(fail)?;
-    let words = bits.word_count();
     let mut written = 0;
     for (k, first) in (0..words).step_by(PIECE_WORDS).enumerate() {
         let piece = first..(first + PIECE_WORDS).min(words);
@@ -64,12 +70,13 @@ pub(super) fn write_bits(path: &Path, bits: &Bitmap, buffer: &mut Aligned) -> Re
         let (kind, len) = match gaps {
             Some(len) => (GAPS, len),
             None => {
-                for (w, out) in piece.zip(body.chunks_exact_mut(8)) {
+                for (w, out) in piece.clone().zip(body.chunks_exact_mut(8)) {
                     out.copy_from_slice(&bits.word(w).to_le_bytes());
                 }
                 (WORDS, raw)
             }
         };
+        taken(piece.end);
         let end = BLOCK + len.next_multiple_of(BLOCK);
         slot[BLOCK + len..end].fill(0);
         slot[..BLOCK].fill(0);
@@ -118,9 +125,14 @@ fn gaps_into(bits: &Bitmap, piece: std::ops::Range<usize>, out: &mut [u8]) -> Op
     Some(at)
 }
 
-/// Reads `bits` (all of its words) from `path`, as [`write_bits`] wrote them: the bytes read
-/// and the seconds it took.
-pub(super) fn read_bits(path: &Path, bits: &Bitmap) -> Result<Io, String> {
+/// Reads the first `words` words of `bits` from `path`, as [`write_bits`] wrote them, each piece
+/// once `wait` returns for the words up to its end: the bytes read and the seconds it took.
+pub(super) fn read_bits(
+    path: &Path,
+    bits: &Bitmap,
+    words: usize,
+    wait: &dyn Fn(usize),
+) -> Result<Io, String> {
     let started = Instant::now();
     let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     let damaged = |what: &str| {
@@ -130,7 +142,6 @@ pub(super) fn read_bits(path: &Path, bits: &Bitmap) -> Result<Io, String> {
         )
     };
     let (file, direct) = open(path, OpenOptions::new().read(true)).map_err(fail)?;
-    let words = bits.word_count();
     let len = file.metadata().map_err(fail)?.len();
     if len != file_len(words) {
         return Err(damaged("is not as long as its slab's bits"));
@@ -170,6 +181,7 @@ pub(super) fn read_bits(path: &Path, bits: &Bitmap) -> Result<Io, String> {
         }
         read_at(at + BLOCK as u64, n.next_multiple_of(BLOCK), &mut buffer)?;
         let body = &buffer.get(n)[..n];
+        wait(piece.end);
         if kind == WORDS {
             bits.store_le_bytes(first, body);
             continue;
@@ -219,7 +231,8 @@ mod tests {
     /// `bits` written and read back into a bitmap holding other bits before.
     fn round_trip(bits: &Bitmap) -> (Bitmap, Io) {
         let path = scratch(&format!("round-trip-{}", bits.len()));
-        let written = write_bits(&path, bits, &mut Aligned::new()).unwrap();
+        let words = bits.word_count();
+        let written = write_bits(&path, bits, words, &mut Aligned::new(), &|_| ()).unwrap();
         assert_eq!(
             std::fs::metadata(&path).unwrap().len(),
             file_len(bits.word_count())
@@ -227,7 +240,7 @@ mod tests {
         let back = Bitmap::from_fn(bits.len(), |w| {
             (w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
         });
-        let read = read_bits(&path, &back).unwrap();
+        let read = read_bits(&path, &back, words, &|_| ()).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(read.read, written.written);
         (back, written)
@@ -263,18 +276,19 @@ mod tests {
     fn damaged_bits_are_refused() {
         let path = scratch("damaged");
         let bits = Bitmap::from_ranks(10_000, &[3, 7, 9_999]);
-        write_bits(&path, &bits, &mut Aligned::new()).unwrap();
+        let words = bits.word_count();
+        write_bits(&path, &bits, words, &mut Aligned::new(), &|_| ()).unwrap();
         // A gap past the piece's end.
         let file = OpenOptions::new().write(true).open(&path).unwrap();
         file.write_all_at(&[0xff, 0x7f], BLOCK as u64).unwrap();
-        let e = read_bits(&path, &bits).unwrap_err();
+        let e = read_bits(&path, &bits, words, &|_| ()).unwrap_err();
         assert!(
             e.contains("damaged piece") && e.contains("start again"),
             "{e}"
         );
         // Cut short.
         file.set_len(BLOCK as u64).unwrap();
-        let e = read_bits(&path, &bits).unwrap_err();
+        let e = read_bits(&path, &bits, words, &|_| ()).unwrap_err();
         std::fs::remove_file(&path).unwrap();
         assert!(e.contains("not as long"), "{e}");
     }
