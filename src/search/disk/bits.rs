@@ -6,7 +6,7 @@
 //! writes and reads; the end of a slot that its piece does not fill is a hole in the file, with
 //! no bytes on the disk.
 
-use super::io::{Aligned, BLOCK, IO_BYTES, Io, open, uncache, write_error};
+use super::io::{Aligned, BLOCK, IO_BYTES, Io, create, open, uncache, write_error};
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
 use std::fs::OpenOptions;
@@ -47,12 +47,7 @@ pub(super) fn write_bits(
 ) -> Result<Io, String> {
     let started = Instant::now();
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let options = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .clone();
-    let (file, direct) = open(path, &options).map_err(fail)?;
+    let (file, direct) = create(path)?;
     let mut written = 0;
     for (k, first) in (0..words).step_by(PIECE_WORDS).enumerate() {
         let piece = first..(first + PIECE_WORDS).min(words);

@@ -47,6 +47,17 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> std::io::Result<(File,
     }
 }
 
+/// Creates `path` (empty) for writing, with direct I/O where its file system allows it;
+/// whether it did.
+pub(super) fn create(path: &Path) -> Result<(File, bool), String> {
+    let options = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .clone();
+    open(path, &options).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 /// The bytes read and written, and the seconds it took.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Io {
@@ -112,13 +123,7 @@ pub(super) fn write(
     mut fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>) -> Result<(), String>,
 ) -> Result<Io, String> {
     let started = Instant::now();
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let options = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .clone();
-    let (file, direct) = open(path, &options).map_err(fail)?;
+    let (file, direct) = create(path)?;
     let per = IO_BYTES / 8;
     let mut bytes = Vec::with_capacity(IO_BYTES.min(8 * words));
     let mut at = 0;
