@@ -22,6 +22,7 @@ mod local;
 mod rounds;
 mod state;
 mod tail;
+mod transfer;
 mod view;
 
 pub use bits::disk_bytes as bits_disk_bytes;

@@ -1,6 +1,6 @@
 //! What a checkpoint of a search from disk names ([`SlabsState`]).
 
-use super::Io;
+use super::io::Io;
 use serde::{Deserialize, Serialize};
 
 /// What a checkpoint of a search from disk holds besides the levels and the antipodes: which
