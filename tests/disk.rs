@@ -240,7 +240,9 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("disk tier: the table in 13 slabs of at most 6706022400 entries"),
+        text.contains("disk tier: the table in 15 slabs of at most 6147187200 entries")
+            && text.contains("on disk: 62.1 GiB")
+            && text.contains("and their inboxes of two levels: at most 47.4 GiB"),
         "{text}"
     );
     // The parts beside the slab scale with the budget: Turnstyle 13's table of 742 MiB in
@@ -257,8 +259,8 @@ fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         out.status.success()
-            && text.contains("disk tier: the table in 17 slabs of at most 188697600 entries")
-            && text.contains("the fixed) 245.5 MiB"),
+            && text.contains("disk tier: the table in 19 slabs of at most 165110400 entries")
+            && text.contains("the fixed) 253.5 MiB"),
         "{text}"
     );
     // Below what even one slab's fixed parts take, refused.

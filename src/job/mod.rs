@@ -180,7 +180,7 @@ fn run_space<S: StateSpace>(
         let checkpoints = match &plan.disk_slabs {
             Some(slabs) => format!(
                 "the slabs are the checkpoint, after every level; up to {} of disk",
-                bytes(slabs.disk.max(slabs.disk / 2 + plan.disk.needed(0)))
+                bytes(slabs.disk().max(slabs.generation + plan.disk.needed(0)))
             ),
             None => format!(
                 "a checkpoint every {:.0} s (~{:.0} s each); up to {} of disk",

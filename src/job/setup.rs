@@ -233,14 +233,18 @@ pub(super) fn setup<'m, S: StateSpace>(
                 Setting::SlabFolder
             )));
         }
-        if let Err(e) = check_disk(
+        match check_disk(
             out,
             &plan.disk,
             plan.disk_slabs.as_ref(),
             job.resume.then_some(&checkpoint),
         ) {
-            undo();
-            return Err(e);
+            Err(e) => {
+                undo();
+                return Err(e);
+            }
+            Ok(Some(note)) if !job.quiet => eprintln!("gpusearch: note: {note}"),
+            Ok(_) => {}
         }
     }
     let resume = if job.resume {
@@ -277,13 +281,13 @@ pub(super) fn setup<'m, S: StateSpace>(
 
 /// Refuses a run whose distances file and checkpoints would not fit on the disk of `out`, or
 /// whose slabs (where its table is searched from disk) would not fit on theirs, with those files
-/// where the two folders share a disk.
+/// where the two folders share a disk; returns a note where the slabs' inboxes may not.
 fn check_disk(
     out: &Path,
     disk: &DiskPlan,
     slabs: Option<&DiskSlabs>,
     resume: Option<&PathBuf>,
-) -> Result<(), Error> {
+) -> Result<Option<String>, Error> {
     let existing = resume
         .and_then(|c| std::fs::metadata(c).ok())
         .map_or(0, |m| m.len());
@@ -299,7 +303,7 @@ fn check_disk(
         )));
     }
     let Some(slabs) = slabs else {
-        return Ok(());
+        return Ok(None);
     };
     let there = nearest_folder(&slabs.folder);
     let device = |p: &Path| std::fs::metadata(p).map(|m| m.dev()).ok();
@@ -316,13 +320,22 @@ fn check_disk(
         None => 0,
     };
     // Both generations of the slabs while the search runs; once it is over, one of them and
-    // the distances file.
+    // the distances file. The inboxes beside them may take up to their plan's bytes: a disk
+    // that falls short of that is named, not refused (a run whose disk fills stops, and goes
+    // on once there is room).
     let needed = match shared {
-        true => slabs.disk.max(slabs.disk / 2 + needed),
-        false => slabs.disk,
+        true => (2 * slabs.generation).max(slabs.generation + needed),
+        false => 2 * slabs.generation,
     }
     .saturating_sub(there_already);
     match plan::free_disk(&there) {
+        Some(free) if free < needed + slabs.inboxes && free >= needed => Ok(Some(format!(
+            "the slab folder {} has {} of free disk: the slabs take {} and their inboxes up to {} more where levels are dense; should the disk fill, the run stops and goes on from its last level once there is room",
+            slabs.folder.display(),
+            bytes(free),
+            bytes(needed),
+            bytes(slabs.inboxes)
+        ))),
         Some(free) if free < needed => Err(Error::Input(format!(
             "the slab folder {} needs {} of free disk (the table's slabs in two generations{}) but its disk has {}: free some space, or choose another {}",
             slabs.folder.display(),
@@ -335,7 +348,7 @@ fn check_disk(
             bytes(free),
             Setting::SlabFolder
         ))),
-        _ => Ok(()),
+        _ => Ok(None),
     }
 }
 

@@ -2,7 +2,7 @@
 //! that one of them and what its passes hold beside it fit the budget ([`crate::search::disk`]).
 
 use super::FIXED_BYTES;
-use crate::search::disk::{IO_BYTES, bits_disk_bytes};
+use crate::search::disk::{IO_BYTES, bits_disk_bytes, inbox_disk_bytes};
 use crate::search::slab::{self, ROUND_BYTES};
 use crate::store;
 use crate::table::DistanceTable;
@@ -24,9 +24,13 @@ pub struct DiskSlabs {
     pub memory: Vec<(&'static str, u64)>,
     /// Bytes of the neighbours a round sends to other slabs.
     pub round_bytes: u64,
-    /// Bytes of every slab's table and the bits of its next level on disk, in two generations
+    /// Bytes on disk of one generation of the slabs' tables and bits: what a pass reads and
+    /// writes at most, and what is left once the search is over. Two are kept while it runs
     /// (the last checkpoint's, and the one a pass writes).
-    pub disk: u64,
+    pub generation: u64,
+    /// The most bytes on disk of the slabs' inboxes for two levels, and of an inbox's bits
+    /// being merged: dense levels come near it, sparse ones take a fraction.
+    pub inboxes: u64,
     /// The folder they are kept in.
     pub folder: PathBuf,
 }
@@ -62,15 +66,15 @@ impl DiskSlabs {
         let whole = DistanceTable::bytes_for(entries);
         // Every slab holds at least one unit of each plane.
         let most_slabs = width.div_ceil(unit).max(1) as usize;
-        // Beside its fixed parts a slab takes 7 bits an entry (2 of table, 2 of levels, 3 of
-        // the one before being written and then the next read into its memory): the fewest
-        // slabs that may fit, then a few more where the cut is uneven.
+        // Beside its fixed parts a slab takes 8 bits an entry (2 of table, 2 of levels, 3 of
+        // the one before being written and then the next read into its memory, 1 to merge an
+        // inbox): the fewest slabs that may fit, then a few more where the cut is uneven.
         let round_bytes = round_bytes(budget);
         // The distances file's chunks (last) do not take room from the search.
         let parts = slab_memory(0, threads, round_bytes);
         let fixed: u64 = parts[..parts.len() - 1].iter().map(|(_, b)| b).sum();
         let room = budget.checked_sub(fixed).filter(|&r| r > 0)?;
-        let by_memory = (7 * entries).div_ceil(8 * room);
+        let by_memory = entries.div_ceil(room);
         let by_most = most.map_or(1, |m| whole.div_ceil(m.max(8)));
         let first = by_memory.max(by_most).max(1);
         let first = usize::try_from(first).ok()?;
@@ -88,10 +92,17 @@ impl DiskSlabs {
                 entries: largest,
                 memory,
                 round_bytes,
-                disk: 2 * (whole + count as u64 * bits_disk_bytes(largest)),
+                generation: whole + count as u64 * bits_disk_bytes(largest),
+                inboxes: inboxes_bytes(count as u64, largest, round_bytes),
                 folder: folder.to_path_buf(),
             })
         })
+    }
+
+    /// The most bytes on disk while the search runs: two generations of the slabs, and their
+    /// inboxes at most.
+    pub fn disk(&self) -> u64 {
+        2 * self.generation + self.inboxes
     }
 
     /// The most memory the plan takes: the fixed room, and the larger of the search's parts and
@@ -128,13 +139,18 @@ impl DiskSlabs {
         let _ = writeln!(out, "  {:<46} {}", "budget", bytes(budget));
         let _ = writeln!(
             out,
-            "  on disk: {} (the slabs' tables and the bits of a level, in two generations: the last checkpoint's and the one being written), and the inboxes of two levels",
-            bytes(self.disk)
+            "  on disk: {} (the slabs' tables and the bits of a level, in two generations: the last checkpoint's and the one being written)",
+            bytes(2 * self.generation)
+        );
+        let _ = writeln!(
+            out,
+            "  and their inboxes of two levels: at most {} (near it where levels are dense; an inbox's batches are merged into bits once they take a bitmap's bytes)",
+            bytes(self.inboxes)
         );
         let _ = writeln!(
             out,
             "  a pass reads and writes each slab that has states of the level once: at most {} each way, and the inboxes",
-            bytes(self.disk / 2)
+            bytes(self.generation)
         );
         let _ = writeln!(
             out,
@@ -142,6 +158,13 @@ impl DiskSlabs {
         );
         out
     }
+}
+
+/// The most bytes on disk of the inboxes of `count` slabs of at most `largest` entries, whose
+/// rounds send `round_bytes` to other slabs: each slab's for two levels, and an inbox's bits
+/// being merged.
+fn inboxes_bytes(count: u64, largest: u64, round_bytes: u64) -> u64 {
+    2 * count * inbox_disk_bytes(largest, round_bytes) + bits_disk_bytes(largest)
 }
 
 /// Bytes of a round's neighbours for other slabs under a `budget`: a 32nd of it, from 1 MiB to
@@ -172,6 +195,10 @@ fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static 
         ("neighbours for other slabs (a round)", 2 * round_bytes),
         ("slab reads and writes (three buffers)", 3 * IO_BYTES as u64),
         ("an inbox batch (its bytes and ranks)", 2 * IO_BYTES as u64),
+        (
+            "an inbox merged into bits (1 bit an entry)",
+            entries.div_ceil(64) * 8 + IO_BYTES as u64,
+        ),
         ("fixed (process, tasks)", FIXED_BYTES),
         (
             "chunks in flight (writing, after the search)",

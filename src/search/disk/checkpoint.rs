@@ -26,13 +26,14 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         }
         self.lay_out()?;
         self.files.sync()?;
-        let (generations, inboxes) = self.files.holding(levels.len());
+        let (generations, inboxes, merged) = self.files.holding(levels.len());
         let state = SlabsState {
             slabs: self.slabs.len(),
             unit: self.unit,
             generations,
             found: self.found.clone(),
             inboxes,
+            merged,
             steps: self.steps.clone(),
             io: self.files.io,
         };
@@ -61,8 +62,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                 state.slabs
             ));
         }
-        let entries: Vec<u64> = self.slabs.iter().map(|s| s.entries()).collect();
-        (self.files).resume(&state.generations, &state.inboxes, depth + 1, &entries)?;
+        (self.files).resume(&state.generations, &state.inboxes, &state.merged, depth + 1)?;
         self.found = state.found;
         self.steps = state.steps;
         self.files.io = state.io;

@@ -16,18 +16,14 @@
 //! written on a thread of its own while the engine goes on with the next ([`SlabFiles::write`]).
 
 use super::bits;
-use super::io::{Aligned, IO_BYTES, Io, write_error};
+use super::io::{Aligned, Io};
 use super::transfer::{Loaded, read_slab, write_and_read, write_slab};
 use crate::search::bitmap::Bitmap;
-use crate::search::slab::gaps;
 use crate::table::DistanceTable;
 use rayon::prelude::*;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::FileExt;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
-use std::time::Instant;
 
 /// What moved in the background ([`SlabFiles::move_behind`]): the bytes written and the buffer
 /// they went through, the slab read, and the memory let go.
@@ -40,11 +36,20 @@ struct Moved {
 
 /// The files of the slabs in `folder`.
 pub(super) struct SlabFiles {
-    folder: PathBuf,
-    /// Ranks in each slab's inboxes, for levels of even and of odd depth.
-    pending: Vec<[u64; 2]>,
-    /// Bytes in each slab's inboxes, for levels of even and of odd depth.
-    inbox_bytes: Vec<[u64; 2]>,
+    pub(super) folder: PathBuf,
+    /// Each slab's entries.
+    pub(super) entries: Vec<u64>,
+    /// Ranks in each slab's inboxes, for levels of even and of odd depth (once merged, the
+    /// states of its bits and the ranks sent since).
+    pub(super) pending: Vec<[u64; 2]>,
+    /// Bytes of the batches in each slab's inboxes, for levels of even and of odd depth.
+    pub(super) inbox_bytes: Vec<[u64; 2]>,
+    /// Whether each slab's inboxes, for levels of even and of odd depth, have bits
+    /// ([`SlabFiles::merge`]).
+    pub(super) merged: Vec<[bool; 2]>,
+    /// A bitmap of a slab's entries and a buffer, to merge an inbox's batches into its bits
+    /// and read them back, kept from inbox to inbox.
+    pub(super) merging: Option<(Bitmap, Aligned)>,
     /// The generation of each slab's files that holds it now.
     current: Vec<u8>,
     /// The generation of each slab's files that the last checkpoint names (`None`: none does).
@@ -53,8 +58,8 @@ pub(super) struct SlabFiles {
     /// The buffer of writes (with the slab being written while it is).
     buffer: Option<Aligned>,
     /// An inbox batch's bytes and its ranks, kept from batch to batch.
-    batch: Vec<u8>,
-    ranks: Vec<u64>,
+    pub(super) batch: Vec<u8>,
+    pub(super) ranks: Vec<u64>,
     /// What moves in the background ([`SlabFiles::move_behind`]).
     behind: Option<JoinHandle<Result<Moved, String>>>,
     /// The slab read in the background, until it is taken ([`SlabFiles::take_loaded`]).
@@ -66,14 +71,19 @@ pub(super) struct SlabFiles {
 }
 
 impl SlabFiles {
-    /// The files of `slabs` slabs in `folder` (made where missing), none of them written yet.
-    pub(super) fn new(folder: &Path, slabs: usize) -> Result<SlabFiles, String> {
+    /// The files of slabs of `entries` entries each in `folder` (made where missing), none of
+    /// them written yet.
+    pub(super) fn new(folder: &Path, entries: Vec<u64>) -> Result<SlabFiles, String> {
+        let slabs = entries.len();
         std::fs::create_dir_all(folder)
             .map_err(|e| format!("cannot make the slab folder {}: {e}", folder.display()))?;
         Ok(SlabFiles {
             folder: folder.to_path_buf(),
+            entries,
             pending: vec![[0; 2]; slabs],
             inbox_bytes: vec![[0; 2]; slabs],
+            merged: vec![[false; 2]; slabs],
+            merging: None,
             current: vec![0; slabs],
             committed: vec![None; slabs],
             io: Io::default(),
@@ -91,8 +101,8 @@ impl SlabFiles {
     pub(super) fn clear(&mut self) -> Result<(), String> {
         for slab in 0..self.pending.len() {
             self.forget_inboxes(slab);
-            self.remove(&self.inbox(slab, 0))?;
-            self.remove(&self.inbox(slab, 1))?;
+            self.remove_inbox(slab, 0)?;
+            self.remove_inbox(slab, 1)?;
         }
         Ok(())
     }
@@ -108,12 +118,7 @@ impl SlabFiles {
         self.folder.join(format!("slab-{slab}-{generation}.next"))
     }
 
-    /// The slab's inbox for levels of depth `parity` mod 2.
-    fn inbox(&self, slab: usize, parity: u64) -> PathBuf {
-        self.folder.join(format!("slab-{slab}.inbox-{parity}"))
-    }
-
-    fn remove(&self, path: &Path) -> Result<(), String> {
+    pub(super) fn remove(&self, path: &Path) -> Result<(), String> {
         match std::fs::remove_file(path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 Err(format!("cannot remove {}: {e}", path.display()))
@@ -191,6 +196,7 @@ impl SlabFiles {
     pub(super) fn let_go(&mut self) {
         self.spare_tables = Vec::new();
         self.spare_bits = Vec::new();
+        self.merging = None;
     }
 
     /// Counts the bytes read by a [`SlabFiles::reader`].
@@ -298,125 +304,22 @@ impl SlabFiles {
         (self.loaded.take()).ok_or_else(|| "no slab was being read".to_string())
     }
 
-    /// Forgets slab `slab`'s inboxes (their files go at the next checkpoint).
-    pub(super) fn forget_inboxes(&mut self, slab: usize) {
-        self.pending[slab] = [0, 0];
-        self.inbox_bytes[slab] = [0, 0];
-    }
-
-    /// Removes the inboxes for level `depth`, all read by the pass before (the last checkpoint
-    /// names none of them): a pass that sends to level `depth` starts with them empty.
-    pub(super) fn clear_inboxes(&mut self, depth: u64) -> Result<(), String> {
-        let parity = (depth % 2) as usize;
-        for slab in 0..self.pending.len() {
-            debug_assert_eq!(self.pending[slab][parity], 0, "an inbox not read");
-            self.inbox_bytes[slab][parity] = 0;
-            self.remove(&self.inbox(slab, depth % 2))?;
-        }
-        Ok(())
-    }
-
-    /// Whether slab `slab`'s inbox for level `depth` holds any rank.
-    pub(super) fn has_inbox(&self, slab: usize, depth: u64) -> bool {
-        self.pending[slab][(depth % 2) as usize] > 0
-    }
-
-    /// Appends batches of ranks to slab `slab`'s inbox for level `depth`: each batch its number
-    /// of ranks and their gaps' bytes ([`gaps::encode_in_place`]), at most [`IO_BYTES`]` / 8`
-    /// ranks.
-    pub(super) fn send(
-        &mut self,
-        slab: usize,
-        depth: u64,
-        batches: &[(u64, &[u8])],
-    ) -> Result<(), String> {
-        let started = Instant::now();
-        let path = self.inbox(slab, depth % 2);
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-        let mut file = (OpenOptions::new().create(true).append(true))
-            .open(&path)
-            .map_err(fail)?;
-        let full = |e: std::io::Error, n: usize| write_error(&path, e, n as u64);
-        // A batch at a time: its number of ranks and of bytes, then the gaps between its ranks.
-        for &(count, bytes) in batches {
-            debug_assert!(count <= (IO_BYTES / 8) as u64);
-            let mut header = [0u8; 16];
-            header[..8].copy_from_slice(&count.to_le_bytes());
-            header[8..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
-            (file.write_all(&header).and_then(|_| file.write_all(bytes)))
-                .map_err(|e| full(e, 16 + bytes.len()))?;
-            let n = 16 + bytes.len() as u64;
-            self.io.written += n;
-            self.inbox_bytes[slab][(depth % 2) as usize] += n;
-            self.pending[slab][(depth % 2) as usize] += count;
-        }
-        self.io.seconds += started.elapsed().as_secs_f64();
-        Ok(())
-    }
-
-    /// Calls `f` with the ranks of slab `slab`'s inbox for level `depth`, a batch at a time,
-    /// then forgets them (the file stays until the next checkpoint: the last one names it).
-    pub(super) fn receive(
-        &mut self,
-        slab: usize,
-        depth: u64,
-        f: &mut dyn FnMut(&[u64]),
-    ) -> Result<(), String> {
-        let parity = (depth % 2) as usize;
-        if self.pending[slab][parity] == 0 {
-            return Ok(());
-        }
-        let path = self.inbox(slab, depth % 2);
-        let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-        let file = File::open(&path).map_err(fail)?;
-        let len = file.metadata().map_err(fail)?.len();
-        let damaged = || {
-            format!(
-                "{} is damaged: remove its folder and start again",
-                path.display()
-            )
-        };
-        let mut at = 0;
-        let (bytes, ranks) = (&mut self.batch, &mut self.ranks);
-        while at < len {
-            let started = Instant::now();
-            let mut header = [0u8; 16];
-            file.read_exact_at(&mut header, at).map_err(fail)?;
-            let count = u64::from_le_bytes(header[..8].try_into().expect("8 bytes"));
-            let n = u64::from_le_bytes(header[8..].try_into().expect("8 bytes"));
-            if count > (IO_BYTES / 8) as u64 || n > 10 * count || at + 16 + n > len {
-                return Err(damaged());
-            }
-            bytes.resize(n as usize, 0);
-            file.read_exact_at(bytes, at + 16).map_err(fail)?;
-            self.io.read += 16 + n;
-            self.io.seconds += started.elapsed().as_secs_f64();
-            ranks.clear();
-            if !gaps::decode(bytes, ranks) || ranks.len() as u64 != count {
-                return Err(damaged());
-            }
-            f(ranks);
-            at += 16 + n;
-        }
-        self.pending[slab][parity] = 0;
-        self.inbox_bytes[slab][parity] = 0;
-        Ok(())
-    }
-
     /// The table file of slab `slab`, opened for reading pieces of it.
     pub(super) fn open_table(&self, slab: usize) -> Result<File, String> {
         let path = self.table_path(slab, self.current[slab]);
         File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     }
 
-    /// Each slab's generation of files that holds it now, and the ranks and bytes of its
-    /// inboxes for level `depth`: what a checkpoint names ([`SlabFiles::commit`]).
-    pub(super) fn holding(&self, depth: u64) -> (Vec<u8>, Vec<[u64; 2]>) {
+    /// Each slab's generation of files that holds it now, the ranks and bytes of its inbox for
+    /// level `depth`, and whether that inbox has bits: what a checkpoint names
+    /// ([`SlabFiles::commit`]).
+    pub(super) fn holding(&self, depth: u64) -> (Vec<u8>, Vec<[u64; 2]>, Vec<bool>) {
         let parity = (depth % 2) as usize;
         let inboxes = (self.pending.iter().zip(&self.inbox_bytes))
             .map(|(ranks, bytes)| [ranks[parity], bytes[parity]])
             .collect();
-        (self.current.clone(), inboxes)
+        let merged = self.merged.iter().map(|m| m[parity]).collect();
+        (self.current.clone(), inboxes, merged)
     }
 
     /// Puts everything written so far on the disk (the slabs written behind, the inboxes
@@ -450,21 +353,24 @@ impl SlabFiles {
                 if self.inbox_bytes[slab][parity as usize] == 0 {
                     self.remove(&self.inbox(slab, parity))?;
                 }
+                if !self.merged[slab][parity as usize] {
+                    self.remove(&self.inbox_bits(slab, parity))?;
+                }
             }
         }
         Ok(())
     }
 
     /// Takes the files up as a checkpoint named them: each slab in generation `generations`
-    /// (checked to hold at least its `entries`), its inbox for level `depth` holding the ranks
-    /// and bytes of `inboxes`; the inboxes for the level after, which a run killed may have
-    /// begun to fill, are emptied.
+    /// (checked to hold at least its entries), its inbox for level `depth` holding the ranks
+    /// and bytes of `inboxes` and bits where `merged` says so (none where it is empty); the
+    /// inboxes for the level after, which a run killed may have begun to fill, are emptied.
     pub(super) fn resume(
         &mut self,
         generations: &[u8],
         inboxes: &[[u64; 2]],
+        merged: &[bool],
         depth: u64,
-        entries: &[u64],
     ) -> Result<(), String> {
         let missing = |path: &Path, what: String| {
             format!(
@@ -475,18 +381,24 @@ impl SlabFiles {
         let len = |path: &Path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let parity = (depth % 2) as usize;
         for slab in 0..self.current.len() {
+            let entries = self.entries[slab];
             let g = generations[slab];
             self.current[slab] = g;
             self.committed[slab] = Some(g);
-            let table = DistanceTable::bytes_for(entries[slab]);
+            let table = DistanceTable::bytes_for(entries);
             let path = self.table_path(slab, g);
             if len(&path) < table {
                 let what = format!("is missing or shorter than {table} bytes");
                 return Err(missing(&path, what));
             }
             let path = self.next_path(slab, g);
-            let next = bits::file_len(entries[slab].div_ceil(64) as usize);
+            let next = bits::file_len(entries.div_ceil(64) as usize);
             if len(&path) != next {
+                return Err(missing(&path, format!("does not hold {next} bytes")));
+            }
+            let has_bits = merged.get(slab).copied().unwrap_or(false);
+            let path = self.inbox_bits(slab, depth % 2);
+            if has_bits && len(&path) != next {
                 return Err(missing(&path, format!("does not hold {next} bytes")));
             }
             let [ranks, bytes] = inboxes[slab];
@@ -494,11 +406,14 @@ impl SlabFiles {
             if len(&inbox) != bytes {
                 return Err(missing(&inbox, format!("does not hold {bytes} bytes")));
             }
-            self.pending[slab] = [0; 2];
-            self.inbox_bytes[slab] = [0; 2];
+            self.forget_inboxes(slab);
             self.pending[slab][parity] = ranks;
             self.inbox_bytes[slab][parity] = bytes;
-            self.remove(&self.inbox(slab, (depth + 1) % 2))?;
+            self.merged[slab][parity] = has_bits;
+            if !has_bits {
+                self.remove(&path)?;
+            }
+            self.remove_inbox(slab, (depth + 1) % 2)?;
         }
         Ok(())
     }
@@ -510,8 +425,8 @@ impl SlabFiles {
                 self.remove(&self.table_path(slab, generation))?;
                 self.remove(&self.next_path(slab, generation))?;
             }
-            self.remove(&self.inbox(slab, 0))?;
-            self.remove(&self.inbox(slab, 1))?;
+            self.remove_inbox(slab, 0)?;
+            self.remove_inbox(slab, 1)?;
         }
         let _ = std::fs::remove_dir(&self.folder);
         Ok(())

@@ -16,6 +16,7 @@
 mod bits;
 mod checkpoint;
 mod files;
+mod inbox;
 mod io;
 mod lists;
 mod local;
@@ -26,6 +27,7 @@ mod transfer;
 mod view;
 
 pub use bits::disk_bytes as bits_disk_bytes;
+pub use inbox::disk_bytes as inbox_disk_bytes;
 pub use io::{FREE_SOME_SPACE, IO_BYTES, Io};
 pub use local::slab_units;
 pub use state::SlabsState;
@@ -41,6 +43,7 @@ use crate::search::sweep::Sweep;
 use crate::search::{Checkpoints, Progress, Silent, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED};
 use files::SlabFiles;
+use inbox::Received;
 use lists::Lists;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -154,7 +157,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             swept: split.swept,
             pushed: split.pushed,
             pushed_at: split.pushed_at,
-            files: SlabFiles::new(folder, slabs.len())?,
+            files: SlabFiles::new(folder, slabs.iter().map(|s| s.entries()).collect())?,
             found: vec![0; slabs.len()],
             limit,
             smallest: Vec::new(),
@@ -312,17 +315,31 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         let slab = &self.slabs[i];
         let value = (depth % 3) as u8;
         let mut found = 0;
-        self.files.receive(i, depth, &mut |ranks| {
-            found += (ranks.par_iter())
-                .filter(|&&r| {
-                    let local = slab.local(r);
-                    let new = table.claim(local, value);
-                    if new {
-                        bits.insert(local);
-                    }
-                    new
-                })
-                .count() as u64;
+        let claim = |local: u64| {
+            let new = table.claim(local, value);
+            if new {
+                bits.insert(local);
+            }
+            new
+        };
+        self.files.receive(i, depth, &mut |part| {
+            found += match part {
+                Received::Ranks(ranks) => (ranks.par_iter())
+                    .filter(|&&r| claim(slab.local(r)))
+                    .count() as u64,
+                Received::Bits(inbox) => (0..inbox.word_count())
+                    .into_par_iter()
+                    .map(|w| {
+                        let (mut word, mut new) = (inbox.word(w), 0);
+                        while word != 0 {
+                            let local = 64 * w as u64 + u64::from(word.trailing_zeros());
+                            word &= word - 1;
+                            new += u64::from(claim(local));
+                        }
+                        new
+                    })
+                    .sum(),
+            };
         })?;
         Ok(found)
     }

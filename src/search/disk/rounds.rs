@@ -88,7 +88,11 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                     (count, &bytemuck::cast_slice::<u64, u8>(ranks)[..len])
                 })
                 .collect();
-            self.files.send(owner as usize, depth, &mine)?;
+            let owner = owner as usize;
+            if self.files.send(owner, depth, &mine)? {
+                let slab = &self.slabs[owner];
+                self.files.merge(owner, depth, &|r| slab.local(r))?;
+            }
             at += n;
         }
         drop(batches);

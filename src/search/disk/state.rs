@@ -17,6 +17,10 @@ pub struct SlabsState {
     pub found: Vec<u64>,
     /// The ranks and the bytes of each slab's inbox for the next level.
     pub inboxes: Vec<[u64; 2]>,
+    /// Whether each slab's inbox for the next level has bits ([`super::SlabFiles`] merges its
+    /// batches into them); empty in checkpoints saved before there were any.
+    #[serde(default)]
+    pub merged: Vec<bool>,
     /// The bytes read and written by each step so far ([`super::DiskEngine::steps`]).
     pub steps: Vec<[u64; 2]>,
     /// The bytes read and written so far, and the seconds it took.

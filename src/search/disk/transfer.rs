@@ -161,9 +161,9 @@ mod tests {
     #[test]
     fn slabs_written_and_read_into_the_same_memory_side_by_side_come_back_as_they_were() {
         let folder = std::env::temp_dir().join(format!("gpusearch-files-{}", std::process::id()));
-        let mut files = SlabFiles::new(&folder, 2).unwrap();
         // Slab 0 larger than slab 1, each more than a piece of its files.
         let sizes = [(40 << 20) + 5, (36 << 20) + 3];
+        let mut files = SlabFiles::new(&folder, sizes.to_vec()).unwrap();
         let first: Vec<_> = (0..2).map(|i| slab(sizes[i], i as u64)).collect();
         for i in 0..2 {
             let (table, next) = load(sizes[i], &first[i]);

@@ -1,0 +1,293 @@
+//! A slab's inboxes: the ranks of the next level and of the one after that other slabs found in
+//! it, applied when it is next loaded. A pass appends them in batches, each coded as the gaps
+//! between its ranks. Where a level is dense those batches would outgrow the slab many times over
+//! (a rank may come from several slabs, and each costs a byte or more); once a slab's batches
+//! take as many bytes as a bitmap of its entries, they are merged into that bitmap's file
+//! ([`bits`]: the inbox's bits), so an inbox never takes more than about two bitmaps of disk.
+
+use super::bits;
+use super::files::SlabFiles;
+use super::io::{Aligned, IO_BYTES, write_error};
+use crate::search::bitmap::Bitmap;
+use crate::search::slab::gaps;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What an inbox holds, a part at a time ([`SlabFiles::receive`]).
+pub(super) enum Received<'a> {
+    /// Ranks (of the whole space), ascending.
+    Ranks(&'a [u64]),
+    /// The slab's entries merged as bits.
+    Bits(&'a Bitmap),
+}
+
+/// The bytes of batches after which a slab's inbox is merged into its bits: those of a bitmap
+/// of its `entries` entries.
+pub(super) fn merge_at(entries: u64) -> u64 {
+    entries.div_ceil(8)
+}
+
+/// The most bytes on the disk of the inbox for one level of a slab of `entries` entries that
+/// batches of at most `round_bytes` are appended to at a time: its bits, and its batches up to a
+/// merge and a round beyond it (an allowance of two rounds).
+pub fn disk_bytes(entries: u64, round_bytes: u64) -> u64 {
+    bits::disk_bytes(entries) + merge_at(entries) + 2 * round_bytes
+}
+
+impl SlabFiles {
+    /// The slab's inbox for levels of depth `parity` mod 2: its batches.
+    pub(super) fn inbox(&self, slab: usize, parity: u64) -> PathBuf {
+        self.folder.join(format!("slab-{slab}.inbox-{parity}"))
+    }
+
+    /// The slab's inbox for levels of depth `parity` mod 2: its batches merged as bits.
+    pub(super) fn inbox_bits(&self, slab: usize, parity: u64) -> PathBuf {
+        self.folder.join(format!("slab-{slab}.inbox-{parity}.bits"))
+    }
+
+    /// Removes both files of slab `slab`'s inbox for levels of depth `parity` mod 2.
+    pub(super) fn remove_inbox(&self, slab: usize, parity: u64) -> Result<(), String> {
+        self.remove(&self.inbox(slab, parity))?;
+        self.remove(&self.inbox_bits(slab, parity))
+    }
+
+    /// Forgets slab `slab`'s inboxes (their files go at the next checkpoint).
+    pub(super) fn forget_inboxes(&mut self, slab: usize) {
+        self.pending[slab] = [0, 0];
+        self.inbox_bytes[slab] = [0, 0];
+        self.merged[slab] = [false, false];
+    }
+
+    /// Removes the inboxes for level `depth`, all read by the pass before (the last checkpoint
+    /// names none of them): a pass that sends to level `depth` starts with them empty.
+    pub(super) fn clear_inboxes(&mut self, depth: u64) -> Result<(), String> {
+        let parity = (depth % 2) as usize;
+        for slab in 0..self.pending.len() {
+            debug_assert_eq!(self.pending[slab][parity], 0, "an inbox not read");
+            self.inbox_bytes[slab][parity] = 0;
+            self.merged[slab][parity] = false;
+            self.remove_inbox(slab, depth % 2)?;
+        }
+        Ok(())
+    }
+
+    /// Whether slab `slab`'s inbox for level `depth` holds any rank.
+    pub(super) fn has_inbox(&self, slab: usize, depth: u64) -> bool {
+        self.pending[slab][(depth % 2) as usize] > 0
+    }
+
+    /// Appends batches of ranks to slab `slab`'s inbox for level `depth`: each batch its number
+    /// of ranks and their gaps' bytes ([`gaps::encode_in_place`]), at most [`IO_BYTES`]` / 8`
+    /// ranks. Returns whether its batches have grown to be merged ([`SlabFiles::merge`]).
+    pub(super) fn send(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        batches: &[(u64, &[u8])],
+    ) -> Result<bool, String> {
+        let started = Instant::now();
+        let parity = (depth % 2) as usize;
+        let path = self.inbox(slab, depth % 2);
+        let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+        let mut file = (OpenOptions::new().create(true).append(true))
+            .open(&path)
+            .map_err(fail)?;
+        let full = |e: std::io::Error, n: usize| write_error(&path, e, n as u64);
+        // A batch at a time: its number of ranks and of bytes, then the gaps between its ranks.
+        for &(count, bytes) in batches {
+            debug_assert!(count <= (IO_BYTES / 8) as u64);
+            let mut header = [0u8; 16];
+            header[..8].copy_from_slice(&count.to_le_bytes());
+            header[8..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+            (file.write_all(&header).and_then(|_| file.write_all(bytes)))
+                .map_err(|e| full(e, 16 + bytes.len()))?;
+            let n = 16 + bytes.len() as u64;
+            self.io.written += n;
+            self.inbox_bytes[slab][parity] += n;
+            self.pending[slab][parity] += count;
+        }
+        self.io.seconds += started.elapsed().as_secs_f64();
+        Ok(self.inbox_bytes[slab][parity] >= merge_at(self.entries[slab]))
+    }
+
+    /// Merges slab `slab`'s inbox for level `depth` into its bits: the bits there are (if any)
+    /// and the batches' ranks (`local`: a rank's entry in the slab) are written as the inbox's
+    /// bits, and the batches emptied. The bits are written beside the ones before and then take
+    /// their name, so a run killed meanwhile finds one or the other whole; neither is named by a
+    /// checkpoint until the level is complete.
+    pub(super) fn merge(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        local: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<(), String> {
+        let parity = (depth % 2) as usize;
+        let entries = self.entries[slab];
+        let (bitmap, mut buffer) = match self.merging.take() {
+            Some((bitmap, buffer)) => (bitmap.reused(entries), buffer),
+            None => (Bitmap::new(entries), Aligned::new()),
+        };
+        self.inbox_into(slab, depth, &bitmap, local)?;
+        let path = self.inbox_bits(slab, depth % 2);
+        let fresh = path.with_extension("bits-new");
+        let words = entries.div_ceil(64) as usize;
+        let io = bits::write_bits(&fresh, &bitmap, words, &mut buffer, &|_| ())?;
+        self.count(io);
+        std::fs::rename(&fresh, &path)
+            .map_err(|e| format!("cannot rename {}: {e}", fresh.display()))?;
+        self.remove(&self.inbox(slab, depth % 2))?;
+        self.pending[slab][parity] = bitmap.count_in(0..entries);
+        self.inbox_bytes[slab][parity] = 0;
+        self.merged[slab][parity] = true;
+        self.merging = Some((bitmap, buffer));
+        Ok(())
+    }
+
+    /// Slab `slab`'s inbox for level `depth` as bits in `bitmap` (of its entries).
+    fn inbox_into(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        bitmap: &Bitmap,
+        local: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<(), String> {
+        let parity = (depth % 2) as usize;
+        if self.merged[slab][parity] {
+            let path = self.inbox_bits(slab, depth % 2);
+            let io = bits::read_bits(&path, bitmap, bitmap.word_count(), &|_| ())?;
+            self.count(io);
+        } else {
+            bitmap.clear();
+        }
+        self.batches(slab, depth, &mut |ranks| {
+            use rayon::prelude::*;
+            ranks.par_iter().for_each(|&r| bitmap.insert(local(r)));
+        })
+    }
+
+    /// Calls `f` with the ranks of slab `slab`'s inbox for level `depth` (its bits first, where
+    /// its batches were merged), a part at a time, then forgets them (the files stay until the
+    /// next checkpoint: the last one names them).
+    pub(super) fn receive(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        f: &mut dyn FnMut(Received<'_>),
+    ) -> Result<(), String> {
+        let parity = (depth % 2) as usize;
+        if self.pending[slab][parity] == 0 {
+            return Ok(());
+        }
+        if self.merged[slab][parity] {
+            let (bitmap, buffer) = match self.merging.take() {
+                Some((bitmap, buffer)) => (bitmap.reused(self.entries[slab]), buffer),
+                None => (Bitmap::new(self.entries[slab]), Aligned::new()),
+            };
+            let path = self.inbox_bits(slab, depth % 2);
+            let io = bits::read_bits(&path, &bitmap, bitmap.word_count(), &|_| ())?;
+            self.count(io);
+            f(Received::Bits(&bitmap));
+            self.merging = Some((bitmap, buffer));
+        }
+        self.batches(slab, depth, &mut |ranks| f(Received::Ranks(ranks)))?;
+        self.pending[slab][parity] = 0;
+        self.inbox_bytes[slab][parity] = 0;
+        self.merged[slab][parity] = false;
+        Ok(())
+    }
+
+    /// Calls `f` with the ranks of each batch of slab `slab`'s inbox for level `depth`.
+    fn batches(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        f: &mut dyn FnMut(&[u64]),
+    ) -> Result<(), String> {
+        if self.inbox_bytes[slab][(depth % 2) as usize] == 0 {
+            return Ok(());
+        }
+        let path = self.inbox(slab, depth % 2);
+        let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+        let file = File::open(&path).map_err(fail)?;
+        let len = file.metadata().map_err(fail)?.len();
+        let damaged = || {
+            format!(
+                "{} is damaged: remove its folder and start again",
+                path.display()
+            )
+        };
+        let mut at = 0;
+        let (bytes, ranks) = (&mut self.batch, &mut self.ranks);
+        while at < len {
+            let started = Instant::now();
+            let mut header = [0u8; 16];
+            file.read_exact_at(&mut header, at).map_err(fail)?;
+            let count = u64::from_le_bytes(header[..8].try_into().expect("8 bytes"));
+            let n = u64::from_le_bytes(header[8..].try_into().expect("8 bytes"));
+            if count > (IO_BYTES / 8) as u64 || n > 10 * count || at + 16 + n > len {
+                return Err(damaged());
+            }
+            bytes.resize(n as usize, 0);
+            file.read_exact_at(bytes, at + 16).map_err(fail)?;
+            self.io.read += 16 + n;
+            self.io.seconds += started.elapsed().as_secs_f64();
+            ranks.clear();
+            if !gaps::decode(bytes, ranks) || ranks.len() as u64 != count {
+                return Err(damaged());
+            }
+            f(ranks);
+            at += 16 + n;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::slab::gaps;
+
+    /// Ranks sent to a slab in batches (some many times), merged into bits whenever they grow
+    /// and sent again after: the inbox gives each back, as bits or as ranks, and nothing else.
+    #[test]
+    fn an_inbox_merged_into_bits_gives_back_every_rank_sent() {
+        let folder = std::env::temp_dir().join(format!("gpusearch-inbox-{}", std::process::id()));
+        // Slab 1 holds the ranks from 1000 on: its entries are the ranks less 1000.
+        let entries = 70_000u64;
+        let mut files = SlabFiles::new(&folder, vec![10, entries]).unwrap();
+        let local = |r: u64| r - 1000;
+        let (mut want, mut merges) = (vec![false; entries as usize], 0);
+        for round in 0..40u64 {
+            let mut ranks: Vec<u64> = (0..500)
+                .map(|k| 1000 + (k * 97 + round * 31) % entries)
+                .collect();
+            ranks.sort_unstable();
+            ranks.iter().for_each(|&r| want[local(r) as usize] = true);
+            let count = ranks.len() as u64;
+            let len = gaps::encode_in_place(&mut ranks);
+            let bytes = &bytemuck::cast_slice::<u64, u8>(&ranks)[..len];
+            if files.send(1, 5, &[(count, bytes)]).unwrap() {
+                files.merge(1, 5, &local).unwrap();
+                merges += 1;
+            }
+        }
+        assert!(merges >= 2, "merged {merges} times");
+        assert!(files.has_inbox(1, 5) && !files.has_inbox(1, 4) && !files.has_inbox(0, 5));
+        let mut got = vec![false; entries as usize];
+        files
+            .receive(1, 5, &mut |part| match part {
+                Received::Ranks(ranks) => ranks.iter().for_each(|&r| got[local(r) as usize] = true),
+                Received::Bits(bits) => {
+                    (0..entries).for_each(|e| got[e as usize] |= bits.contains(e))
+                }
+            })
+            .unwrap();
+        assert!(got == want, "the inbox gave back other ranks");
+        assert!(!files.has_inbox(1, 5));
+        files.remove_all(2).unwrap();
+        assert!(!folder.exists());
+    }
+}
