@@ -57,9 +57,8 @@ pub(super) struct SlabFiles {
     pub(super) io: Io,
     /// The buffer of writes (with the slab being written while it is).
     buffer: Option<Aligned>,
-    /// An inbox batch's bytes and its ranks, kept from batch to batch.
+    /// A group of an inbox's batches, read to be decoded, kept from group to group.
     pub(super) batch: Vec<u8>,
-    pub(super) ranks: Vec<u64>,
     /// What moves in the background ([`SlabFiles::move_behind`]).
     behind: Option<JoinHandle<Result<Moved, String>>>,
     /// The slab read in the background, until it is taken ([`SlabFiles::take_loaded`]).
@@ -91,7 +90,6 @@ impl SlabFiles {
             behind: None,
             loaded: None,
             batch: Vec::new(),
-            ranks: Vec::new(),
             spare_tables: Vec::new(),
             spare_bits: Vec::new(),
         })

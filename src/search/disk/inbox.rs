@@ -10,19 +10,15 @@ use super::files::SlabFiles;
 use super::io::{Aligned, IO_BYTES, write_error};
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
+use rayon::prelude::*;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// What an inbox holds, a part at a time ([`SlabFiles::receive`]).
-pub(super) enum Received<'a> {
-    /// Ranks (of the whole space), ascending.
-    Ranks(&'a [u64]),
-    /// The slab's entries merged as bits.
-    Bits(&'a Bitmap),
-}
+/// Bytes of batches read at a time, to be decoded side by side: at least two batches.
+const GROUP_BYTES: usize = 2 * IO_BYTES;
 
 /// The bytes of batches after which a slab's inbox is merged into its bits: those of a bitmap
 /// of its `entries` entries.
@@ -162,25 +158,28 @@ impl SlabFiles {
         } else {
             bitmap.clear();
         }
-        self.batches(slab, depth, &mut |ranks| {
-            use rayon::prelude::*;
-            ranks.par_iter().for_each(|&r| bitmap.insert(local(r)));
-        })
+        self.batches(slab, depth, &|r| {
+            bitmap.insert(local(r));
+            false
+        })?;
+        Ok(())
     }
 
-    /// Calls `f` with the ranks of slab `slab`'s inbox for level `depth` (its bits first, where
-    /// its batches were merged), a part at a time, then forgets them (the files stay until the
-    /// next checkpoint: the last one names them).
+    /// Calls `claim` with the entry of each rank of slab `slab`'s inbox for level `depth`
+    /// (`local`: a rank's entry in the slab), on every worker, then forgets them (the files stay
+    /// until the next checkpoint: the last one names them). Returns how many claims held.
     pub(super) fn receive(
         &mut self,
         slab: usize,
         depth: u64,
-        f: &mut dyn FnMut(Received<'_>),
-    ) -> Result<(), String> {
+        claim: &(dyn Fn(u64) -> bool + Sync),
+        local: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<u64, String> {
         let parity = (depth % 2) as usize;
         if self.pending[slab][parity] == 0 {
-            return Ok(());
+            return Ok(0);
         }
+        let mut claimed = 0;
         if self.merged[slab][parity] {
             let (bitmap, buffer) = match self.merging.take() {
                 Some((bitmap, buffer)) => (bitmap.reused(self.entries[slab]), buffer),
@@ -189,25 +188,38 @@ impl SlabFiles {
             let path = self.inbox_bits(slab, depth % 2);
             let io = bits::read_bits(&path, &bitmap, bitmap.word_count(), &|_| ())?;
             self.count(io);
-            f(Received::Bits(&bitmap));
+            claimed += (0..bitmap.word_count())
+                .into_par_iter()
+                .map(|w| {
+                    let (mut word, mut held) = (bitmap.word(w), 0);
+                    while word != 0 {
+                        let entry = 64 * w as u64 + u64::from(word.trailing_zeros());
+                        word &= word - 1;
+                        held += u64::from(claim(entry));
+                    }
+                    held
+                })
+                .sum::<u64>();
             self.merging = Some((bitmap, buffer));
         }
-        self.batches(slab, depth, &mut |ranks| f(Received::Ranks(ranks)))?;
+        claimed += self.batches(slab, depth, &|r| claim(local(r)))?;
         self.pending[slab][parity] = 0;
         self.inbox_bytes[slab][parity] = 0;
         self.merged[slab][parity] = false;
-        Ok(())
+        Ok(claimed)
     }
 
-    /// Calls `f` with the ranks of each batch of slab `slab`'s inbox for level `depth`.
+    /// Calls `f` with each rank of the batches of slab `slab`'s inbox for level `depth`, on
+    /// every worker: the batches are read a group at a time and decoded side by side. Returns
+    /// how many calls returned true.
     fn batches(
         &mut self,
         slab: usize,
         depth: u64,
-        f: &mut dyn FnMut(&[u64]),
-    ) -> Result<(), String> {
+        f: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Result<u64, String> {
         if self.inbox_bytes[slab][(depth % 2) as usize] == 0 {
-            return Ok(());
+            return Ok(0);
         }
         let path = self.inbox(slab, depth % 2);
         let fail = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
@@ -219,29 +231,51 @@ impl SlabFiles {
                 path.display()
             )
         };
-        let mut at = 0;
-        let (bytes, ranks) = (&mut self.batch, &mut self.ranks);
+        let group = &mut self.batch;
+        let (mut at, mut held) = (0, 0);
         while at < len {
             let started = Instant::now();
-            let mut header = [0u8; 16];
-            file.read_exact_at(&mut header, at).map_err(fail)?;
-            let count = u64::from_le_bytes(header[..8].try_into().expect("8 bytes"));
-            let n = u64::from_le_bytes(header[8..].try_into().expect("8 bytes"));
-            if count > (IO_BYTES / 8) as u64 || n > 10 * count || at + 16 + n > len {
-                return Err(damaged());
-            }
-            bytes.resize(n as usize, 0);
-            file.read_exact_at(bytes, at + 16).map_err(fail)?;
-            self.io.read += 16 + n;
+            let n = (len - at).min(GROUP_BYTES as u64) as usize;
+            group.resize(n, 0);
+            file.read_exact_at(group, at).map_err(fail)?;
             self.io.seconds += started.elapsed().as_secs_f64();
-            ranks.clear();
-            if !gaps::decode(bytes, ranks) || ranks.len() as u64 != count {
+            // The whole batches in the group: each its ranks' count and its bytes.
+            let mut parts: Vec<(u64, &[u8])> = Vec::new();
+            let mut rest = &group[..];
+            while rest.len() >= 16 {
+                let field = |i: usize| u64::from_le_bytes(rest[i..i + 8].try_into().unwrap());
+                let (count, bytes) = (field(0), field(8));
+                if count > (IO_BYTES / 8) as u64 || bytes > 10 * count {
+                    return Err(damaged());
+                }
+                if 16 + bytes > rest.len() as u64 {
+                    break;
+                }
+                parts.push((count, &rest[16..16 + bytes as usize]));
+                rest = &rest[16 + bytes as usize..];
+            }
+            let taken = n - rest.len();
+            if taken == 0 {
+                // Not even one batch whole in a group: past the end of the file.
                 return Err(damaged());
             }
-            f(ranks);
-            at += 16 + n;
+            let decoded: Vec<Option<u64>> = (parts.par_iter())
+                .map(|&(count, bytes)| {
+                    let (mut seen, mut true_) = (0, 0);
+                    let whole = gaps::decode_each(bytes, |r| {
+                        seen += 1;
+                        true_ += u64::from(f(r));
+                    });
+                    (whole && seen == count).then_some(true_)
+                })
+                .collect();
+            for d in decoded {
+                held += d.ok_or_else(damaged)?;
+            }
+            self.io.read += taken as u64;
+            at += taken as u64;
         }
-        Ok(())
+        Ok(held)
     }
 }
 
@@ -276,16 +310,15 @@ mod tests {
         }
         assert!(merges >= 2, "merged {merges} times");
         assert!(files.has_inbox(1, 5) && !files.has_inbox(1, 4) && !files.has_inbox(0, 5));
-        let mut got = vec![false; entries as usize];
-        files
-            .receive(1, 5, &mut |part| match part {
-                Received::Ranks(ranks) => ranks.iter().for_each(|&r| got[local(r) as usize] = true),
-                Received::Bits(bits) => {
-                    (0..entries).for_each(|e| got[e as usize] |= bits.contains(e))
-                }
-            })
-            .unwrap();
-        assert!(got == want, "the inbox gave back other ranks");
+        let got = std::sync::Mutex::new(vec![false; entries as usize]);
+        let claim = |e: u64| !std::mem::replace(&mut got.lock().unwrap()[e as usize], true);
+        let claimed = files.receive(1, 5, &claim, &local).unwrap();
+        let want_count = want.iter().filter(|&&w| w).count() as u64;
+        assert!(
+            got.into_inner().unwrap() == want,
+            "the inbox gave back other ranks"
+        );
+        assert_eq!(claimed, want_count);
         assert!(!files.has_inbox(1, 5));
         files.remove_all(2).unwrap();
         assert!(!folder.exists());

@@ -43,7 +43,6 @@ use crate::search::sweep::Sweep;
 use crate::search::{Checkpoints, Progress, Silent, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED};
 use files::SlabFiles;
-use inbox::Received;
 use lists::Lists;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -120,8 +119,8 @@ pub struct DiskEngine<'s, S: StateSpace> {
     /// A round's neighbours for other slabs, sorted by slab ([`DiskEngine::send`]), kept from
     /// round to round.
     round: Mutex<Vec<u64>>,
-    /// The bits below a slab's number in a rank tagged with it: those of the ranks.
-    owner_shift: u32,
+    /// The round sorted by slab ([`DiskEngine::send`]), kept from round to round.
+    sorted: Vec<u64>,
     /// The last levels, once few states are left unreached.
     tail: Option<Tail>,
     /// The bytes read and written by each step ([`DiskEngine::steps`]).
@@ -143,13 +142,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             .map(|i| Slab::cut(size, planes, i, slabs, unit))
             .collect();
         let split = local::split(space, &slabs);
-        let owner_shift = u64::BITS - size.leading_zeros();
-        if owner_shift + usize::BITS - slabs.len().leading_zeros() > u64::BITS {
-            return Err(format!(
-                "{} slabs of {size} entries are too many to number: give more memory",
-                slabs.len()
-            ));
-        }
         hand_back_freed_memory();
         Ok(DiskEngine {
             space,
@@ -165,7 +157,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             list_bytes,
             round_bytes,
             round: Mutex::new(Vec::new()),
-            owner_shift,
+            sorted: Vec::new(),
             tail: None,
             steps: Vec::new(),
             slabs,
@@ -314,7 +306,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     ) -> Result<u64, String> {
         let slab = &self.slabs[i];
         let value = (depth % 3) as u8;
-        let mut found = 0;
         let claim = |local: u64| {
             let new = table.claim(local, value);
             if new {
@@ -322,26 +313,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             }
             new
         };
-        self.files.receive(i, depth, &mut |part| {
-            found += match part {
-                Received::Ranks(ranks) => (ranks.par_iter())
-                    .filter(|&&r| claim(slab.local(r)))
-                    .count() as u64,
-                Received::Bits(inbox) => (0..inbox.word_count())
-                    .into_par_iter()
-                    .map(|w| {
-                        let (mut word, mut new) = (inbox.word(w), 0);
-                        while word != 0 {
-                            let local = 64 * w as u64 + u64::from(word.trailing_zeros());
-                            word &= word - 1;
-                            new += u64::from(claim(local));
-                        }
-                        new
-                    })
-                    .sum(),
-            };
-        })?;
-        Ok(found)
+        self.files.receive(i, depth, &claim, &|r| slab.local(r))
     }
 
     /// Expands slab `i`'s states of level `depth` (`level`): their unreached neighbours in the

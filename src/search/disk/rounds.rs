@@ -55,40 +55,35 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     }
 
     /// Sends the round's neighbours in other slabs (the engine's round buffer, ranks of level
-    /// `depth`) to their slabs' inboxes, each slab's ascending. The buffer is kept from round to
-    /// round (no fresh pages for the kernel to zero); each rank is tagged with its slab in the
-    /// bits above the ranks', so that one sort orders them by slab, then rank; each slab's are
-    /// then coded as gaps in their own memory, batch by batch on every worker.
+    /// `depth`) to their slabs' inboxes, each slab's ascending ([`by_owner`]). The buffers are
+    /// kept from round to round (no fresh pages for the kernel to zero); each slab's ranks are
+    /// coded as gaps in their own memory, batch by batch on every worker.
     pub(super) fn send(&mut self, depth: u64) -> Result<(), String> {
         let mut round = std::mem::take(self.round.get_mut().unwrap_or_else(|e| e.into_inner()));
-        let shift = self.owner_shift;
-        (round.par_iter_mut()).for_each(|r| *r |= (self.owner(*r) as u64) << shift);
-        round.par_sort_unstable();
-        // Each slab's ranks, untagged, in batches.
-        let mut batches: Vec<(u64, &mut [u64])> = Vec::new();
+        let mut sorted = std::mem::take(&mut self.sorted);
+        let bits = u64::BITS - self.space.size().leading_zeros();
+        let owner = |r: u64| self.owner(r);
+        let lengths = by_owner(&mut round, &mut sorted, self.slabs.len(), &owner, bits);
+        // Each slab's ranks in batches, coded.
+        let mut batches: Vec<(usize, &mut [u64])> = Vec::new();
         let mut rest = &mut round[..];
-        while let Some(&first) = rest.first() {
-            let owner = first >> shift;
-            let (mine, after) = rest.split_at_mut(rest.partition_point(|&r| r >> shift == owner));
+        for (owner, &n) in lengths.iter().enumerate() {
+            let (mine, after) = rest.split_at_mut(n);
             batches.extend(mine.chunks_mut(IO_BYTES / 8).map(|b| (owner, b)));
             rest = after;
         }
-        let coded: Vec<(u64, u64, usize)> = (batches.par_iter_mut())
-            .map(|(owner, ranks)| {
-                ranks.iter_mut().for_each(|r| *r &= (1 << shift) - 1);
-                (*owner, ranks.len() as u64, gaps::encode_in_place(ranks))
-            })
+        let coded: Vec<(u64, usize)> = (batches.par_iter_mut())
+            .map(|(_, ranks)| (ranks.len() as u64, gaps::encode_in_place(ranks)))
             .collect();
         let mut at = 0;
         while at < coded.len() {
-            let owner = coded[at].0;
-            let n = coded[at..].iter().take_while(|c| c.0 == owner).count();
+            let owner = batches[at].0;
+            let n = batches[at..].iter().take_while(|b| b.0 == owner).count();
             let mine: Vec<(u64, &[u8])> = (coded[at..at + n].iter().zip(&batches[at..at + n]))
-                .map(|(&(_, count, len), (_, ranks))| {
+                .map(|(&(count, len), (_, ranks))| {
                     (count, &bytemuck::cast_slice::<u64, u8>(ranks)[..len])
                 })
                 .collect();
-            let owner = owner as usize;
             if self.files.send(owner, depth, &mine)? {
                 let slab = &self.slabs[owner];
                 self.files.merge(owner, depth, &|r| slab.local(r))?;
@@ -98,6 +93,125 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         drop(batches);
         round.clear();
         *self.round.get_mut().unwrap_or_else(|e| e.into_inner()) = round;
+        self.sorted = sorted;
         Ok(())
+    }
+}
+
+/// Bits of a rank's digit in each pass of [`by_owner`]'s sort.
+const DIGIT_BITS: u32 = 11;
+
+/// Sorts `ranks` (below 2^`bits`) by their `owner` (of `owners`), then ascending, through
+/// `scratch`: one pass places each rank in its owner's part of `scratch`, then the parts are
+/// sorted side by side, each by its ranks' digits from the lowest ([`DIGIT_BITS`] at a time)
+/// and back into `ranks`. A radix sort: a round's ranks are sorted in a few passes over them
+/// where a comparison sort takes a score. Returns each owner's number of ranks.
+fn by_owner(
+    ranks: &mut [u64],
+    scratch: &mut Vec<u64>,
+    owners: usize,
+    owner: &(dyn Fn(u64) -> usize + Sync),
+    bits: u32,
+) -> Vec<usize> {
+    let lengths = (ranks.par_chunks(1 << 16))
+        .fold(
+            || vec![0usize; owners],
+            |mut counts, chunk| {
+                chunk.iter().for_each(|&r| counts[owner(r)] += 1);
+                counts
+            },
+        )
+        .reduce(
+            || vec![0usize; owners],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
+                a
+            },
+        );
+    scratch.clear();
+    scratch.resize(ranks.len(), 0);
+    let mut next: Vec<usize> = (lengths.iter())
+        .scan(0, |at, &n| {
+            *at += n;
+            Some(*at - n)
+        })
+        .collect();
+    for &r in ranks.iter() {
+        let o = owner(r);
+        scratch[next[o]] = r;
+        next[o] += 1;
+    }
+    // Each owner's part, in both buffers.
+    let mut parts: Vec<(&mut [u64], &mut [u64])> = Vec::with_capacity(owners);
+    let (mut from, mut to) = (&mut scratch[..], &mut ranks[..]);
+    for &n in &lengths {
+        let (a, rest_from) = from.split_at_mut(n);
+        let (b, rest_to) = to.split_at_mut(n);
+        parts.push((a, b));
+        (from, to) = (rest_from, rest_to);
+    }
+    parts
+        .into_par_iter()
+        .for_each(|(from, to)| radix_sort(from, to, bits));
+    lengths
+}
+
+/// Sorts the ranks of `from` (below 2^`bits`) into `to`, using `from` as the other buffer.
+fn radix_sort(from: &mut [u64], to: &mut [u64], bits: u32) {
+    if from.len() < 1 << DIGIT_BITS {
+        from.sort_unstable();
+        to.copy_from_slice(from);
+        return;
+    }
+    let passes = bits.div_ceil(DIGIT_BITS).max(1);
+    let (mut a, mut b) = (from, to);
+    let mut counts = vec![0usize; 1 << DIGIT_BITS];
+    for pass in 0..passes {
+        let shift = pass * DIGIT_BITS;
+        let digit = |r: u64| ((r >> shift) & ((1 << DIGIT_BITS) - 1)) as usize;
+        counts.fill(0);
+        a.iter().for_each(|&r| counts[digit(r)] += 1);
+        let mut at = 0;
+        for c in counts.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+        for &r in a.iter() {
+            let d = digit(r);
+            b[counts[d]] = r;
+            counts[d] += 1;
+        }
+        std::mem::swap(&mut a, &mut b);
+    }
+    // After an odd number of passes the ranks are in `to`; after an even one, back in `from`.
+    if passes.is_multiple_of(2) {
+        b.copy_from_slice(a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks of many owners come back in their owners' order, each owner's ascending, whether
+    /// their digits take one pass or several, an odd number or an even one.
+    #[test]
+    fn a_round_is_sorted_by_owner_then_rank() {
+        let mut scratch = Vec::new();
+        for bits in [5, 11, 22, 37, 44] {
+            for n in [0usize, 5, 3000, 200_000] {
+                let mut ranks: Vec<u64> = (0..n as u64)
+                    .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7) & ((1 << bits) - 1))
+                    .collect();
+                let owner = |r: u64| (r % 7) as usize;
+                let mut want = ranks.clone();
+                want.sort_unstable_by_key(|&r| (owner(r), r));
+                let lengths = by_owner(&mut ranks, &mut scratch, 7, &owner, bits);
+                assert_eq!(ranks, want, "{n} ranks of {bits} bits");
+                let each: Vec<usize> = (0..7)
+                    .map(|o| want.iter().filter(|&&r| owner(r) == o).count())
+                    .collect();
+                assert_eq!(lengths, each);
+            }
+        }
     }
 }
