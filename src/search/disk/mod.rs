@@ -20,6 +20,7 @@ mod inbox;
 mod io;
 mod lists;
 mod local;
+mod owners;
 mod rounds;
 mod state;
 mod tail;
@@ -44,6 +45,7 @@ use crate::search::{Checkpoints, Progress, Silent, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED};
 use files::SlabFiles;
 use lists::Lists;
+use owners::Owners;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::path::Path;
@@ -97,6 +99,8 @@ pub struct DiskEngine<'s, S: StateSpace> {
     unit: u64,
     /// The first column of each slab, and the end.
     bounds: Vec<u64>,
+    /// Which slab holds each rank.
+    owners: Owners,
     /// Each slab's block moves that stay in it, in its entries.
     swept: Vec<Vec<BlockMove>>,
     /// The other moves, pushed state by state.
@@ -142,10 +146,18 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             .map(|i| Slab::cut(size, planes, i, slabs, unit))
             .collect();
         let split = local::split(space, &slabs);
+        let rank_bits = u64::BITS - size.leading_zeros();
+        if rank_bits + usize::BITS - slabs.len().leading_zeros() > u64::BITS {
+            return Err(format!(
+                "{} slabs of {size} entries are too many to number: give more memory",
+                slabs.len()
+            ));
+        }
         hand_back_freed_memory();
         Ok(DiskEngine {
             space,
             bounds: slab::bounds_in(slabs[0].width, slabs.len(), unit),
+            owners: Owners::new(&slabs, unit, size),
             swept: split.swept,
             pushed: split.pushed,
             pushed_at: split.pushed_at,
@@ -187,12 +199,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     /// Removes the slabs' files (the distances file holds the table).
     pub fn remove_files(&self) -> Result<(), String> {
         self.files.remove_all(self.slabs.len())
-    }
-
-    /// The slab that holds `rank`.
-    fn owner(&self, rank: u64) -> usize {
-        let column = rank % self.slabs[0].width;
-        self.bounds.partition_point(|&b| b <= column) - 1
     }
 
     /// Lays out every slab's table from `source`, and expands its level `depth` in it.

@@ -37,11 +37,15 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                         let local = w * 64 + u64::from(bits.trailing_zeros());
                         bits &= bits - 1;
                         let _ = walker.each(slab.global(local), true, |n| {
-                            if !slab.contains(n) {
+                            let (plane, column) = self.owners.place(n);
+                            if !(slab.first..slab.end).contains(&column) {
                                 mine.push(n);
-                            } else if table.claim(slab.local(n), value) {
-                                next.insert(slab.local(n));
-                                here += 1;
+                            } else {
+                                let entry = slab.entry(plane, column);
+                                if table.claim(entry, value) {
+                                    next.insert(entry);
+                                    here += 1;
+                                }
                             }
                             ControlFlow::Continue(())
                         });
@@ -62,7 +66,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         let mut round = std::mem::take(self.round.get_mut().unwrap_or_else(|e| e.into_inner()));
         let mut sorted = std::mem::take(&mut self.sorted);
         let bits = u64::BITS - self.space.size().leading_zeros();
-        let owner = |r: u64| self.owner(r);
+        let owner = |r: u64| self.owners.of(r);
         let lengths = by_owner(&mut round, &mut sorted, self.slabs.len(), &owner, bits);
         // Each slab's ranks in batches, coded.
         let mut batches: Vec<(usize, &mut [u64])> = Vec::new();
@@ -102,10 +106,12 @@ impl<S: StateSpace> DiskEngine<'_, S> {
 const DIGIT_BITS: u32 = 11;
 
 /// Sorts `ranks` (below 2^`bits`) by their `owner` (of `owners`), then ascending, through
-/// `scratch`: one pass places each rank in its owner's part of `scratch`, then the parts are
-/// sorted side by side, each by its ranks' digits from the lowest ([`DIGIT_BITS`] at a time)
-/// and back into `ranks`. A radix sort: a round's ranks are sorted in a few passes over them
-/// where a comparison sort takes a score. Returns each owner's number of ranks.
+/// `scratch`: each rank is tagged with its owner above its bits (on every worker: finding the
+/// owner takes a division), one pass places it in its owner's part of `scratch`, then the
+/// parts are sorted side by side, each by its ranks' digits from the lowest ([`DIGIT_BITS`] at
+/// a time) and back into `ranks`, and the tags taken off. A radix sort: a round's ranks are
+/// sorted in a few passes over them where a comparison sort takes a score. Returns each
+/// owner's number of ranks.
 fn by_owner(
     ranks: &mut [u64],
     scratch: &mut Vec<u64>,
@@ -113,11 +119,14 @@ fn by_owner(
     owner: &(dyn Fn(u64) -> usize + Sync),
     bits: u32,
 ) -> Vec<usize> {
+    debug_assert!(bits + usize::BITS - owners.leading_zeros() <= u64::BITS);
+    let tag = |r: u64| (r >> bits) as usize;
+    (ranks.par_iter_mut()).for_each(|r| *r |= (owner(*r) as u64) << bits);
     let lengths = (ranks.par_chunks(1 << 16))
         .fold(
             || vec![0usize; owners],
             |mut counts, chunk| {
-                chunk.iter().for_each(|&r| counts[owner(r)] += 1);
+                chunk.iter().for_each(|&r| counts[tag(r)] += 1);
                 counts
             },
         )
@@ -137,7 +146,7 @@ fn by_owner(
         })
         .collect();
     for &r in ranks.iter() {
-        let o = owner(r);
+        let o = tag(r);
         scratch[next[o]] = r;
         next[o] += 1;
     }
@@ -150,13 +159,17 @@ fn by_owner(
         parts.push((a, b));
         (from, to) = (rest_from, rest_to);
     }
+    // The tags above `bits` are the same within a part: the digits that reach them order
+    // nothing.
     parts
         .into_par_iter()
         .for_each(|(from, to)| radix_sort(from, to, bits));
+    (ranks.par_iter_mut()).for_each(|r| *r &= (1 << bits) - 1);
     lengths
 }
 
-/// Sorts the ranks of `from` (below 2^`bits`) into `to`, using `from` as the other buffer.
+/// Sorts the ranks of `from` by their low `bits` bits (those above are the same in all) into
+/// `to`, using `from` as the other buffer.
 fn radix_sort(from: &mut [u64], to: &mut [u64], bits: u32) {
     if from.len() < 1 << DIGIT_BITS {
         from.sort_unstable();
