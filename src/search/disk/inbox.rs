@@ -44,10 +44,18 @@ impl SlabFiles {
         self.folder.join(format!("slab-{slab}.inbox-{parity}.bits"))
     }
 
-    /// Removes both files of slab `slab`'s inbox for levels of depth `parity` mod 2.
+    /// The bits a merge writes beside the inbox's bits, until they take their name.
+    fn fresh_bits(&self, slab: usize, parity: u64) -> PathBuf {
+        self.folder
+            .join(format!("slab-{slab}.inbox-{parity}.bits-new"))
+    }
+
+    /// Removes the files of slab `slab`'s inbox for levels of depth `parity` mod 2 (and bits a
+    /// merge cut short left).
     pub(super) fn remove_inbox(&self, slab: usize, parity: u64) -> Result<(), String> {
         self.remove(&self.inbox(slab, parity))?;
-        self.remove(&self.inbox_bits(slab, parity))
+        self.remove(&self.inbox_bits(slab, parity))?;
+        self.remove(&self.fresh_bits(slab, parity))
     }
 
     /// Forgets slab `slab`'s inboxes (their files go at the next checkpoint).
@@ -128,7 +136,7 @@ impl SlabFiles {
         };
         self.inbox_into(slab, depth, &bitmap, local)?;
         let path = self.inbox_bits(slab, depth % 2);
-        let fresh = path.with_extension("bits-new");
+        let fresh = self.fresh_bits(slab, depth % 2);
         let words = entries.div_ceil(64) as usize;
         let io = bits::write_bits(&fresh, &bitmap, words, &mut buffer, &|_| ())?;
         self.count(io);
