@@ -53,9 +53,6 @@ use std::sync::Mutex;
 use tail::Tail;
 use view::SlabsView;
 
-/// Entries a rayon task pushes from (2^18 states at most).
-const TASK_RANKS: u64 = 1 << 18;
-
 /// How a table on disk is cut ([`DiskEngine::new`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Cut {
@@ -345,28 +342,10 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         }
         // The pushed moves, a round of tasks at a time: a round's neighbours outside the slab
         // stay within the plan's round bytes.
-        let moves = self.space.move_count() as u64;
-        let round_ranks = (self.round_bytes / (8 * moves)).max(64);
-        let tasks: Vec<Range<u64>> = (self.pushed_at[i].iter())
-            .flat_map(|r| {
-                (r.start..r.end)
-                    .step_by(TASK_RANKS as usize)
-                    .map(|s| s..(s + TASK_RANKS).min(r.end))
-            })
-            .collect();
-        let mut rest = &tasks[..];
-        while !rest.is_empty() {
-            let mut ranks = 0;
-            let n = rest
-                .iter()
-                .take_while(|t| {
-                    ranks += t.end - t.start;
-                    ranks - (t.end - t.start) < round_ranks
-                })
-                .count();
-            let (round, after) = rest.split_at(n.max(1));
-            rest = after;
-            found += self.push(&self.slabs[i], round, table, level, next, value);
+        let round_states = self.round_bytes / (8 * self.pushed.most().max(1) as u64);
+        let workers = rayon::current_num_threads();
+        for round in rounds::rounds_of(&self.pushed_at[i], level, round_states, workers) {
+            found += self.push(&self.slabs[i], &round, table, level, next, value);
             self.send(depth + 1)?;
         }
         Ok(found)

@@ -102,16 +102,60 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     }
 }
 
+/// Entries a rayon task pushes from, at most.
+const TASK_RANKS: u64 = 1 << 18;
+
+/// The rounds that push a slab's states of `level` at its entries `ranges`: the ranges cut into
+/// tasks of at most a quarter of a worker's share of `round_states` entries (whole words, from
+/// 64 to [`TASK_RANKS`]), and the tasks with states gathered in order into rounds of at most
+/// `round_states` states. Counting states, not entries, lets a round of a sparse level span
+/// many tasks, so that every worker has some and each round's sending serves more states.
+pub(super) fn rounds_of(
+    ranges: &[Range<u64>],
+    level: &Bitmap,
+    round_states: u64,
+    workers: usize,
+) -> Vec<Vec<Range<u64>>> {
+    let task = (round_states / (4 * workers.max(1) as u64)).clamp(64, TASK_RANKS) / 64 * 64;
+    let tasks: Vec<Range<u64>> = (ranges.iter())
+        .flat_map(|r| {
+            (r.start..r.end)
+                .step_by(task as usize)
+                .map(move |s| s..(s + task).min(r.end))
+        })
+        .collect();
+    let counts: Vec<u64> = (tasks.par_iter())
+        .map(|t| level.count_in(t.clone()))
+        .collect();
+    let mut rounds = Vec::new();
+    let (mut round, mut states) = (Vec::new(), 0);
+    for (t, n) in tasks.into_iter().zip(counts).filter(|&(_, n)| n > 0) {
+        if !round.is_empty() && states + n > round_states {
+            rounds.push(std::mem::take(&mut round));
+            states = 0;
+        }
+        round.push(t);
+        states += n;
+    }
+    if !round.is_empty() {
+        rounds.push(round);
+    }
+    rounds
+}
+
 /// Bits of a rank's digit in each pass of [`by_owner`]'s sort.
 const DIGIT_BITS: u32 = 11;
 
+/// Ranks a worker places by owner at a time in [`by_owner`].
+const PLACE_CHUNK: usize = 1 << 16;
+
 /// Sorts `ranks` (below 2^`bits`) by their `owner` (of `owners`), then ascending, through
 /// `scratch`: each rank is tagged with its owner above its bits (on every worker: finding the
-/// owner takes a division), one pass places it in its owner's part of `scratch`, then the
-/// parts are sorted side by side, each by its ranks' digits from the lowest ([`DIGIT_BITS`] at
-/// a time) and back into `ranks`, and the tags taken off. A radix sort: a round's ranks are
-/// sorted in a few passes over them where a comparison sort takes a score. Returns each
-/// owner's number of ranks.
+/// owner takes a division), one pass places it in its owner's part of `scratch` (chunk by chunk
+/// on every worker, each chunk into places of its own), then the parts are sorted side by side,
+/// each by its ranks' digits from the lowest ([`DIGIT_BITS`] at a time) and back into `ranks`,
+/// and the tags taken off. A radix sort: a round's ranks are sorted in a few passes over them
+/// where a comparison sort takes a score. Returns each owner's number of ranks.
 fn by_owner(
     ranks: &mut [u64],
     scratch: &mut Vec<u64>,
@@ -122,34 +166,40 @@ fn by_owner(
     debug_assert!(bits + usize::BITS - owners.leading_zeros() <= u64::BITS);
     let tag = |r: u64| (r >> bits) as usize;
     (ranks.par_iter_mut()).for_each(|r| *r |= (owner(*r) as u64) << bits);
-    let lengths = (ranks.par_chunks(1 << 16))
-        .fold(
-            || vec![0usize; owners],
-            |mut counts, chunk| {
-                chunk.iter().for_each(|&r| counts[tag(r)] += 1);
-                counts
-            },
-        )
-        .reduce(
-            || vec![0usize; owners],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
-                a
-            },
-        );
-    scratch.clear();
-    scratch.resize(ranks.len(), 0);
-    let mut next: Vec<usize> = (lengths.iter())
-        .scan(0, |at, &n| {
-            *at += n;
-            Some(*at - n)
+    // Each chunk's ranks of each owner.
+    let counts: Vec<Vec<usize>> = (ranks.par_chunks(PLACE_CHUNK))
+        .map(|chunk| {
+            let mut counts = vec![0usize; owners];
+            chunk.iter().for_each(|&r| counts[tag(r)] += 1);
+            counts
         })
         .collect();
-    for &r in ranks.iter() {
-        let o = tag(r);
-        scratch[next[o]] = r;
-        next[o] += 1;
+    let lengths: Vec<usize> = (0..owners)
+        .map(|o| counts.iter().map(|c| c[o]).sum())
+        .collect();
+    scratch.clear();
+    scratch.resize(ranks.len(), 0);
+    // Each chunk's places: for each owner, the next of its part's pieces, one a chunk.
+    let mut places: Vec<Vec<&mut [u64]>> = (0..counts.len()).map(|_| Vec::new()).collect();
+    let mut rest = &mut scratch[..];
+    for o in 0..owners {
+        for (c, chunk_counts) in counts.iter().enumerate() {
+            let (piece, after) = rest.split_at_mut(chunk_counts[o]);
+            places[c].push(piece);
+            rest = after;
+        }
     }
+    (ranks.par_chunks(PLACE_CHUNK))
+        .zip(places.par_iter_mut())
+        .for_each(|(chunk, pieces)| {
+            let mut next = vec![0usize; owners];
+            for &r in chunk {
+                let o = tag(r);
+                pieces[o][next[o]] = r;
+                next[o] += 1;
+            }
+        });
+    drop(places);
     // Each owner's part, in both buffers.
     let mut parts: Vec<(&mut [u64], &mut [u64])> = Vec::with_capacity(owners);
     let (mut from, mut to) = (&mut scratch[..], &mut ranks[..]);
@@ -204,6 +254,42 @@ fn radix_sort(from: &mut [u64], to: &mut [u64], bits: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rounds cover every entry of the ranges with a state, each once and in order, and hold at
+    /// most a round's states, whether the level is dense or sparse.
+    #[test]
+    fn rounds_hold_every_state_once_within_their_bound() {
+        let len = 1 << 20;
+        let ranges = [100..300_000, 300_000..300_100, 400_007..len];
+        for (every, round_states) in [(1, 5000), (37, 5000), (1001, 300), (3, 1 << 20)] {
+            let level = Bitmap::from_fn(len, |w| {
+                (0..64)
+                    .filter(|b| (w as u64 * 64 + b).is_multiple_of(every))
+                    .fold(0, |a, b| a | 1 << b)
+            });
+            for workers in [1, 2, 16] {
+                let rounds = rounds_of(&ranges, &level, round_states, workers);
+                let mut covered: Vec<u64> = Vec::new();
+                for round in &rounds {
+                    let states: u64 = round.iter().map(|t| level.count_in(t.clone())).sum();
+                    assert!(states > 0 && states <= round_states, "{states} states");
+                    for t in round {
+                        covered.extend((t.clone()).filter(|&e| level.contains(e)));
+                    }
+                }
+                let want: Vec<u64> = (ranges.iter().cloned().flatten())
+                    .filter(|&e| level.contains(e))
+                    .collect();
+                assert_eq!(covered, want, "every {every}, {round_states} a round");
+                if every == 1001 {
+                    assert!(
+                        rounds.iter().any(|r| r.len() > 1),
+                        "a sparse round spans tasks"
+                    );
+                }
+            }
+        }
+    }
 
     /// Ranks of many owners come back in their owners' order, each owner's ascending, whether
     /// their digits take one pass or several, an odd number or an even one.

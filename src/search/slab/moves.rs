@@ -94,6 +94,14 @@ impl SlabMoves {
         ranges
     }
 
+    /// The most neighbours a rank has through these moves.
+    pub fn most(&self) -> usize {
+        (self.segments.iter())
+            .map(|(blocks, residual)| blocks.len() + residual.len())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// For each plane, the planes the plane moves take there (none where there are no plane
     /// moves).
     pub fn sources(&self) -> &[Vec<u64>] {
