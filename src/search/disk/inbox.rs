@@ -130,10 +130,7 @@ impl SlabFiles {
     ) -> Result<(), String> {
         let parity = (depth % 2) as usize;
         let entries = self.entries[slab];
-        let (bitmap, mut buffer) = match self.merging.take() {
-            Some((bitmap, buffer)) => (bitmap.reused(entries), buffer),
-            None => (Bitmap::new(entries), Aligned::new()),
-        };
+        let (bitmap, mut buffer) = self.take_merging(entries);
         self.inbox_into(slab, depth, &bitmap, local)?;
         let path = self.inbox_bits(slab, depth % 2);
         let fresh = self.fresh_bits(slab, depth % 2);
@@ -150,6 +147,23 @@ impl SlabFiles {
         Ok(())
     }
 
+    /// The bitmap that inboxes are merged into and received from, sized for a slab of
+    /// `entries`, and its buffer: the ones kept from the last merge, or new ones.
+    fn take_merging(&mut self, entries: u64) -> (Bitmap, Aligned) {
+        match self.merging.take() {
+            Some((bitmap, buffer)) => (bitmap.reused(entries), buffer),
+            None => (Bitmap::new(entries), Aligned::new()),
+        }
+    }
+
+    /// Reads the bits of slab `slab`'s inbox for level `depth` into `bitmap`.
+    fn read_inbox_bits(&mut self, slab: usize, depth: u64, bitmap: &Bitmap) -> Result<(), String> {
+        let path = self.inbox_bits(slab, depth % 2);
+        let io = bits::read_bits(&path, bitmap, bitmap.word_count(), &|_| ())?;
+        self.count(io);
+        Ok(())
+    }
+
     /// Slab `slab`'s inbox for level `depth` as bits in `bitmap` (of its entries).
     fn inbox_into(
         &mut self,
@@ -158,11 +172,8 @@ impl SlabFiles {
         bitmap: &Bitmap,
         local: &(dyn Fn(u64) -> u64 + Sync),
     ) -> Result<(), String> {
-        let parity = (depth % 2) as usize;
-        if self.merged[slab][parity] {
-            let path = self.inbox_bits(slab, depth % 2);
-            let io = bits::read_bits(&path, bitmap, bitmap.word_count(), &|_| ())?;
-            self.count(io);
+        if self.merged[slab][(depth % 2) as usize] {
+            self.read_inbox_bits(slab, depth, bitmap)?;
         } else {
             bitmap.clear();
         }
@@ -189,13 +200,8 @@ impl SlabFiles {
         }
         let mut claimed = 0;
         if self.merged[slab][parity] {
-            let (bitmap, buffer) = match self.merging.take() {
-                Some((bitmap, buffer)) => (bitmap.reused(self.entries[slab]), buffer),
-                None => (Bitmap::new(self.entries[slab]), Aligned::new()),
-            };
-            let path = self.inbox_bits(slab, depth % 2);
-            let io = bits::read_bits(&path, &bitmap, bitmap.word_count(), &|_| ())?;
-            self.count(io);
+            let (bitmap, buffer) = self.take_merging(self.entries[slab]);
+            self.read_inbox_bits(slab, depth, &bitmap)?;
             claimed += (0..bitmap.word_count())
                 .into_par_iter()
                 .map(|w| {

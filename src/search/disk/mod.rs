@@ -37,8 +37,8 @@ use crate::puzzle::{BlockMove, StateSpace, Structure};
 use crate::search::bitmap::Bitmap;
 use crate::search::engine::{Engine, Passes};
 use crate::search::levels::Levels;
+use crate::search::slab::Slab;
 use crate::search::slab::moves::SlabMoves;
-use crate::search::slab::{self, Slab};
 use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
 use crate::search::{Checkpoints, Progress, Silent, Step};
@@ -94,8 +94,6 @@ pub struct DiskEngine<'s, S: StateSpace> {
     slabs: Vec<Slab>,
     /// The columns the cuts are multiples of.
     unit: u64,
-    /// The first column of each slab, and the end.
-    bounds: Vec<u64>,
     /// Which slab holds each rank.
     owners: Owners,
     /// Each slab's block moves that stay in it, in its entries.
@@ -153,7 +151,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         hand_back_freed_memory();
         Ok(DiskEngine {
             space,
-            bounds: slab::bounds_in(slabs[0].width, slabs.len(), unit),
             owners: Owners::new(&slabs, unit, size),
             swept: split.swept,
             pushed: split.pushed,
@@ -365,7 +362,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             .collect::<Result<_, _>>()?;
         Ok(SlabsView {
             slabs: &self.slabs,
-            bounds: &self.bounds,
+            owners: &self.owners,
             files,
             entries: self.space.size(),
             tail: self.tail.as_ref().map_or(&[][..], |t| &t.levels[..]),

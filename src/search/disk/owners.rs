@@ -81,12 +81,6 @@ impl Owners {
             None => self.bounds.partition_point(|&b| b <= column) - 1,
         }
     }
-
-    /// The slab that holds `rank`.
-    #[inline]
-    pub(super) fn of(&self, rank: u64) -> usize {
-        self.of_column(self.place(rank).1)
-    }
 }
 
 #[cfg(test)]
@@ -144,7 +138,7 @@ mod tests {
                 assert_eq!(owners.of_unit.is_empty(), !listed);
                 for rank in (0..size).step_by(7).chain([size - 1]) {
                     let want = slabs.iter().position(|s| s.contains(rank)).unwrap();
-                    assert_eq!(owners.of(rank), want, "{rank}");
+                    assert_eq!(owners.of_column(owners.place(rank).1), want, "{rank}");
                     assert_eq!(owners.place(rank), slabs[want].place(rank), "{rank}");
                 }
                 owners.of_unit.clear();

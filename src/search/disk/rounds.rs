@@ -23,7 +23,9 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         next: &Bitmap,
         value: u8,
     ) -> u64 {
-        // A task's neighbours elsewhere gather in a buffer its worker keeps from task to task.
+        // A task's neighbours elsewhere gather in a buffer its worker keeps from task to task,
+        // each tagged with its slab above its bits ([`by_owner`]).
+        let tag_at = self.rank_bits();
         (tasks.par_iter())
             .map_init(Vec::new, |mine: &mut Vec<u64>, task| {
                 let mut walker = self.pushed.walker(self.space.cursor());
@@ -39,7 +41,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                         let _ = walker.each(slab.global(local), true, |n| {
                             let (plane, column) = self.owners.place(n);
                             if !(slab.first..slab.end).contains(&column) {
-                                mine.push(n);
+                                mine.push(n | (self.owners.of_column(column) as u64) << tag_at);
                             } else {
                                 let entry = slab.entry(plane, column);
                                 if table.claim(entry, value) {
@@ -58,6 +60,13 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             .sum()
     }
 
+    /// The bits of a rank: a rank in a round carries its slab above them.
+    fn rank_bits(&self) -> u32 {
+        let bits = u64::BITS - self.space.size().leading_zeros();
+        debug_assert!(bits + usize::BITS - self.slabs.len().leading_zeros() <= u64::BITS);
+        bits
+    }
+
     /// Sends the round's neighbours in other slabs (the engine's round buffer, ranks of level
     /// `depth`) to their slabs' inboxes, each slab's ascending ([`by_owner`]). The buffers are
     /// kept from round to round (no fresh pages for the kernel to zero); each slab's ranks are
@@ -65,9 +74,8 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     pub(super) fn send(&mut self, depth: u64) -> Result<(), String> {
         let mut round = std::mem::take(self.round.get_mut().unwrap_or_else(|e| e.into_inner()));
         let mut sorted = std::mem::take(&mut self.sorted);
-        let bits = u64::BITS - self.space.size().leading_zeros();
-        let owner = |r: u64| self.owners.of(r);
-        let lengths = by_owner(&mut round, &mut sorted, self.slabs.len(), &owner, bits);
+        let bits = self.rank_bits();
+        let lengths = by_owner(&mut round, &mut sorted, self.slabs.len(), bits);
         // Each slab's ranks in batches, coded.
         let mut batches: Vec<(usize, &mut [u64])> = Vec::new();
         let mut rest = &mut round[..];
@@ -149,23 +157,15 @@ const DIGIT_BITS: u32 = 11;
 /// Ranks a worker places by owner at a time in [`by_owner`].
 const PLACE_CHUNK: usize = 1 << 16;
 
-/// Sorts `ranks` (below 2^`bits`) by their `owner` (of `owners`), then ascending, through
-/// `scratch`: each rank is tagged with its owner above its bits (on every worker: finding the
-/// owner takes a division), one pass places it in its owner's part of `scratch` (chunk by chunk
-/// on every worker, each chunk into places of its own), then the parts are sorted side by side,
-/// each by its ranks' digits from the lowest ([`DIGIT_BITS`] at a time) and back into `ranks`,
-/// and the tags taken off. A radix sort: a round's ranks are sorted in a few passes over them
-/// where a comparison sort takes a score. Returns each owner's number of ranks.
-fn by_owner(
-    ranks: &mut [u64],
-    scratch: &mut Vec<u64>,
-    owners: usize,
-    owner: &(dyn Fn(u64) -> usize + Sync),
-    bits: u32,
-) -> Vec<usize> {
-    debug_assert!(bits + usize::BITS - owners.leading_zeros() <= u64::BITS);
+/// Sorts `ranks` (below 2^`bits`, each tagged with its owner, of `owners`, above its bits) by
+/// owner, then ascending, through `scratch`: one pass places each rank in its owner's part of
+/// `scratch` (chunk by chunk on every worker, each chunk into places of its own), then the
+/// parts are sorted side by side, each by its ranks' digits from the lowest ([`DIGIT_BITS`] at
+/// a time) and back into `ranks`, and the tags taken off. A radix sort: a round's ranks are
+/// sorted in a few passes over them where a comparison sort takes a score. Returns each
+/// owner's number of ranks.
+fn by_owner(ranks: &mut [u64], scratch: &mut Vec<u64>, owners: usize, bits: u32) -> Vec<usize> {
     let tag = |r: u64| (r >> bits) as usize;
-    (ranks.par_iter_mut()).for_each(|r| *r |= (owner(*r) as u64) << bits);
     // Each chunk's ranks of each owner.
     let counts: Vec<Vec<usize>> = (ranks.par_chunks(PLACE_CHUNK))
         .map(|chunk| {
@@ -304,7 +304,10 @@ mod tests {
                 let owner = |r: u64| (r % 7) as usize;
                 let mut want = ranks.clone();
                 want.sort_unstable_by_key(|&r| (owner(r), r));
-                let lengths = by_owner(&mut ranks, &mut scratch, 7, &owner, bits);
+                ranks
+                    .iter_mut()
+                    .for_each(|r| *r |= (owner(*r) as u64) << bits);
+                let lengths = by_owner(&mut ranks, &mut scratch, 7, bits);
                 assert_eq!(ranks, want, "{n} ranks of {bits} bits");
                 let each: Vec<usize> = (0..7)
                     .map(|o| want.iter().filter(|&&r| owner(r) == o).count())

@@ -1,6 +1,7 @@
 //! The whole table of a search from disk, as its slabs' files hold it ([`SlabsView`]): what the
 //! distances file is written from.
 
+use super::owners::Owners;
 use crate::search::slab::Slab;
 use crate::table::{ENTRIES_PER_WORD, TableView};
 use std::os::unix::fs::FileExt;
@@ -10,7 +11,7 @@ use std::os::unix::fs::FileExt;
 /// hold their level's value in their slab's table already (the tail finds them again).
 pub(super) struct SlabsView<'e> {
     pub(super) slabs: &'e [Slab],
-    pub(super) bounds: &'e [u64],
+    pub(super) owners: &'e Owners,
     /// Each slab's table.
     pub(super) files: Vec<std::fs::File>,
     pub(super) entries: u64,
@@ -28,12 +29,11 @@ impl TableView for SlabsView<'_> {
         words: std::ops::Range<usize>,
         out: &mut Vec<u8>,
     ) -> Result<(), String> {
-        let width = self.slabs[0].width;
         let mut w = words.start;
         while w < words.end {
             let rank = w as u64 * ENTRIES_PER_WORD;
-            let (plane, column) = (rank / width, rank % width);
-            let i = self.bounds.partition_point(|&b| b <= column) - 1;
+            let (plane, column) = self.owners.place(rank);
+            let i = self.owners.of_column(column);
             let slab = &self.slabs[i];
             // The words of this plane in this slab, from `w` on.
             let run = ((slab.end - column).div_ceil(ENTRIES_PER_WORD) as usize).min(words.end - w);
