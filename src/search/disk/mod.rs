@@ -337,15 +337,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             let sweep = Sweep::new(structure, table.entries(), None);
             found += sweep.pass_bits(self.space, table, level, next, value, &Silent);
         }
-        // The pushed moves, a round of tasks at a time: a round's neighbours outside the slab
-        // stay within the plan's round bytes.
-        let round_states = self.round_bytes / (8 * self.pushed.most().max(1) as u64);
-        let workers = rayon::current_num_threads();
-        for round in rounds::rounds_of(&self.pushed_at[i], level, round_states, workers) {
-            found += self.push(&self.slabs[i], &round, table, level, next, value);
-            self.send(depth + 1)?;
-        }
-        Ok(found)
+        Ok(found + self.push_rounds(i, table, level, next, depth)?)
     }
 
     /// The table of a search that is over, read from the slabs' files as it is asked for.

@@ -11,10 +11,33 @@ use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
 
 impl<S: StateSpace> DiskEngine<'_, S> {
+    /// Pushes slab `i`'s states of level `depth` (`level`) along its pushed moves, a round of
+    /// tasks at a time ([`rounds_of`]: a round's neighbours outside the slab stay within the
+    /// plan's round bytes): those in the slab join level `depth + 1` (`next`, and `table`),
+    /// the others are sent to their slabs' inboxes after each round. Returns how many joined.
+    pub(super) fn push_rounds(
+        &mut self,
+        i: usize,
+        table: &DistanceTable,
+        level: &Bitmap,
+        next: &Bitmap,
+        depth: u64,
+    ) -> Result<u64, String> {
+        let value = ((depth + 1) % 3) as u8;
+        let round_states = self.round_bytes / (8 * self.pushed.most().max(1) as u64);
+        let workers = rayon::current_num_threads();
+        let mut found = 0;
+        for round in rounds_of(&self.pushed_at[i], level, round_states, workers) {
+            found += self.push(&self.slabs[i], &round, table, level, next, value);
+            self.send(depth + 1)?;
+        }
+        Ok(found)
+    }
+
     /// Pushes the states of `level` at the entries of `tasks` of `slab` along the pushed moves:
     /// their unreached neighbours in the slab join the next level (`next`, `value` in `table`),
     /// the others are appended to the round's buffer. Returns how many joined.
-    pub(super) fn push(
+    fn push(
         &self,
         slab: &Slab,
         tasks: &[Range<u64>],
@@ -71,7 +94,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     /// `depth`) to their slabs' inboxes, each slab's ascending ([`by_owner`]). The buffers are
     /// kept from round to round (no fresh pages for the kernel to zero); each slab's ranks are
     /// coded as gaps in their own memory, batch by batch on every worker.
-    pub(super) fn send(&mut self, depth: u64) -> Result<(), String> {
+    fn send(&mut self, depth: u64) -> Result<(), String> {
         let mut round = std::mem::take(self.round.get_mut().unwrap_or_else(|e| e.into_inner()));
         let mut sorted = std::mem::take(&mut self.sorted);
         let bits = self.rank_bits();
@@ -118,7 +141,7 @@ const TASK_RANKS: u64 = 1 << 18;
 /// 64 to [`TASK_RANKS`]), and the tasks with states gathered in order into rounds of at most
 /// `round_states` states. Counting states, not entries, lets a round of a sparse level span
 /// many tasks, so that every worker has some and each round's sending serves more states.
-pub(super) fn rounds_of(
+fn rounds_of(
     ranges: &[Range<u64>],
     level: &Bitmap,
     round_states: u64,
