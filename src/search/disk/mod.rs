@@ -141,8 +141,8 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             .map(|i| Slab::cut(size, planes, i, slabs, unit))
             .collect();
         let split = local::split(space, &slabs);
-        let rank_bits = u64::BITS - size.leading_zeros();
-        if rank_bits + usize::BITS - slabs.len().leading_zeros() > u64::BITS {
+        let owners = Owners::new(&slabs, unit, size);
+        if owners.rank_bits() + usize::BITS - slabs.len().leading_zeros() > u64::BITS {
             return Err(format!(
                 "{} slabs of {size} entries are too many to number: give more memory",
                 slabs.len()
@@ -151,7 +151,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         hand_back_freed_memory();
         Ok(DiskEngine {
             space,
-            owners: Owners::new(&slabs, unit, size),
+            owners,
             swept: split.swept,
             pushed: split.pushed,
             pushed_at: split.pushed_at,

@@ -42,6 +42,8 @@ pub(super) struct Owners {
     of_unit: Vec<u32>,
     /// The columns the slabs start at, and the width.
     bounds: Vec<u64>,
+    /// The bits of a rank of the space.
+    rank_bits: u32,
 }
 
 impl Owners {
@@ -49,7 +51,7 @@ impl Owners {
     /// `unit` columns.
     pub(super) fn new(slabs: &[Slab], unit: u64, size: u64) -> Owners {
         let width = slabs[0].width;
-        let bits = (u64::BITS - size.leading_zeros()).max(1);
+        let rank_bits = (u64::BITS - size.leading_zeros()).max(1);
         let bounds: Vec<u64> = (slabs.iter().map(|s| s.first)).chain([width]).collect();
         let units = width.div_ceil(unit);
         let of_unit = match units <= MOST_UNITS {
@@ -59,11 +61,17 @@ impl Owners {
             false => Vec::new(),
         };
         Owners {
-            width: Divisor::new(width, bits),
-            unit: Divisor::new(unit, bits),
+            width: Divisor::new(width, rank_bits),
+            unit: Divisor::new(unit, rank_bits),
             of_unit,
             bounds,
+            rank_bits,
         }
+    }
+
+    /// The bits of a rank of the space: above them a rank can carry the slab that holds it.
+    pub(super) fn rank_bits(&self) -> u32 {
+        self.rank_bits
     }
 
     /// The plane and the column of `rank`.

@@ -48,7 +48,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     ) -> u64 {
         // A task's neighbours elsewhere gather in a buffer its worker keeps from task to task,
         // each tagged with its slab above its bits ([`by_owner`]).
-        let tag_at = self.rank_bits();
+        let tag_at = self.owners.rank_bits();
         (tasks.par_iter())
             .map_init(Vec::new, |mine: &mut Vec<u64>, task| {
                 let mut walker = self.pushed.walker(self.space.cursor());
@@ -83,13 +83,6 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             .sum()
     }
 
-    /// The bits of a rank: a rank in a round carries its slab above them.
-    fn rank_bits(&self) -> u32 {
-        let bits = u64::BITS - self.space.size().leading_zeros();
-        debug_assert!(bits + usize::BITS - self.slabs.len().leading_zeros() <= u64::BITS);
-        bits
-    }
-
     /// Sends the round's neighbours in other slabs (the engine's round buffer, ranks of level
     /// `depth`) to their slabs' inboxes, each slab's ascending ([`by_owner`]). The buffers are
     /// kept from round to round (no fresh pages for the kernel to zero); each slab's ranks are
@@ -97,7 +90,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     fn send(&mut self, depth: u64) -> Result<(), String> {
         let mut round = std::mem::take(self.round.get_mut().unwrap_or_else(|e| e.into_inner()));
         let mut sorted = std::mem::take(&mut self.sorted);
-        let bits = self.rank_bits();
+        let bits = self.owners.rank_bits();
         let lengths = by_owner(&mut round, &mut sorted, self.slabs.len(), bits);
         // Each slab's ranks in batches, coded.
         let mut batches: Vec<(usize, &mut [u64])> = Vec::new();
