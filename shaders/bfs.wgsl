@@ -2,7 +2,8 @@
 //
 // Memory: the table is cut into blocks of 32 entries, each three u32 words: entries 0..15 (two
 // bits each, entry e at bits 2e), entries 16..31, and the block's `seen` word (bit e set once
-// entry e's level is older than the one before the frontier). Blocks live in windows of
+// entry e's level is older than the one before the frontier); two words where the device holds
+// 2 bits an entry (`TABLE_WORDS`). Blocks live in windows of
 // 2^window_shift blocks, one storage binding each; `word_load`, `word_store`, `word_or` and
 // `word_cas` (shaders/windows.wgsl, one switch arm per window) reach any window.
 //
@@ -13,7 +14,9 @@
 // `seen` holds the levels below d - 1; the pass adds level d - 1 (each block's owner marks its own
 // entries holding `prev`), so the frontier is exactly `cur & !seen`, and after the last pass the
 // last level is `last & !seen`. The pass counts the entries it sets (each is set once): the size
-// of level d + 1.
+// of level d + 1. With 2 bits an entry there are no seen bits: the frontier is every entry
+// holding `cur`, levels d - 3, d - 6, ... too, whose neighbours are all reached already (they
+// lie in levels d - 4 to d - 2), so expanding them again sets nothing: the same table, more work.
 
 struct Params {
     // Window of this dispatch, its first block in the window, and how many blocks it covers.
@@ -49,12 +52,17 @@ struct Params {
     slab_columns_hi: u32,
     slab_width_lo: u32,
     slab_width_hi: u32,
+    // The tag a remaining pass gives the listed entries it sets: 1 + (d + 1) mod 65535.
+    tag: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
 
 const UNREACHED: u32 = 3u;
+
+// Words a block takes: 3 (two table words and the seen word), or 2 (2 bits an entry).
+override TABLE_WORDS: u32 = 3u;
 
 // The table's entries.
 fn table_entries() -> u64 {
@@ -112,7 +120,7 @@ fn locate(rank: u64) -> vec3<u32> {
     let window = u32(block >> params.window_shift);
     let local = u32(block & ((1lu << params.window_shift) - 1lu));
     let entry = u32(rank & 31lu);
-    return vec3<u32>(window, local * 3u + (entry >> 4u), (entry & 15u) * 2u);
+    return vec3<u32>(window, local * TABLE_WORDS + (entry >> 4u), (entry & 15u) * 2u);
 }
 
 // The entry's value.
@@ -149,7 +157,7 @@ struct Block {
 // The block of invocation `id` of this dispatch.
 fn load_block(id: u32) -> Block {
     let local = params.first_block + id;
-    let base = local * 3u;
+    let base = local * TABLE_WORDS;
     return Block(
         base,
         word_load(params.window, base),
@@ -164,14 +172,27 @@ fn init(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x >= params.blocks {
         return;
     }
-    let base = (params.first_block + id.x) * 3u;
+    let base = (params.first_block + id.x) * TABLE_WORDS;
     word_store(params.window, base, 0xffffffffu);
     word_store(params.window, base + 1u, 0xffffffffu);
-    word_store(params.window, base + 2u, 0u);
+    if TABLE_WORDS == 3u {
+        word_store(params.window, base + 2u, 0u);
+    }
+}
+
+// The block's entries not yet seen (all of them where the device holds 2 bits an entry).
+fn unseen(b: Block) -> u32 {
+    if TABLE_WORDS == 2u {
+        return 0xffffffffu;
+    }
+    return ~word_load(params.window, b.base + 2u);
 }
 
 // Marks the block's entries of level d - 1 as seen; returns the frontier (level d) mask.
 fn settle(b: Block) -> u32 {
+    if TABLE_WORDS == 2u {
+        return matches32(b.lo, b.hi, params.cur);
+    }
     let seen = word_load(params.window, b.base + 2u);
     let older = matches32(b.lo, b.hi, params.prev) & ~seen;
     if older != 0u {
@@ -256,6 +277,9 @@ fn list_store(i: u32, rank: u64) {
 
 // Marks the entry at `at` (where `locate` puts an entry) as seen.
 fn mark_seen(at: vec3<u32>) {
+    if TABLE_WORDS == 2u {
+        return;
+    }
     // The block's seen word follows its two table words.
     word_or(at.x, at.y - (at.y % 3u) + 2u, 1u << (at.z / 2u + 16u * (at.y % 3u)));
 }
@@ -366,15 +390,15 @@ fn top_down(
 }
 
 // Appends the ranks of the entries `bits` of the block from rank `first` to the next list, if
-// it has room.
-fn append_bits(first: u64, bits: u32) {
+// it has room, each with `tag` added (a remaining pass's tag, shifted past the rank's 48 bits).
+fn append_bits(first: u64, bits: u32, tag: u64) {
     if bits == 0u {
         return;
     }
     var rest = bits;
     var i = atomicAdd(&lists[0], countOneBits(rest));
     while rest != 0u && i < params.list_capacity {
-        list_store(i, first + u64(countTrailingZeros(rest)));
+        list_store(i, (first + u64(countTrailingZeros(rest))) | tag);
         rest &= rest - 1u;
         i++;
     }
@@ -383,7 +407,9 @@ fn append_bits(first: u64, bits: u32) {
 // Bottom-up: every unreached entry with a neighbour in level d joins level d + 1. Only the
 // block's owner writes its table words; the entries it changes never hold `cur`, so readers
 // elsewhere are not affected by seeing them before or after. Where the host asks
-// (`list_append`), it lists the frontier and the unreached entries: the remaining list.
+// (`list_append`), it lists the frontier and the entries it found unreached: the remaining list
+// (with 2 bits an entry, those unreached alone, the ones it sets tagged as `remaining_list` tags
+// them: the frontier is listed only to be marked seen).
 @compute @workgroup_size(64)
 fn bottom_up(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -393,10 +419,8 @@ fn bottom_up(
     if id.x < params.blocks {
         let b = load_block(id.x);
         let frontier = settle(b);
-        var open = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
-        if params.list_append != 0u {
-            append_bits(b.first, frontier | open);
-        }
+        let unreached = matches32(b.lo, b.hi, UNREACHED) & valid_mask(b.first);
+        var open = unreached;
         while open != 0u {
             let e = countTrailingZeros(open);
             open &= open - 1u;
@@ -409,6 +433,13 @@ fn bottom_up(
             }
         }
         found = set_open(b, found);
+        if params.list_append != 0u && TABLE_WORDS == 3u {
+            append_bits(b.first, frontier | unreached, 0lu);
+        } else if params.list_append != 0u {
+            // The entries set here tagged as a remaining pass tags them.
+            append_bits(b.first, unreached & ~found, 0lu);
+            append_bits(b.first, found, u64(params.tag) << 48u);
+        }
     }
     add_to_count(lane, countOneBits(found));
 }
@@ -417,7 +448,9 @@ fn bottom_up(
 // expanded and every entry then unreached, so it holds every entry of the levels since). Each
 // listed entry of level d - 1 is marked seen, as a scan's `settle` would (the entries holding
 // `prev` are level d - 1 or older, and the older ones are already seen); each still unreached
-// joins level d + 1 if a neighbour is in level d.
+// joins level d + 1 if a neighbour is in level d, and is tagged with the pass (`tag`, in the top
+// 16 bits of its rank's high word: ranks are below 2^48) so that the host can tell the levels of
+// the listed entries apart where the device holds no seen bits.
 @compute @workgroup_size(64)
 fn remaining_list(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -426,7 +459,7 @@ fn remaining_list(
 ) {
     var found = 0u;
     for (var i = id.x; i < params.remaining; i += groups.x * 64u) {
-        let rank = list_rank(2u, i);
+        let rank = list_rank(2u, i) & 0xfffffffffffflu;
         let at = locate(rank);
         let value = (word_load(at.x, at.y) >> at.z) & 3u;
         if value == params.prev {
@@ -437,6 +470,8 @@ fn remaining_list(
                 if entry(neighbour(m)) == params.cur {
                     if claim(rank, params.next) {
                         found += 1u;
+                        let high = list_word(2u, i) + 1u;
+                        atomicStore(&lists[high], (atomicLoad(&lists[high]) & 0xffffu) | (params.tag << 16u));
                     }
                     break;
                 }

@@ -54,7 +54,7 @@ fn frontier32(block: u64) -> u32 {
         return 0u;
     }
     let window = u32(block >> params.window_shift);
-    let base = u32(block & ((1lu << params.window_shift) - 1lu)) * 3u;
+    let base = u32(block & ((1lu << params.window_shift) - 1lu)) * TABLE_WORDS;
     let lo = word_load(window, base);
     let hi = word_load(window, base + 1u);
     return matches32(lo, hi, params.cur) & valid_mask(first);
@@ -456,8 +456,7 @@ fn short_runs(id: u32, lane: u32, group: u32, push: bool) {
         let b = load_block(id);
         let valid = valid_mask(b.first);
         if push {
-            let seen = word_load(params.window, b.base + 2u);
-            let frontier = matches32(b.lo, b.hi, params.cur) & ~seen & valid;
+            let frontier = matches32(b.lo, b.hi, params.cur) & unseen(b) & valid;
             for (var m = moves.x; m < moves.y; m++) {
                 if move_kind(m) == SHORT {
                     count += push_move(m, b.first, frontier);
@@ -581,7 +580,7 @@ fn residual(id: u32, lane: u32, group: u32, push: bool) {
         let b = load_block(id);
         var states = matches32(b.lo, b.hi, UNREACHED);
         if push {
-            states = matches32(b.lo, b.hi, params.cur) & ~word_load(params.window, b.base + 2u);
+            states = matches32(b.lo, b.hi, params.cur) & unseen(b);
         }
         enqueue(lane * 32u, states & valid_mask(b.first) & residual_mask(meeting, b.first));
     }

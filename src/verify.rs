@@ -51,6 +51,7 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
             moves: s.move_count(),
             swept: s.has_structure(),
             gpu: false,
+            host_copy: false,
             threads: rayon::current_num_threads(),
             forced: None,
         };

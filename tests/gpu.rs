@@ -4,6 +4,7 @@
 
 mod common;
 use common::{Every, perm_from_gens, scratch, search_on};
+use gpusearch::gpu::layout::Layout;
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
@@ -344,6 +345,12 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
             &dir.join("gpu"),
         );
         assert_eq!(cpu_file, gpu_file, "{metric}: distances files differ");
+        // A GPU too small for 3 bits an entry (166,348 bytes here) holds 2 (143,668).
+        let (mut two_bits, two_bits_file) = run(
+            &with(&["--backend", "gpu", "--gpu-memory", "150KB"]),
+            &dir.join("gpu-2-bits"),
+        );
+        assert_eq!(cpu_file, two_bits_file, "{metric}: 2 bits an entry");
         assert_eq!(cpu["backend"], "cpu");
         assert_eq!(cpu["adapter"], Value::Null);
         assert_eq!(gpu["backend"], "gpu");
@@ -362,7 +369,9 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
         ] {
             cpu.as_object_mut().unwrap().remove(timing);
             gpu.as_object_mut().unwrap().remove(timing);
+            two_bits.as_object_mut().unwrap().remove(timing);
         }
+        assert_eq!(cpu, two_bits, "{metric}: the report with 2 bits an entry");
         assert_eq!(
             cpu, gpu,
             "{metric}: reports differ beyond timings and backend"
@@ -464,6 +473,75 @@ fn the_level_loop_drives_both_engines_through_the_same_passes() {
     }
 }
 
+/// The layout of `space` in windows of `window` bytes with 2 bits an entry: for a GPU one byte
+/// too small for 3.
+fn two_bits<S: StateSpace>(gpu: &Gpu, space: &S, window: u64) -> Layout {
+    let three = gpu.plan(space.size(), Some(window)).unwrap();
+    let memory = Some(three.device_bytes() - 1);
+    let two = (gpu.plan_with_tables(space.size(), 0, Some(window), memory)).unwrap();
+    assert!(!two.seen && two.bytes() * 3 == three.bytes() * 2, "{two:?}");
+    two
+}
+
+#[test]
+fn two_bits_an_entry_give_the_same_tables_antipodes_and_checkpoints() {
+    let Some(gpu) = gpu() else { return };
+    let spaces = [
+        ("turnstyle 9 lrf", Ring::turnstyle(9, Metric::Lrf).unwrap()),
+        (
+            "turnstyle 9 flips",
+            Ring::turnstyle(9, Metric::Flips).unwrap(),
+        ),
+        ("topspin 9", Ring::topspin(9, 4, Metric::Lrf).unwrap()),
+    ];
+    for (name, space) in spaces {
+        // Every kind of pass: the antipodes come from a list, the remaining list's tags or a
+        // descent on the host's copy.
+        for strategy in [
+            PassPolicy::Auto,
+            PassPolicy::Lists,
+            PassPolicy::TopDown,
+            PassPolicy::BottomUp,
+            PassPolicy::Sweep,
+        ] {
+            let layout = two_bits(&gpu, &space, 24 << 10);
+            let cpu = search(&space, &options(strategy), &Silent);
+            let found = gpu
+                .search(&space, &layout, &options(strategy), &Silent)
+                .unwrap();
+            assert_same(&format!("{name} {strategy:?} 2 bits"), &cpu, &found);
+        }
+        // A checkpoint after every level: each level's smallest ranks as with seen bits.
+        let every = |layout: &Layout| {
+            let every = Every::default();
+            let engine = gpu.engine(&space, layout, true).unwrap();
+            search_on(
+                &space,
+                engine,
+                &options(PassPolicy::Auto),
+                Some(&every),
+                None,
+            )
+            .unwrap();
+            every.0.into_inner().unwrap()
+        };
+        let three = gpu.plan(space.size(), Some(24 << 10)).unwrap();
+        let (seen, derived) = (every(&three), every(&two_bits(&gpu, &space, 24 << 10)));
+        assert_eq!(seen.len(), derived.len(), "{name}");
+        for (a, b) in seen.iter().zip(&derived) {
+            assert!(a == b, "{name}: the checkpoint of level {}", a.1.len() - 1);
+        }
+    }
+    let odd = odd_coset();
+    let layout = two_bits(&gpu, &odd, 3 << 10);
+    let found = (gpu.search(&odd, &layout, &options(PassPolicy::Auto), &Silent)).unwrap();
+    assert_same(
+        "odd coset 2 bits",
+        &search(&odd, &options(PassPolicy::Auto), &Silent),
+        &found,
+    );
+}
+
 #[test]
 fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
     let Some(gpu) = gpu() else { return };
@@ -471,23 +549,31 @@ fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
         Ring::turnstyle(8, Metric::Lrf).unwrap(),
         Ring::turnstyle(9, Metric::Flips).unwrap(),
     ] {
-        let layout = gpu.plan(space.size(), Some(3 << 10)).unwrap();
+        let three = gpu.plan(space.size(), Some(3 << 10)).unwrap();
         let cpu = search(&space, &options(PassPolicy::Auto), &Silent);
-        let every = Every::default();
-        let engine = gpu.engine(&space, &layout, true).unwrap();
-        let options = options(PassPolicy::Auto);
-        let saved = search_on(&space, engine, &options, Some(&every), None).unwrap();
-        assert_same("saving", &cpu, &saved);
-        for (words, levels, antipodes) in every.0.into_inner().unwrap() {
-            let at = levels.len() - 1;
-            let resume = Resume {
-                table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), words))),
-                levels,
-                antipodes,
-            };
+        // With seen bits and with 2 bits an entry.
+        for layout in [three, two_bits(&gpu, &space, 3 << 10)] {
+            let every = Every::default();
             let engine = gpu.engine(&space, &layout, true).unwrap();
-            let resumed = search_on(&space, engine, &options, None, Some(resume)).unwrap();
-            assert_same(&format!("{} from level {at}", space.slug()), &cpu, &resumed);
+            let options = options(PassPolicy::Auto);
+            let saved = search_on(&space, engine, &options, Some(&every), None).unwrap();
+            assert_same("saving", &cpu, &saved);
+            for (words, levels, antipodes) in every.0.into_inner().unwrap() {
+                let at = levels.len() - 1;
+                let resume = Resume {
+                    table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), words))),
+                    levels,
+                    antipodes,
+                };
+                let engine = gpu.engine(&space, &layout, true).unwrap();
+                let resumed = search_on(&space, engine, &options, None, Some(resume)).unwrap();
+                let what = format!(
+                    "{} from level {at}, seen bits {}",
+                    space.slug(),
+                    layout.seen
+                );
+                assert_same(&what, &cpu, &resumed);
+            }
         }
     }
 }

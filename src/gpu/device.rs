@@ -103,15 +103,18 @@ impl Gpu {
     /// of its own, windows no larger than `max_window_bytes` if given; an error with the numbers
     /// if the device cannot hold it.
     pub fn plan(&self, entries: u64, max_window_bytes: Option<u64>) -> Result<Layout, String> {
-        self.plan_with_tables(entries, 0, max_window_bytes)
+        self.plan_with_tables(entries, 0, max_window_bytes, None)
     }
 
-    /// As [`Gpu::plan`], beside the puzzle's own tables of `puzzle_bytes` bytes.
+    /// As [`Gpu::plan`], beside the puzzle's own tables of `puzzle_bytes` bytes; with
+    /// `two_bits_within = Some(memory)`, 2 bits an entry where `memory` bytes of the GPU do not
+    /// hold 3 ([`Layout::fit`]).
     pub fn plan_with_tables(
         &self,
         entries: u64,
         puzzle_bytes: u64,
         max_window_bytes: Option<u64>,
+        two_bits_within: Option<u64>,
     ) -> Result<Layout, String> {
         let binding = self
             .limits
@@ -121,7 +124,8 @@ impl Gpu {
         let layout = Layout {
             puzzle_bytes,
             ..Layout::plan(entries, window)?
-        };
+        }
+        .fit(two_bits_within, window);
         let name = &self.adapter.name;
         // The counters, the frontier lists, the sweep maps and the puzzle's tables take a
         // storage binding each; the windows the rest, up to MAX_BINDINGS (each window is a

@@ -6,7 +6,7 @@ use super::device::{
     DATA_WORDS, Gpu, TABLES_BINDING, compute_pipeline, data_buffer, data_entry, map_read,
     read_back_buffer, storage_buffer, storage_entry,
 };
-use super::layout::{BLOCK_BYTES, BLOCK_ENTRIES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
+use super::layout::{BLOCK_ENTRIES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
 use super::sweep_data;
 use crate::puzzle::{GpuShader, StateSpace, Structure};
 use crate::search::engine::Engine;
@@ -20,8 +20,11 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 mod build;
+mod derived;
 pub mod slab;
 mod transfer;
+
+use derived::Descent;
 
 use transfer::DeviceTable;
 
@@ -40,7 +43,7 @@ const MAPS_BINDING: u32 = 5;
 /// The binding of window 0 (after the params, the counts, the puzzle data, the sweep data, the
 /// lists, the maps and the puzzle's tables).
 const FIRST_WINDOW_BINDING: u32 = 7;
-/// Bytes of the shader's `Params` (22 words, a multiple of 16 bytes in a uniform buffer).
+/// Bytes of the shader's `Params` (23 words, a multiple of 16 bytes in a uniform buffer).
 const PARAMS_BYTES: u64 = 96;
 /// Workgroups of a list pass at most (each invocation strides through the lists).
 const LIST_GROUPS: u64 = 4096;
@@ -65,6 +68,8 @@ pub struct GpuEngine<'g> {
     lists: wgpu::Buffer,
     /// Where the frontier lists stand.
     listed: Lists,
+    /// The level that `listed.cur` lists (the last level found).
+    listed_level: u64,
     /// The length of the remaining list (the frontier and the unreached, listed by a bottom-up
     /// scan), once the remaining passes have one.
     remaining: Option<u32>,
@@ -84,6 +89,10 @@ pub struct GpuEngine<'g> {
     host_table: bool,
     /// The slab's kernels, where the table is a process's slab of an MPI job.
     slab: Option<slab::Kernels>,
+    /// Whether ranks lie in the last level, where the device holds 2 bits an entry.
+    descent: Option<Descent<'g>>,
+    /// The depth whose bottom-up scan made the remaining list, once there is one.
+    remaining_from: u64,
 }
 
 /// The frontier lists on the device: three lists (levels d - 1, d and d + 1) of up to
@@ -146,14 +155,19 @@ struct Modes {
 
 impl<'g> GpuEngine<'g> {
     /// The device objects for a table of `layout` on `gpu`, with the puzzle's shader.
+    /// Where `layout` holds 2 bits an entry, `descent` tells which ranks lie in the last level
+    /// (see [`derived`]).
     pub fn new(
         gpu: &'g Gpu,
         layout: &Layout,
         puzzle: &GpuShader,
         structure: Option<&Structure>,
         host_table: bool,
+        descent: Option<Descent<'g>>,
     ) -> Result<GpuEngine<'g>, String> {
-        Self::build(gpu, layout, puzzle, structure, host_table, None)
+        let mut engine = Self::build(gpu, layout, puzzle, structure, host_table, None)?;
+        engine.descent = descent;
+        Ok(engine)
     }
 
     /// Writes every dispatch's parameters for the pass from level `depth` in `modes`.
@@ -195,6 +209,7 @@ impl<'g> GpuEngine<'g> {
                 (columns >> 32) as u32,
                 width as u32,
                 (width >> 32) as u32,
+                derived::tag(depth + 1),
             ];
             let at = i * self.stride as usize;
             bytes[at..at + 4 * words.len()].copy_from_slice(bytemuck::cast_slice(&words));
@@ -355,7 +370,9 @@ impl<'g> GpuEngine<'g> {
             );
         }
         let unreached = self.layout.entries - levels.total();
-        let append = levels.last() + unreached <= self.layout.list_capacity;
+        // Without seen bits, the list holds the unreached alone.
+        let listed = if self.layout.seen { levels.last() } else { 0 };
+        let append = listed + unreached <= self.layout.list_capacity;
         // The scan lists into the list two places after rotation 0's, where the remaining
         // passes read it.
         self.listed = Lists::default();
@@ -369,6 +386,7 @@ impl<'g> GpuEngine<'g> {
             },
         )?;
         self.remaining = append.then_some(listed);
+        self.remaining_from = depth;
         Ok((count, listed))
     }
 }
@@ -377,6 +395,7 @@ impl Engine for GpuEngine<'_> {
     fn start(&mut self, starts: &[u64]) -> Result<(), String> {
         self.read = None;
         self.init(starts);
+        self.listed_level = 0;
         Ok(())
     }
 
@@ -388,6 +407,7 @@ impl Engine for GpuEngine<'_> {
     ) -> Result<(), String> {
         self.read = None;
         self.upload(&*table, (depth % 3) as u8, list.as_deref())?;
+        self.listed_level = depth;
         // The upload marks every older level as seen; without the level's list, the next pass
         // scans for it (and lists the level it finds).
         self.list(list.as_deref());
@@ -417,8 +437,13 @@ impl Engine for GpuEngine<'_> {
             (Step::Sweep, Some(sweeps)) => {
                 // The residual moves from the frontier states while they are fewer than the
                 // unreached ones, else into the unreached ones.
+                // Without seen bits the frontier holds levels d - 3, d - 6, ... too.
                 let unreached = self.layout.entries - levels.total();
-                let push = levels.last() <= unreached;
+                let frontier = match self.layout.seen {
+                    true => levels.last(),
+                    false => levels.sum_mod3(depth % 3),
+                };
+                let push = frontier <= unreached;
                 let mut kernels = vec![(sweeps.shifts.0, &sweeps.shifts.1, self.table.clone())];
                 kernels.extend(
                     sweeps
@@ -448,6 +473,7 @@ impl Engine for GpuEngine<'_> {
                 Modes::default(),
             )?,
         };
+        self.listed_level = depth + 1;
         self.listed = if listing {
             // The next pass marks this level's list as seen, where it is whole.
             Lists {
@@ -463,6 +489,9 @@ impl Engine for GpuEngine<'_> {
     }
 
     fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
+        if !self.layout.seen {
+            return self.smallest_derived(depth, limit);
+        }
         // The loop asks for the table next (a checkpoint, the end): one read-back gives both.
         let (table, smallest) =
             self.read_back(Some(((depth % 3) as u8, limit)), self.host_table)?;
@@ -511,12 +540,12 @@ impl Gpu {
     /// The engine for `space` on `layout`: with `host_table`, a host copy of the table is read
     /// back for checkpoints and at the end; without, the table stays on the device and is read
     /// back chunk by chunk as it is read ([`Engine::with_table`]).
-    pub fn engine<S: StateSpace>(
-        &self,
-        space: &S,
+    pub fn engine<'a, S: StateSpace>(
+        &'a self,
+        space: &'a S,
         layout: &Layout,
         host_table: bool,
-    ) -> Result<GpuEngine<'_>, String> {
+    ) -> Result<GpuEngine<'a>, String> {
         let puzzle = space.gpu_shader().ok_or_else(|| {
             format!(
                 "{} has no GPU shader: use {}",
@@ -525,6 +554,14 @@ impl Gpu {
             )
         })?;
         let structure = space.structure();
-        GpuEngine::new(self, layout, &puzzle, structure.as_ref(), host_table)
+        let descent = (!layout.seen).then(|| derived::descent(space));
+        GpuEngine::new(
+            self,
+            layout,
+            &puzzle,
+            structure.as_ref(),
+            host_table,
+            descent,
+        )
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! A block is three `u32` words: entries 0..15, entries 16..31 (two bits each, the same bit order
 //! as the CPU table, so a block's first two words are the CPU table's 64-bit word of the same
-//! index) and the block's `seen` bits. A window holds `2^window_shift` blocks and is one storage
+//! index) and the block's `seen` bits; or, where a device holds too little for those, the two
+//! table words alone (2 bits an entry: the passes then read the frontier from the table's values,
+//! as the CPU's lean strategy does). A window holds `2^window_shift` blocks and is one storage
 //! binding; the shader finds an entry's window with a shift, never a division.
 
 use crate::setting::Setting;
@@ -12,8 +14,8 @@ use std::ops::Range;
 
 /// Entries per block.
 pub const BLOCK_ENTRIES: u64 = 32;
-/// Bytes per block: two table words and one `seen` word.
-pub const BLOCK_BYTES: u64 = 12;
+/// Bytes a block takes at most: two table words and its `seen` word.
+pub const MOST_BLOCK_BYTES: u64 = 12;
 /// Blocks read back from the device at a time, into each of two staging buffers (192 MiB).
 pub const READBACK_BLOCKS: u64 = 1 << 24;
 /// The most ranks a frontier list on the device holds (128 MiB a list).
@@ -40,6 +42,8 @@ pub struct Layout {
     pub list_capacity: u64,
     /// Bytes of the puzzle's own tables on the device (a twisty puzzle's move tables).
     pub puzzle_bytes: u64,
+    /// Whether each block keeps its `seen` word (3 bits an entry), or not (2 bits).
+    pub seen: bool,
 }
 
 /// One dispatch: a run of blocks inside one window.
@@ -54,15 +58,21 @@ pub struct Dispatch {
 }
 
 impl Layout {
-    /// The layout of `entries` entries in windows of at most `max_window_bytes` bytes, or why
-    /// none exists.
+    /// The layout of `entries` entries in windows of at most `max_window_bytes` bytes, 3 bits
+    /// an entry, or why none exists.
     pub fn plan(entries: u64, max_window_bytes: u64) -> Result<Layout, String> {
+        Self::plan_bits(entries, max_window_bytes, true)
+    }
+
+    /// [`Layout::plan`] with `seen` words in the blocks (3 bits an entry) or without (2 bits).
+    fn plan_bits(entries: u64, max_window_bytes: u64, seen: bool) -> Result<Layout, String> {
         let blocks = entries.div_ceil(BLOCK_ENTRIES).max(1);
-        let fit = max_window_bytes / BLOCK_BYTES;
+        let block_bytes = if seen { MOST_BLOCK_BYTES } else { 8 };
+        let fit = max_window_bytes / block_bytes;
         if fit < WORKGROUP {
             return Err(format!(
                 "a GPU window of {max_window_bytes} bytes is too small: it must hold at least {} bytes",
-                WORKGROUP * BLOCK_BYTES
+                WORKGROUP * block_bytes
             ));
         }
         // The largest power of two that fits, but no larger than the table needs; at most 2^30
@@ -77,11 +87,39 @@ impl Layout {
             blocks,
             list_capacity: list_limit.min(MAX_LIST).min((max_window_bytes - 4) / 24),
             puzzle_bytes: 0,
+            seen,
             window_shift,
             windows: u32::try_from(windows).map_err(|_| {
                 format!("the table would need {windows} GPU windows: use larger windows")
             })?,
         })
+    }
+
+    /// This layout with 2 bits an entry where a GPU of `memory` bytes does not hold it with 3
+    /// but holds it with 2 (windows of at most `max_window_bytes`), else as it is.
+    pub fn fit(self, memory: Option<u64>, max_window_bytes: u64) -> Layout {
+        let Some(memory) = memory.filter(|&m| self.seen && self.device_bytes() > m) else {
+            return self;
+        };
+        match Self::plan_bits(self.entries, max_window_bytes, false) {
+            Ok(lean) => {
+                let lean = Layout {
+                    puzzle_bytes: self.puzzle_bytes,
+                    ..lean
+                };
+                if lean.device_bytes() <= memory {
+                    lean
+                } else {
+                    self
+                }
+            }
+            Err(_) => self,
+        }
+    }
+
+    /// Bytes a block takes: 12 with its `seen` word, 8 without.
+    pub fn block_bytes(&self) -> u64 {
+        if self.seen { MOST_BLOCK_BYTES } else { 8 }
     }
 
     /// Blocks in window `w`.
@@ -92,7 +130,7 @@ impl Layout {
 
     /// Bytes of window `w`.
     pub fn window_bytes(&self, w: u32) -> u64 {
-        self.window_blocks(w) * BLOCK_BYTES
+        self.window_blocks(w) * self.block_bytes()
     }
 
     /// Where entry `rank` lives: its window, the byte offset of its `u32` word in the window,
@@ -103,14 +141,14 @@ impl Layout {
         let entry = rank % BLOCK_ENTRIES;
         (
             (block >> self.window_shift) as u32,
-            (local * 3 + entry / 16) * 4,
+            (local * self.block_bytes() / 4 + entry / 16) * 4,
             2 * (entry % 16) as u32,
         )
     }
 
     /// Bytes on the device in all.
     pub fn bytes(&self) -> u64 {
-        self.blocks * BLOCK_BYTES
+        self.blocks * self.block_bytes()
     }
 
     /// Bytes of the frontier lists: three lists of 8-byte ranks and the next one's length.
@@ -125,17 +163,23 @@ impl Layout {
 
     /// Bytes of each of the two read-back staging buffers (mapped host memory).
     pub fn staging_bytes(&self) -> u64 {
-        READBACK_BLOCKS.min(self.window_blocks(0)) * BLOCK_BYTES
+        READBACK_BLOCKS.min(self.window_blocks(0)) * self.block_bytes()
     }
 
     /// Why a GPU of `memory` bytes (the figure from `source`) cannot hold the table, if it
     /// cannot.
     pub fn memory_refusal(&self, memory: u64, source: &str) -> Option<String> {
         (self.device_bytes() > memory).then(|| {
+            // With seen bits, what 2 bits an entry would need (the table's third less).
+            let two_bits = match self.seen {
+                true => format!("; with 2 bits an entry {}", bytes(self.device_bytes() - self.blocks * 4)),
+                false => String::new(),
+            };
             format!(
-                "the table of {} entries needs {} of GPU memory (3 bits an entry, the frontier lists and the puzzle's tables), but {source} gives {}: choose a smaller puzzle or {}",
+                "the table of {} entries needs {} of GPU memory ({} bits an entry, the frontier lists and the puzzle's tables{two_bits}), but {source} gives {}: choose a smaller puzzle or {}",
                 self.entries,
                 bytes(self.device_bytes()),
+                if self.seen { 3 } else { 2 },
                 bytes(memory),
                 Setting::Backend.to("cpu")
             )
@@ -149,7 +193,11 @@ impl Layout {
         let mut out = format!("device plan: {} entries\n", self.entries);
         out += &format!(
             "  {:<32} {} in {} window{} of up to {}\n",
-            "table and seen bits (3 bits)",
+            if self.seen {
+                "table and seen bits (3 bits)"
+            } else {
+                "table (2 bits, no seen bits)"
+            },
             bytes(self.bytes()),
             self.windows,
             if self.windows == 1 { "" } else { "s" },
@@ -295,6 +343,26 @@ mod tests {
                 .iter()
                 .all(|d| u64::from(d.first_block + d.blocks) <= layout.window_blocks(d.window))
         );
+    }
+
+    #[test]
+    fn tables_too_large_for_3_bits_an_entry_take_2() {
+        let n14 = 87_178_291_200;
+        let three = Layout::plan(n14, 4 << 30).unwrap();
+        assert!(three.seen);
+        // An 80 GB GPU holds 3 bits an entry; a 24 GB one 2 (20.3 GiB); 16 GB neither.
+        assert_eq!(three.fit(Some(80_000_000_000), 4 << 30), three);
+        let two = three.fit(Some(24_000_000_000), 4 << 30);
+        assert!(!two.seen);
+        assert_eq!(two.bytes(), n14 / 4);
+        assert_eq!(two.block_bytes(), 8);
+        assert_eq!(two.locate(32 + 17), (0, 12, 2));
+        assert!(two.memory_refusal(24_000_000_000, "a GPU").is_none());
+        assert_eq!(three.fit(Some(16_000_000_000), 4 << 30), three);
+        let why = three.memory_refusal(16_000_000_000, "a GPU").unwrap();
+        assert!(why.contains("with 2 bits an entry 20.7 GiB"), "{why}");
+        // Unknown memory: 3 bits.
+        assert_eq!(three.fit(None, 4 << 30), three);
     }
 
     #[test]

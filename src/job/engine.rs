@@ -109,7 +109,10 @@ pub(super) fn choose<'m, S: StateSpace>(
         Some(gpu) => {
             // The shader's own tables (a twisty puzzle's moves) share the device.
             let tables = space.gpu_shader().map_or(0, |s| 4 * s.tables.len() as u64);
-            let planned = (gpu.plan_with_tables(entries, tables, job.gpu_window_bytes))
+            // 2 bits an entry where 3 do not fit (a slab's kernels need the seen bits).
+            let memory = job.gpu_memory.or(gpu.memory());
+            let two_bits = memory.filter(|_| slab.is_none());
+            let planned = (gpu.plan_with_tables(entries, tables, job.gpu_window_bytes, two_bits))
                 .map_err(Error::Input)?;
             let layout = match slab {
                 Some(_) => gpu::engine::slab::slab_layout(planned),

@@ -61,20 +61,17 @@ fn planned_device<S: StateSpace>(
     let window = job.gpu_window_bytes;
     Ok(match (job.gpu_memory, job.backend) {
         (_, Backend::Cpu) => None,
-        (Some(_), _) => Some((
-            Layout {
+        (Some(memory), _) => {
+            let window = window.map_or(ASSUMED_BINDING_BYTES, |w| w.min(ASSUMED_BINDING_BYTES));
+            let layout = Layout {
                 puzzle_bytes,
-                ..Layout::plan(
-                    space.size(),
-                    window.map_or(ASSUMED_BINDING_BYTES, |w| w.min(ASSUMED_BINDING_BYTES)),
-                )
-                .map_err(Error::Input)?
-            },
-            device_budget(job, None),
-        )),
+                ..Layout::plan(space.size(), window).map_err(Error::Input)?
+            };
+            Some((layout.fit(Some(memory), window), device_budget(job, None)))
+        }
         (None, Backend::Gpu) => match Gpu::open(Adapters::Any).map_err(Error::Input)? {
             Some(gpu) => Some((
-                gpu.plan_with_tables(space.size(), puzzle_bytes, window)
+                gpu.plan_with_tables(space.size(), puzzle_bytes, window, gpu.memory())
                     .map_err(Error::Input)?,
                 device_budget(job, Some(&gpu)),
             )),
@@ -129,6 +126,7 @@ fn plan_of<S: StateSpace>(
         moves: space.move_count(),
         swept: space.has_structure(),
         gpu: device.is_some(),
+        host_copy: device.as_ref().is_some_and(|(layout, _)| !layout.seen),
         threads,
         forced: job.footprint,
     };

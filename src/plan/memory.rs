@@ -3,7 +3,7 @@
 //! A search holds its 2-bit table and, depending on the [`Footprint`], structures beside it.
 //! The plan lists each and picks the fastest footprint whose total fits the memory budget.
 
-use crate::gpu::layout::{BLOCK_BYTES, READBACK_BLOCKS};
+use crate::gpu::layout::{MOST_BLOCK_BYTES, READBACK_BLOCKS};
 use crate::search::{self, Footprint};
 use crate::setting::Setting;
 use crate::store;
@@ -58,6 +58,9 @@ pub struct Shape {
     pub swept: bool,
     /// Whether a GPU searches (the table on the device, read back through staging buffers).
     pub gpu: bool,
+    /// Whether the host must keep a copy of the table: a GPU that holds 2 bits an entry finds
+    /// the last level's states on it.
+    pub host_copy: bool,
     /// Worker threads.
     pub threads: usize,
     /// The footprint asked for; `None` for the fastest that fits.
@@ -84,7 +87,8 @@ impl MemoryPlan {
         let sum = |e: &[(String, u64)]| table + e.iter().map(|(_, b)| b).sum::<u64>();
         let (full_total, lean_total) = (sum(&full), sum(&lean));
         // A GPU's table may stay on the device alone: the host then holds only the extras.
-        let device = shape.gpu.then(|| lean.iter().map(|(_, b)| b).sum::<u64>());
+        let device =
+            (shape.gpu && !shape.host_copy).then(|| lean.iter().map(|(_, b)| b).sum::<u64>());
         let device_ok = device.is_some_and(|d| d <= budget) && shape.forced.is_none();
         let (full_fits, lean_fits) = (full_total <= budget, lean_total <= budget);
         let (full_ok, lean_ok) = match shape.forced {
@@ -217,8 +221,8 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
     let limit = search::list_limit(shape.entries, shape.moves, footprint);
     // A list, its successor and the parts it is joined from.
     let lists = (limit.saturating_mul(8 * (1 + 2 * shape.moves as u64))).min(table * 4);
-    // Two staging buffers of at most READBACK_BLOCKS blocks (12 bytes per 32 entries).
-    let staging = 2 * (READBACK_BLOCKS * BLOCK_BYTES).min(table / 8 * 12 + BLOCK_BYTES);
+    // Two staging buffers of at most READBACK_BLOCKS blocks (at most 12 bytes per 32 entries).
+    let staging = 2 * (READBACK_BLOCKS * MOST_BLOCK_BYTES).min(table / 8 * 12 + MOST_BLOCK_BYTES);
     let mut out = Vec::new();
     match footprint {
         Footprint::Full => {
@@ -280,6 +284,7 @@ mod tests {
             moves: 3,
             swept: true,
             gpu: false,
+            host_copy: false,
             threads: 2,
             forced: None,
         }
@@ -304,6 +309,13 @@ mod tests {
         // Below even that, refused; on the CPU the table is always on the host.
         assert!(MemoryPlan::new(&gpu, 256 << 20).is_err());
         assert!(MemoryPlan::new(&shape(n14), 2 << 30).is_err());
+        // A GPU of 2 bits an entry needs the host's copy.
+        let two_bits = Shape {
+            host_copy: true,
+            ..gpu
+        };
+        assert!(MemoryPlan::new(&two_bits, 24 << 30).unwrap().host_table);
+        assert!(MemoryPlan::new(&two_bits, 2 << 30).is_err());
     }
 
     #[test]

@@ -255,9 +255,10 @@ impl Pipelines {
             bind_group_layouts: &[Some(bind_layout)],
             immediate_size: 0,
         });
-        let pipeline = |entry: &str| {
-            compute_pipeline(device, &pipeline_layout, &module, entry, &puzzle.constants)
-        };
+        let mut constants = puzzle.constants.clone();
+        constants.push(("TABLE_WORDS", (layout.block_bytes() / 4) as f64));
+        let pipeline =
+            |entry: &str| compute_pipeline(device, &pipeline_layout, &module, entry, &constants);
         let push_pull = |push, pull, slots: &Range<usize>| PushPull {
             push: (push, pipeline(push)),
             pull: (pull, pipeline(pull)),
@@ -376,6 +377,7 @@ impl<'g> GpuEngine<'g> {
             bind_group,
             lists,
             listed: Lists::default(),
+            listed_level: 0,
             remaining: None,
             init,
             top_down,
@@ -387,6 +389,8 @@ impl<'g> GpuEngine<'g> {
             read: None,
             host_table,
             slab,
+            descent: None,
+            remaining_from: 0,
         };
         engine.compile()?;
         if profile {

@@ -7,12 +7,13 @@ impl GpuEngine<'_> {
     /// Submits a copy of `count` blocks of window `w` from block `first` into `to`.
     pub(super) fn copy_out(&self, (w, first, count): (u32, u64, u64), to: &wgpu::Buffer) {
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let block_bytes = self.layout.block_bytes();
         encoder.copy_buffer_to_buffer(
             &self.windows[w as usize],
-            first * BLOCK_BYTES,
+            first * block_bytes,
             to,
             0,
-            count * BLOCK_BYTES,
+            count * block_bytes,
         );
         self.gpu.queue.submit([encoder.finish()]);
     }
@@ -32,7 +33,8 @@ impl GpuEngine<'_> {
 
     /// The table, read back chunk by chunk (the next chunk's copy runs while the host takes in
     /// the last) into a host copy if `keep`, and with `last = Some((value, limit))` the smallest
-    /// `limit` ranks of the last level (the entries holding `value` that are not yet seen).
+    /// `limit` ranks of the last level (the entries holding `value` that are not yet seen; with
+    /// 2 bits an entry, the entries holding `value`).
     pub(super) fn read_back(
         &self,
         last: Option<(u8, usize)>,
@@ -57,8 +59,10 @@ impl GpuEngine<'_> {
                 if let Some(&next) = chunks.get(i + 1) {
                     self.copy_out(next, &staging[(i + 1) % 2]);
                 }
-                let words: &[u32] = bytemuck::cast_slice(&bytes[..(count * BLOCK_BYTES) as usize]);
-                store_blocks(table.as_ref(), block, words, want)
+                let bytes = &bytes[..(count * self.layout.block_bytes()) as usize];
+                let words = bytemuck::cast_slice(bytes);
+                let block_words = (self.layout.block_bytes() / 4) as usize;
+                store_blocks(table.as_ref(), block, words, block_words, want)
             })?;
             smallest.extend(found);
             block += count as usize;
@@ -73,7 +77,7 @@ impl GpuEngine<'_> {
     }
 
     /// Puts a table on the device to go on from, read piece by piece: each block's words, and
-    /// as seen every reached entry but the last level's: those of `list` (ascending) where the
+    /// (where blocks have seen words) as seen every reached entry but the last level's: those of `list` (ascending) where the
     /// level is listed, else those holding `last`, its value (the next pass then expands that
     /// level, and levels `last - 3`, ... once more, finding nothing there; list passes, which
     /// mark no entries seen but their lists', need the exact level).
@@ -110,9 +114,14 @@ impl GpuEngine<'_> {
                     [word as u32, (word >> 32) as u32, reached & !level]
                 })
                 .collect();
+            // Without seen words, the table words alone.
+            let words: Vec<u32> = match self.layout.seen {
+                true => words,
+                false => words.chunks_exact(3).flat_map(|b| [b[0], b[1]]).collect(),
+            };
             self.gpu.queue.write_buffer(
                 &self.windows[w as usize],
-                first * BLOCK_BYTES,
+                first * self.layout.block_bytes(),
                 bytemuck::cast_slice(&words),
             );
             // One piece in flight at a time: the queue holds its bytes until it runs.
@@ -145,12 +154,13 @@ impl TableView for DeviceTable<'_, '_> {
             let window = (block >> layout.window_shift) as u32;
             let first = block & ((1 << layout.window_shift) - 1);
             let count = (words.end as u64 - block).min(layout.window_blocks(window) - first);
+            let block_bytes = layout.block_bytes();
             let staging =
-                read_back_buffer(&engine.gpu.device, "chunk read-back", count * BLOCK_BYTES);
+                read_back_buffer(&engine.gpu.device, "chunk read-back", count * block_bytes);
             engine.copy_out((window, first, count), &staging);
             map_read(&engine.gpu.device, &staging, |bytes| {
                 out.reserve(count as usize * 8);
-                for b in bytes.chunks_exact(BLOCK_BYTES as usize) {
+                for b in bytes.chunks_exact(block_bytes as usize) {
                     out.extend_from_slice(&b[..8]);
                 }
             })?;
@@ -163,28 +173,30 @@ impl TableView for DeviceTable<'_, '_> {
 /// Blocks a worker takes in at a time.
 const STORED_BLOCKS: usize = 1 << 14;
 
-/// Stores the blocks of `words` (each `lo, hi, seen`) into `table` (if any) from block `first`
-/// on, in parallel, and with `want = Some((value, limit))` returns the smallest `limit` ranks
-/// among them of entries holding `value` that are not seen.
+/// Stores the blocks of `words` (each `lo, hi, seen`, or `lo, hi` of `block_words` 2) into
+/// `table` (if any) from block `first` on, in parallel, and with `want = Some((value, limit))`
+/// returns the smallest `limit` ranks among them of entries holding `value` that are not seen.
 fn store_blocks(
     table: Option<&DistanceTable>,
     first: usize,
     words: &[u32],
+    block_words: usize,
     want: Option<(u8, usize)>,
 ) -> Vec<u64> {
     let parts: Vec<Vec<u64>> = words
-        .par_chunks(3 * STORED_BLOCKS)
+        .par_chunks(block_words * STORED_BLOCKS)
         .enumerate()
         .map(|(part, words)| {
             let mut found = Vec::new();
-            for (i, b) in words.chunks_exact(3).enumerate() {
+            for (i, b) in words.chunks_exact(block_words).enumerate() {
                 let at = first + part * STORED_BLOCKS + i;
                 let word = u64::from(b[0]) | u64::from(b[1]) << 32;
                 if let Some(table) = table {
                     table.store_word(at, word);
                 }
                 if let Some((value, limit)) = want {
-                    let mut level = squeeze(matches(word, value) & !spread(b[2]));
+                    let seen = b.get(2).map_or(0, |&seen| spread(seen));
+                    let mut level = squeeze(matches(word, value) & !seen);
                     while level != 0 && found.len() < limit {
                         found.push(at as u64 * 32 + u64::from(level.trailing_zeros()));
                         level &= level - 1;
