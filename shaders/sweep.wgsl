@@ -7,7 +7,8 @@
 // MOVE_WORDS words per block move, grouped by domain and in each domain by kind:
 //   from, to, len, block, run (u64 each, low word first), map offset (in `sweep_maps`), window
 //   values, whether the map depends on the prefix parity, prefix radices offset, prefix radices
-//   count, kind (SHIFT, RUNS or SHORT);
+//   count, kind (SHIFT, RUNS or SHORT), the window's block the range starts at (u64: 0 for a
+//   whole move, further on for a slab's part of one; its prefix digits give the parities);
 // then RESIDUAL_WORDS words per residual range: start, end (u64 each), move, unused;
 // then DOMAIN_WORDS words per domain (the ranges the moves pull into, disjoint, ascending):
 //   from, len (u64 each), first move, moves, plain shifts, moves of long runs. No domains:
@@ -37,7 +38,7 @@ fn sweep_data(i: u32) -> u32 {
 
 const SWEEP_HEADER: u32 = 8u;
 const DOMAIN_WORDS: u32 = 8u;
-const MOVE_WORDS: u32 = 16u;
+const MOVE_WORDS: u32 = 18u;
 const RESIDUAL_WORDS: u32 = 8u;
 
 fn sweep_u64(i: u32) -> u64 {
@@ -145,9 +146,10 @@ fn start_parity(at: u32, b: u64) -> Parity {
     if sweep_data(at + 12u) != 0u {
         let prefix_at = sweep_data(at + 13u);
         let count = sweep_data(at + 14u);
-        p.odd = prefix_parity(b, prefix_at, count);
+        let block = b + sweep_u64(at + 16u);
+        p.odd = prefix_parity(block, prefix_at, count);
         p.radix = u64(sweep_data(prefix_at + count - 1u));
-        p.digit = b - div64(b, p.radix) * p.radix;
+        p.digit = block - div64(block, p.radix) * p.radix;
     }
     return p;
 }
@@ -160,7 +162,8 @@ fn step_parity(p: ptr<function, Parity>, at: u32, b: u64) {
             (*p).odd ^= 1u;
         } else {
             (*p).digit = 0lu;
-            (*p).odd = prefix_parity(b, sweep_data(at + 13u), sweep_data(at + 14u));
+            let block = b + sweep_u64(at + 16u);
+            (*p).odd = prefix_parity(block, sweep_data(at + 13u), sweep_data(at + 14u));
         }
     }
 }

@@ -4,12 +4,15 @@
 
 mod common;
 use common::{Every, perm_from_gens, scratch, search_on};
+use gpusearch::gpu::engine::GpuSweeper;
 use gpusearch::gpu::layout::Layout;
 use gpusearch::gpu::{Adapters, Gpu};
+use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
-use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
+use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, Space, StateSpace, registry};
+use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
 use gpusearch::search::{
     Engine, Options, Outcome, PassPolicy, Progress, Resume, Saved, Silent, Step, drive, search,
 };
@@ -351,6 +354,21 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
             &dir.join("gpu-2-bits"),
         );
         assert_eq!(cpu_file, two_bits_file, "{metric}: 2 bits an entry");
+        // Too small for 2 (and the host's share forced small): slabs on disk, each swept there.
+        let (slabs, slabs_file) = run(
+            &with(&[
+                "--backend",
+                "gpu",
+                "--gpu-memory",
+                "100KB",
+                "--slab-bytes",
+                "2000",
+            ]),
+            &dir.join("gpu-slabs"),
+        );
+        assert_eq!(cpu_file, slabs_file, "{metric}: slabs swept on the GPU");
+        assert_eq!(slabs["backend"], "gpu");
+        assert!(slabs["disk"]["slabs"].as_u64().unwrap() > 1, "{slabs}");
         assert_eq!(cpu["backend"], "cpu");
         assert_eq!(cpu["adapter"], Value::Null);
         assert_eq!(gpu["backend"], "gpu");
@@ -540,6 +558,61 @@ fn two_bits_an_entry_give_the_same_tables_antipodes_and_checkpoints() {
         &search(&odd, &options(PassPolicy::Auto), &Silent),
         &found,
     );
+}
+
+/// The search from disk with each slab's block moves swept on the GPU gives the table, levels
+/// and antipodes of the CPU's search in memory: `space` cut into 2, 3 and 7 slabs.
+fn sweep_slabs<S: StateSpace>(gpu: &Gpu, what: &str, space: &S) {
+    let options = options(PassPolicy::Auto);
+    let want = search(space, &options, &Silent);
+    let dir = scratch(&format!("gpu-slabs-{}", what.replace(' ', "-")));
+    let best = slab_units(space)[0];
+    for (slabs, unit) in [(2, best), (3, 32), (7, best)] {
+        let cut = Cut {
+            slabs,
+            unit,
+            list_bytes: 1 << 12,
+            round_bytes: 1 << 16,
+        };
+        let sweeper = GpuSweeper::new(gpu, Some(24 << 10), None);
+        let engine = (DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap())
+            .sweeping_with(Box::new(sweeper));
+        let got = search_on(space, engine, &options, None, None).unwrap();
+        assert_same(
+            &format!("{what} in {slabs} slabs of {unit} columns"),
+            &want,
+            &got,
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
+    let Some(gpu) = gpu() else { return };
+    let root = env!("CARGO_MANIFEST_DIR");
+    for request in [
+        Request::new("turnstyle").with("n", "9"),
+        Request::new("turnstyle")
+            .with("n", "8")
+            .with("metric", "flips"),
+        Request::new("topspin").with("n", "9"),
+        Request::new("rotation")
+            .with("rows", "3")
+            .with("cols", "3")
+            .with("block", "2"),
+        Request::new("perm").with("def", format!("{root}/puzzles/turnstyle-8.tws")),
+        Request::new("rings").with("n", "9"),
+    ] {
+        let what = format!("{request:?}");
+        match registry::space(&request).unwrap() {
+            Space::Ring(s) => sweep_slabs(&gpu, &what, &s),
+            Space::Perm(s) => sweep_slabs(&gpu, &what, &s),
+            Space::Rings(s) => sweep_slabs(&gpu, &what, &s),
+            Space::Key(s) => sweep_slabs(&gpu, &what, &s),
+            Space::Twisty(s) => sweep_slabs(&gpu, &what, &s),
+        }
+    }
 }
 
 #[test]

@@ -108,7 +108,8 @@ impl Gpu {
 
     /// As [`Gpu::plan`], beside the puzzle's own tables of `puzzle_bytes` bytes; with
     /// `two_bits_within = Some(memory)`, 2 bits an entry where `memory` bytes of the GPU do not
-    /// hold 3 ([`Layout::fit`]).
+    /// hold 3 ([`Layout::fit`]). Whether the device's memory holds the layout is the plan's to
+    /// say ([`Layout::memory_refusal`]): beyond it, the device may sweep slabs of the table.
     pub fn plan_with_tables(
         &self,
         entries: u64,
@@ -141,11 +142,6 @@ impl Gpu {
                 bindings.saturating_sub(OTHER_STORAGE),
                 Setting::Backend.to("cpu")
             ));
-        }
-        if let Some(memory) = self.memory
-            && let Some(why) = layout.memory_refusal(memory, &format!("'{name}'"))
-        {
-            return Err(why);
         }
         Ok(layout)
     }

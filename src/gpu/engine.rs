@@ -22,7 +22,10 @@ use std::ops::Range;
 mod build;
 mod derived;
 pub mod slab;
+mod sweeper;
 mod transfer;
+
+pub use sweeper::GpuSweeper;
 
 use derived::Descent;
 
@@ -89,6 +92,10 @@ pub struct GpuEngine<'g> {
     host_table: bool,
     /// The slab's kernels, where the table is a process's slab of an MPI job.
     slab: Option<slab::Kernels>,
+    /// The sweep's records (`shaders/sweep.wgsl`'s data).
+    sweep_records: wgpu::Buffer,
+    /// Blocks read back or sent at a time ([`READBACK_BLOCKS`], fewer for slabs).
+    piece_blocks: u64,
     /// Whether ranks lie in the last level, where the device holds 2 bits an entry.
     descent: Option<Descent<'g>>,
     /// The depth whose bottom-up scan made the remaining list, once there is one.
@@ -355,6 +362,17 @@ impl<'g> GpuEngine<'g> {
         pass.dispatch_workgroups(groups as u32, 1, 1);
     }
 
+    /// The kernels of a sweep pass: pushing from the frontier (`push`) or pulling into the
+    /// unreached, where kernels have both modes; those with no blocks to work on left out.
+    fn sweep_kernels<'k>(&'k self, sweeps: &'k Sweeps, push: bool) -> Vec<Kernel<'k>> {
+        let mut kernels = vec![(sweeps.shifts.0, &sweeps.shifts.1, self.table.clone())];
+        kernels.extend((sweeps.runs.iter()).map(|r| ("sweep_runs", &r.0, r.1.clone())));
+        kernels.extend(sweeps.short.as_ref().map(|s| s.kernel(push)));
+        // An empty range of dispatches would run as a list kernel.
+        kernels.extend(Some(sweeps.residual.kernel(push)).filter(|k| !k.2.is_empty()));
+        kernels
+    }
+
     /// A remaining pass from level `depth`: over the remaining list where there is one, else
     /// a bottom-up scan that makes it, where the frontier and the unreached fit in a list.
     fn remaining_pass(&mut self, depth: u64, levels: &Levels) -> Result<(u64, u32), String> {
@@ -443,16 +461,7 @@ impl Engine for GpuEngine<'_> {
                     true => levels.last(),
                     false => levels.sum_mod3(depth % 3),
                 };
-                let push = frontier <= unreached;
-                let mut kernels = vec![(sweeps.shifts.0, &sweeps.shifts.1, self.table.clone())];
-                kernels.extend(
-                    sweeps
-                        .runs
-                        .as_ref()
-                        .map(|r| ("sweep_runs", &r.0, r.1.clone())),
-                );
-                kernels.extend(sweeps.short.as_ref().map(|s| s.kernel(push)));
-                kernels.push(sweeps.residual.kernel(push));
+                let kernels = self.sweep_kernels(sweeps, frontier <= unreached);
                 self.run_pass(depth, &kernels, Modes::default())?
             }
             (Step::Remaining, _) => self.remaining_pass(depth, levels)?,

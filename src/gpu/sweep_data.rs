@@ -9,7 +9,7 @@ use std::ops::Range;
 /// Words before the block-move records.
 const HEADER: usize = 8;
 /// Words per block-move record.
-const MOVE_WORDS: usize = 16;
+const MOVE_WORDS: usize = 18;
 /// Words per residual record.
 const RESIDUAL_WORDS: usize = 8;
 /// Words per domain record.
@@ -149,6 +149,7 @@ pub fn of(structure: &Structure) -> Option<SweepData> {
         words[at + 13] = u32::try_from(prefix_at).ok()?;
         words[at + 14] = w.prefix.len() as u32;
         words[at + 15] = Kind::of(b) as u32;
+        put(&mut words, at + 16, b.first_block);
     }
     Some(SweepData {
         records: words,

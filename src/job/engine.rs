@@ -118,7 +118,9 @@ pub(super) fn choose<'m, S: StateSpace>(
                 Some(_) => gpu::engine::slab::slab_layout(planned),
                 None => planned,
             };
-            Some((gpu, layout))
+            // `--backend auto` takes the CPU where the table does not fit the GPU.
+            let fits = memory.is_none_or(|m| layout.memory_refusal(m, "").is_none());
+            (fits || job.backend != Backend::Auto).then_some((gpu, layout))
         }
         None => None,
     };

@@ -17,6 +17,7 @@ pub use setup::dry_run;
 pub(crate) use setup::prepare_output;
 
 use crate::gpu::AdapterName;
+use crate::gpu::engine::GpuSweeper;
 use crate::plan::{self, Plan};
 use crate::progress::LevelBar;
 use crate::puzzle::family::{PuzzleError, Request};
@@ -319,15 +320,7 @@ fn search_placed<S: StateSpace>(
                 search_across(space, mpi, slab, device.as_ref(), options, &run, resume)?;
             Ok((levels, antipodes, written, None, None))
         }
-        Placement::Gpu(gpu, layout) => {
-            // The file is written from the table where it lies: a host copy, or the
-            // device's table read back chunk by chunk.
-            let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
-            let (levels, antipodes, written) =
-                search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
-            Ok((levels, antipodes, Some(written), None, None))
-        }
-        Placement::Cpu if plan.disk_slabs.is_some() => {
+        _ if plan.disk_slabs.is_some() => {
             let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
             let cut = Cut {
                 slabs: slabs.count,
@@ -336,6 +329,12 @@ fn search_placed<S: StateSpace>(
                 round_bytes: slabs.round_bytes,
             };
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, options.antipode_limit)?;
+            // A GPU that cannot hold the table sweeps each slab's block moves.
+            if let (Some((gpu, _)), Some((slab, budget))) = (placement.device(), &plan.device) {
+                let window = Some(slab.window_bytes(0));
+                let memory = budget.as_ref().map(|b| b.bytes);
+                engine = engine.sweeping_with(Box::new(GpuSweeper::new(gpu, window, memory)));
+            }
             let (levels, antipodes, written) =
                 search_where_it_lies(space, &mut engine, options, saver, writer, resume).map_err(
                     |e| match e.ends_with(FREE_SOME_SPACE) {
@@ -354,6 +353,14 @@ fn search_placed<S: StateSpace>(
                 levels: engine.steps().to_vec(),
             };
             Ok((levels, antipodes, Some(written), None, Some(disk)))
+        }
+        Placement::Gpu(gpu, layout) => {
+            // The file is written from the table where it lies: a host copy, or the
+            // device's table read back chunk by chunk.
+            let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
+            let (levels, antipodes, written) =
+                search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
+            Ok((levels, antipodes, Some(written), None, None))
         }
         Placement::Cpu => {
             let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);

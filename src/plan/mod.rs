@@ -16,6 +16,7 @@ pub use tiers::DiskSlabs;
 
 use crate::gpu::layout::Layout;
 use crate::search::slab::Slab;
+use crate::setting::Setting;
 use crate::units::bytes;
 use std::path::PathBuf;
 
@@ -71,20 +72,22 @@ impl Plan {
     /// against its budget, the refusal naming the first that does not hold its part.
     pub fn make(shape: &Shape, inputs: Inputs) -> Plan {
         let held = inputs.slab.map_or(shape.entries, Slab::entries);
+        let device = inputs.device.map(|(layout, budget)| (*layout, budget));
+        let device_refusal = device.as_ref().and_then(|(layout, budget)| {
+            (budget.as_ref()).and_then(|b| layout.memory_refusal(b.bytes, &b.source))
+        });
         let memory = MemoryPlan::sketch(
             &Shape {
                 entries: held,
                 // The slab engines keep their own structures ([`slab_memory`]).
                 gpu: shape.gpu && inputs.slab.is_none(),
+                // A table the GPU cannot hold cannot stay there alone.
+                host_copy: shape.host_copy || device_refusal.is_some(),
                 ..*shape
             },
             inputs.memory.bytes,
         );
         let slab = inputs.slab.map(|slab| (slab.clone(), slab_memory(slab)));
-        let device = inputs.device.map(|(layout, budget)| (*layout, budget));
-        let device_refusal = device.as_ref().and_then(|(layout, budget)| {
-            (budget.as_ref()).and_then(|b| layout.memory_refusal(b.bytes, &b.source))
-        });
         let host_refusal = match &slab {
             Some((slab, parts)) => {
                 let needed: u64 = parts.iter().map(|(_, b)| b).sum();
@@ -102,16 +105,26 @@ impl Plan {
                 (memory.refusal.as_ref()).map(|why| format!("{why} ({})", inputs.memory.source))
             }
         };
-        // On the CPU in one process, a table the budget cannot hold is searched from disk.
-        let from_disk = device.is_none()
+        // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
+        // with a GPU that cannot hold it either, which then sweeps a slab at a time.
+        let from_disk = (device.is_none() || device_refusal.is_some())
             && slab.is_none()
             && (host_refusal.is_some() || inputs.slab_bytes.is_some());
+        // A GPU that sweeps the slabs holds one at 3 bits an entry and its frontier lists: its
+        // table at most half the GPU's memory.
+        let gpu_most = (device.as_ref())
+            .and_then(|(_, b)| b.as_ref())
+            .map(|b| b.bytes / 2);
+        let most = match (inputs.slab_bytes, gpu_most) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let disk_slabs = from_disk.then(|| {
             DiskSlabs::fit(
                 (shape.entries, shape.planes, &inputs.slab_units),
                 shape.threads,
                 inputs.memory.bytes,
-                inputs.slab_bytes,
+                most,
                 inputs.slab_folder.clone(),
             )
         });
@@ -136,6 +149,33 @@ impl Plan {
             Some(Some(_)) => DiskPlan::in_slabs(shape.entries),
             _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
         };
+        // A GPU that sweeps slabs holds one slab at a time (3 bits an entry), not the table.
+        let sweeping = disk_slabs.as_ref().and_then(Option::as_ref);
+        let (device, device_refusal) = match (device, sweeping) {
+            (Some((layout, budget)), Some(slabs)) => {
+                let slab = Layout::plan(slabs.entries, layout.window_bytes(0)).map(|l| Layout {
+                    puzzle_bytes: 0,
+                    ..l
+                });
+                let refusal = match &slab {
+                    Ok(slab) => (budget.as_ref())
+                        .filter(|b| slab.device_bytes() > b.bytes)
+                        .map(|b| {
+                            format!(
+                                "a slab of {} entries needs {} of GPU memory (3 bits an entry and the frontier lists), but {} gives {}: use a GPU with more memory, or {}",
+                                slab.entries,
+                                bytes(slab.device_bytes()),
+                                b.source,
+                                bytes(b.bytes),
+                                Setting::Backend.to("cpu")
+                            )
+                        }),
+                    Err(why) => Some(why.clone()),
+                };
+                (slab.ok().map(|slab| (slab, budget)), refusal)
+            }
+            (device, _) => (device, device_refusal),
+        };
         Plan {
             disk,
             device,
@@ -154,6 +194,9 @@ impl Plan {
         };
         out += &self.disk.describe();
         if let Some((layout, budget)) = &self.device {
+            if self.disk_slabs.is_some() {
+                out += "the GPU sweeps each slab's block moves, a slab at a time:\n";
+            }
             out += &layout.describe(budget.as_ref().map(|b| (b.bytes, b.source.as_str())));
         }
         out

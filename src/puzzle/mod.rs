@@ -221,7 +221,7 @@ pub trait Cursor {
 
 /// A move restricted to a range of ranks on which it is a [`WindowMove`]: rank `from + i` goes
 /// to rank `to + window.apply(i)`, for `i < len`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockMove {
     /// First rank of the range the move is taken from.
     pub from: u64,

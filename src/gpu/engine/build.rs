@@ -143,13 +143,14 @@ impl Buffers {
     }
 
     /// The bind group of every kernel: these buffers, the puzzle's data and tables, and the
-    /// sweep's records and maps (empty ones where it has none); and its layout.
+    /// sweep's records and maps (empty ones where it has none); its layout, and the sweep's
+    /// records' buffer.
     fn bind(
         &self,
         gpu: &Gpu,
         puzzle: &GpuShader,
         sweep: Option<&sweep_data::SweepData>,
-    ) -> Result<(wgpu::BindGroupLayout, wgpu::BindGroup), String> {
+    ) -> Result<(wgpu::BindGroupLayout, wgpu::BindGroup, wgpu::Buffer), String> {
         let device = &gpu.device;
         let mut entries = vec![
             wgpu::BindGroupLayoutEntry {
@@ -208,7 +209,7 @@ impl Buffers {
             layout: &bind_layout,
             entries: &bindings,
         });
-        Ok((bind_layout, bind_group))
+        Ok((bind_layout, bind_group, records))
     }
 }
 
@@ -333,7 +334,7 @@ impl<'g> GpuEngine<'g> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let memory_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let buffers = Buffers::new(device, layout, slots.dispatches.len(), stride);
-        let (bind_layout, bind_group) =
+        let (bind_layout, bind_group, sweep_records) =
             buffers.bind(gpu, puzzle, sweep.as_ref().map(|(_, data)| data))?;
         let pipelines = Pipelines::new(gpu, layout, &bind_layout, puzzle, swept, &slots, slab);
         if let Some(e) = pollster::block_on(memory_scope.pop()) {
@@ -389,6 +390,8 @@ impl<'g> GpuEngine<'g> {
             read: None,
             host_table,
             slab,
+            piece_blocks: READBACK_BLOCKS,
+            sweep_records,
             descent: None,
             remaining_from: 0,
         };

@@ -20,21 +20,20 @@ impl GpuEngine<'_> {
 
     /// The table's chunks on the device: (window, first block, blocks), in rank order.
     pub(super) fn chunks(&self) -> Vec<(u32, u64, u64)> {
-        let layout = &self.layout;
+        let (layout, piece) = (&self.layout, self.piece_blocks);
         (0..layout.windows)
             .flat_map(|w| {
                 let blocks = layout.window_blocks(w);
                 (0..blocks)
-                    .step_by(READBACK_BLOCKS as usize)
-                    .map(move |first| (w, first, READBACK_BLOCKS.min(blocks - first)))
+                    .step_by(piece as usize)
+                    .map(move |first| (w, first, piece.min(blocks - first)))
             })
             .collect()
     }
 
-    /// The table, read back chunk by chunk (the next chunk's copy runs while the host takes in
-    /// the last) into a host copy if `keep`, and with `last = Some((value, limit))` the smallest
-    /// `limit` ranks of the last level (the entries holding `value` that are not yet seen; with
-    /// 2 bits an entry, the entries holding `value`).
+    /// The table, read back chunk by chunk into a host copy if `keep`, and with `last =
+    /// Some((value, limit))` the smallest `limit` ranks of the last level (the entries holding
+    /// `value` that are not yet seen; with 2 bits an entry, the entries holding `value`).
     pub(super) fn read_back(
         &self,
         last: Option<(u8, usize)>,
@@ -43,30 +42,17 @@ impl GpuEngine<'_> {
         let started = std::time::Instant::now();
         let table = keep.then(|| DistanceTable::new(self.layout.entries));
         let mut smallest = Vec::new();
-        let staging = [0, 1].map(|_| {
-            read_back_buffer(
-                &self.gpu.device,
-                "table read-back",
-                self.layout.staging_bytes(),
-            )
-        });
-        let chunks = self.chunks();
-        self.copy_out(chunks[0], &staging[0]);
-        let mut block = 0usize;
-        for (i, &(_, _, count)) in chunks.iter().enumerate() {
+        let block_words = (self.layout.block_bytes() / 4) as usize;
+        self.read_chunks(|block, words| {
             let want = last.map(|(value, limit)| (value, limit - smallest.len()));
-            let found = map_read(&self.gpu.device, &staging[i % 2], |bytes| {
-                if let Some(&next) = chunks.get(i + 1) {
-                    self.copy_out(next, &staging[(i + 1) % 2]);
-                }
-                let bytes = &bytes[..(count * self.layout.block_bytes()) as usize];
-                let words = bytemuck::cast_slice(bytes);
-                let block_words = (self.layout.block_bytes() / 4) as usize;
-                store_blocks(table.as_ref(), block, words, block_words, want)
-            })?;
-            smallest.extend(found);
-            block += count as usize;
-        }
+            smallest.extend(store_blocks(
+                table.as_ref(),
+                block,
+                words,
+                block_words,
+                want,
+            ));
+        })?;
         if self.profile {
             eprintln!(
                 "profile: read-back {:.3} s",
@@ -76,11 +62,38 @@ impl GpuEngine<'_> {
         Ok((table, smallest))
     }
 
+    /// Reads the table back chunk by chunk, the next chunk's copy running while `take` takes in
+    /// the last: `take(first block, the blocks' words)`.
+    pub(super) fn read_chunks(&self, mut take: impl FnMut(usize, &[u32])) -> Result<(), String> {
+        let staging = [0, 1].map(|_| {
+            read_back_buffer(
+                &self.gpu.device,
+                "table read-back",
+                self.piece_blocks.min(self.layout.window_blocks(0)) * self.layout.block_bytes(),
+            )
+        });
+        let chunks = self.chunks();
+        self.copy_out(chunks[0], &staging[0]);
+        let mut block = 0usize;
+        for (i, &(_, _, count)) in chunks.iter().enumerate() {
+            map_read(&self.gpu.device, &staging[i % 2], |bytes| {
+                if let Some(&next) = chunks.get(i + 1) {
+                    self.copy_out(next, &staging[(i + 1) % 2]);
+                }
+                let bytes = &bytes[..(count * self.layout.block_bytes()) as usize];
+                take(block, bytemuck::cast_slice(bytes));
+            })?;
+            block += count as usize;
+        }
+        Ok(())
+    }
+
     /// Puts a table on the device to go on from, read piece by piece: each block's words, and
-    /// (where blocks have seen words) as seen every reached entry but the last level's: those of `list` (ascending) where the
-    /// level is listed, else those holding `last`, its value (the next pass then expands that
-    /// level, and levels `last - 3`, ... once more, finding nothing there; list passes, which
-    /// mark no entries seen but their lists', need the exact level).
+    /// (where blocks have seen words) as seen every reached entry but the last level's:
+    /// those of `list` (ascending) where the level is listed, else those holding `last`, its
+    /// value (the next pass then expands that level, and levels `last - 3`, ... once more,
+    /// finding nothing there; list passes, which mark no entries seen but their lists', need the
+    /// exact level).
     pub(super) fn upload(
         &self,
         table: &dyn TableView,
@@ -88,37 +101,41 @@ impl GpuEngine<'_> {
         list: Option<&[u64]>,
     ) -> Result<(), String> {
         let mut listed = list.unwrap_or(&[]).iter().peekable();
+        self.put(table, |block, word| match list {
+            // The listed ranks in this block.
+            Some(_) => {
+                let at = block * BLOCK_ENTRIES;
+                let mut bits = 0;
+                while let Some(&&rank) = listed.peek().filter(|&&&r| r < at + BLOCK_ENTRIES) {
+                    bits |= 1 << (rank - at);
+                    listed.next();
+                }
+                bits
+            }
+            None => squeeze(matches(word, last)),
+        })
+    }
+
+    /// Puts `table` on the device piece by piece, each block's entries that `level(block,
+    /// word)` names (one bit each) left unseen among the reached ones.
+    pub(super) fn put(
+        &self,
+        table: &dyn TableView,
+        mut level: impl FnMut(u64, u64) -> u32,
+    ) -> Result<(), String> {
         for (w, first, count) in self.chunks() {
             let block = ((w as u64) << self.layout.window_shift) + first;
             let mut bytes = Vec::with_capacity(count as usize * 8);
             table.append_le_bytes(block as usize..(block + count) as usize, &mut bytes)?;
-            let words: Vec<u32> = bytes
-                .chunks_exact(8)
-                .enumerate()
-                .flat_map(|(i, b)| {
-                    let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+            let mut words = Vec::with_capacity(count as usize * 3);
+            for (i, b) in bytes.chunks_exact(8).enumerate() {
+                let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+                words.extend([word as u32, (word >> 32) as u32]);
+                if self.layout.seen {
                     let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
-                    let level = if list.is_some() {
-                        // The listed ranks in this block.
-                        let at = (block + i as u64) * BLOCK_ENTRIES;
-                        let mut bits = 0;
-                        while let Some(&&rank) = listed.peek().filter(|&&&r| r < at + BLOCK_ENTRIES)
-                        {
-                            bits |= 1 << (rank - at);
-                            listed.next();
-                        }
-                        bits
-                    } else {
-                        squeeze(matches(word, last))
-                    };
-                    [word as u32, (word >> 32) as u32, reached & !level]
-                })
-                .collect();
-            // Without seen words, the table words alone.
-            let words: Vec<u32> = match self.layout.seen {
-                true => words,
-                false => words.chunks_exact(3).flat_map(|b| [b[0], b[1]]).collect(),
-            };
+                    words.push(reached & !level(block + i as u64, word));
+                }
+            }
             self.gpu.queue.write_buffer(
                 &self.windows[w as usize],
                 first * self.layout.block_bytes(),

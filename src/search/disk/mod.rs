@@ -88,6 +88,21 @@ enum Source<'a> {
     Lists(&'a Lists),
 }
 
+/// Sweeps a slab's block moves elsewhere than on the host's cores (the GPU: [`crate::gpu`]).
+pub trait SlabSweep {
+    /// Sets the unreached neighbours of `level` (a slab's states of level `depth`) by `blocks`
+    /// (moves that stay in the slab, in its entries) to level `depth + 1` in `table`, and their
+    /// bits in `next`, as [`Sweep::pass_bits`] does; returns how many.
+    fn sweep(
+        &mut self,
+        blocks: &[BlockMove],
+        table: &DistanceTable,
+        level: &Bitmap,
+        next: &Bitmap,
+        depth: u64,
+    ) -> Result<u64, String>;
+}
+
 /// The engine of a table whose slabs live on disk.
 pub struct DiskEngine<'s, S: StateSpace> {
     space: &'s S,
@@ -124,6 +139,8 @@ pub struct DiskEngine<'s, S: StateSpace> {
     tail: Option<Tail>,
     /// The bytes read and written by each step ([`DiskEngine::steps`]).
     steps: Vec<[u64; 2]>,
+    /// Where the slabs' block moves are swept, if not here.
+    sweeper: Option<Box<dyn SlabSweep + Sync + 's>>,
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
@@ -166,9 +183,18 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             sorted: Vec::new(),
             tail: None,
             steps: Vec::new(),
+            sweeper: None,
             slabs,
             unit,
         })
+    }
+
+    /// This engine with the slabs' block moves swept by `sweeper`.
+    pub fn sweeping_with(self, sweeper: Box<dyn SlabSweep + Sync + 's>) -> Self {
+        DiskEngine {
+            sweeper: Some(sweeper),
+            ..self
+        }
     }
 
     /// The bytes read and written so far, and the seconds it took.
@@ -329,7 +355,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     ) -> Result<u64, String> {
         let value = ((depth + 1) % 3) as u8;
         let mut found = 0;
-        if !self.swept[i].is_empty() {
+        if let Some(sweeper) = self.sweeper.as_mut().filter(|_| !self.swept[i].is_empty()) {
+            found += sweeper.sweep(&self.swept[i], table, level, next, depth)?;
+        } else if !self.swept[i].is_empty() {
             let structure = Structure {
                 blocks: self.swept[i].clone(),
                 residual: Vec::new(),
