@@ -370,10 +370,15 @@ fn a_twisty_puzzles_move_tables_count_in_the_gpu_plan() {
         bytes_on(&first, "table and seen bits") + bytes_on(&first, "frontier lists") + tables;
     let exact = plan(&needed.to_string());
     assert!(exact.contains("fits, 0 bytes to spare"), "{exact}");
+    // A byte short of 3 bits an entry: 2, and a byte short of those, refused.
     let short = plan(&(needed - 1).to_string());
+    assert!(short.contains("table (2 bits, no seen bits)"), "{short}");
+    let two = bytes_on(&short, "table (2 bits") + bytes_on(&short, "frontier lists") + tables;
+    assert!(plan(&two.to_string()).contains("fits, 0 bytes to spare"));
+    let shorter = plan(&(two - 1).to_string());
     assert!(
-        short.contains("refused: the table of 75582720 entries needs"),
-        "{short}"
+        shorter.contains("refused: the table of 75582720 entries needs"),
+        "{shorter}"
     );
     // A ring puzzle's shader reads no tables of its own.
     let ring = dry_run(&["--puzzle", "turnstyle", "--n", "8", "--gpu-memory", "1GB"]);

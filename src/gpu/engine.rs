@@ -6,7 +6,7 @@ use super::device::{
     DATA_WORDS, Gpu, TABLES_BINDING, compute_pipeline, data_buffer, data_entry, map_read,
     read_back_buffer, storage_buffer, storage_entry,
 };
-use super::layout::{BLOCK_ENTRIES, Dispatch, Layout, READBACK_BLOCKS, WORKGROUP};
+use super::layout::{BLOCK_ENTRIES, Dispatch, Layout, WORKGROUP};
 use super::sweep_data;
 use crate::puzzle::{GpuShader, StateSpace, Structure};
 use crate::search::engine::Engine;
@@ -94,8 +94,6 @@ pub struct GpuEngine<'g> {
     slab: Option<slab::Kernels>,
     /// The sweep's records (`shaders/sweep.wgsl`'s data).
     sweep_records: wgpu::Buffer,
-    /// Blocks read back or sent at a time ([`READBACK_BLOCKS`], fewer for slabs).
-    piece_blocks: u64,
     /// Whether ranks lie in the last level, where the device holds 2 bits an entry.
     descent: Option<Descent<'g>>,
     /// The depth whose bottom-up scan made the remaining list, once there is one.

@@ -18,6 +18,9 @@ pub const BLOCK_ENTRIES: u64 = 32;
 pub const MOST_BLOCK_BYTES: u64 = 12;
 /// Blocks read back from the device at a time, into each of two staging buffers (192 MiB).
 pub const READBACK_BLOCKS: u64 = 1 << 24;
+/// Blocks a slab swept on the GPU sends or reads back at a time (2M entries: the staging takes
+/// 1.5 MiB of host memory, within the plan's fixed room).
+pub const SLAB_READBACK_BLOCKS: u64 = 1 << 16;
 /// The most ranks a frontier list on the device holds (128 MiB a list).
 pub const MAX_LIST: u64 = 1 << 24;
 /// The largest storage binding planned for where no device is present: wgpu's ceiling.
@@ -44,6 +47,8 @@ pub struct Layout {
     pub puzzle_bytes: u64,
     /// Whether each block keeps its `seen` word (3 bits an entry), or not (2 bits).
     pub seen: bool,
+    /// Blocks read back (or sent) at a time, into each of two staging buffers.
+    pub readback_blocks: u64,
 }
 
 /// One dispatch: a run of blocks inside one window.
@@ -88,6 +93,7 @@ impl Layout {
             list_capacity: list_limit.min(MAX_LIST).min((max_window_bytes - 4) / 24),
             puzzle_bytes: 0,
             seen,
+            readback_blocks: READBACK_BLOCKS,
             window_shift,
             windows: u32::try_from(windows).map_err(|_| {
                 format!("the table would need {windows} GPU windows: use larger windows")
@@ -163,7 +169,7 @@ impl Layout {
 
     /// Bytes of each of the two read-back staging buffers (mapped host memory).
     pub fn staging_bytes(&self) -> u64 {
-        READBACK_BLOCKS.min(self.window_blocks(0)) * self.block_bytes()
+        self.readback_blocks.min(self.window_blocks(0)) * self.block_bytes()
     }
 
     /// Why a GPU of `memory` bytes (the figure from `source`) cannot hold the table, if it

@@ -135,6 +135,7 @@ fn plan_of<S: StateSpace>(
         Inputs {
             memory: budget(job),
             device,
+            gpu_sweeps_slabs: job.backend == Backend::Gpu,
             slab,
             checkpoint_every: job.checkpoint_every,
             slab_folder: slab_folder(space, job),

@@ -14,7 +14,7 @@ pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_nam
 pub use slab::{describe_slabs, slab_memory};
 pub use tiers::DiskSlabs;
 
-use crate::gpu::layout::Layout;
+use crate::gpu::layout::{Layout, SLAB_READBACK_BLOCKS};
 use crate::search::slab::Slab;
 use crate::setting::Setting;
 use crate::units::bytes;
@@ -36,6 +36,9 @@ pub struct Inputs<'a> {
     pub memory: Budget,
     /// The table's layout on the GPU that searches it, and that GPU's memory where it is known.
     pub device: Option<(&'a Layout, Option<Budget>)>,
+    /// Whether that GPU, where it cannot hold the table, sweeps its slabs on disk (the GPU
+    /// backend asked for), rather than the run being refused.
+    pub gpu_sweeps_slabs: bool,
     /// This process's slab, in an MPI job.
     pub slab: Option<&'a Slab>,
     /// Seconds between checkpoints asked for; `None` scales them to their cost.
@@ -82,7 +85,7 @@ impl Plan {
                 // The slab engines keep their own structures ([`slab_memory`]).
                 gpu: shape.gpu && inputs.slab.is_none(),
                 // A table the GPU cannot hold cannot stay there alone.
-                host_copy: shape.host_copy || device_refusal.is_some(),
+                host_copy: shape.host_copy || (device_refusal.is_some() && inputs.gpu_sweeps_slabs),
                 ..*shape
             },
             inputs.memory.bytes,
@@ -107,12 +110,13 @@ impl Plan {
         };
         // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
         // with a GPU that cannot hold it either, which then sweeps a slab at a time.
-        let from_disk = (device.is_none() || device_refusal.is_some())
+        let sweeps = device_refusal.is_some() && inputs.gpu_sweeps_slabs;
+        let from_disk = (device.is_none() || sweeps)
             && slab.is_none()
             && (host_refusal.is_some() || inputs.slab_bytes.is_some());
         // A GPU that sweeps the slabs holds one at 3 bits an entry and its frontier lists: its
         // table at most half the GPU's memory.
-        let gpu_most = (device.as_ref())
+        let gpu_most = (device.as_ref().filter(|_| sweeps))
             .and_then(|(_, b)| b.as_ref())
             .map(|b| b.bytes / 2);
         let most = match (inputs.slab_bytes, gpu_most) {
@@ -155,6 +159,7 @@ impl Plan {
             (Some((layout, budget)), Some(slabs)) => {
                 let slab = Layout::plan(slabs.entries, layout.window_bytes(0)).map(|l| Layout {
                     puzzle_bytes: 0,
+                    readback_blocks: SLAB_READBACK_BLOCKS,
                     ..l
                 });
                 let refusal = match &slab {

@@ -390,7 +390,6 @@ impl<'g> GpuEngine<'g> {
             read: None,
             host_table,
             slab,
-            piece_blocks: READBACK_BLOCKS,
             sweep_records,
             descent: None,
             remaining_from: 0,

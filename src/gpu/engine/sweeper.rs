@@ -6,13 +6,10 @@
 //! slab stay with the host, pushed state by state.
 
 use super::*;
+use crate::gpu::layout::SLAB_READBACK_BLOCKS;
 use crate::puzzle::BlockMove;
 use crate::search::bitmap::Bitmap;
 use crate::search::disk::SlabSweep;
-
-/// Blocks sent to the device or read back at a time: 2M entries, about 3 MiB of host memory
-/// (two staging buffers and a piece), which the plan's fixed room holds.
-const PIECE_BLOCKS: u64 = 1 << 16;
 
 /// A puzzle with no moves: the sweep kernels need none.
 const NO_PUZZLE_SHADER: &str = include_str!("../../../shaders/no_puzzle.wgsl");
@@ -62,7 +59,10 @@ impl<'g> GpuSweeper<'g> {
         } else if !same {
             // The last slab's buffers go before the next one's are made.
             self.built = None;
-            let layout = self.gpu.plan(entries, self.max_window_bytes)?;
+            let layout = Layout {
+                readback_blocks: SLAB_READBACK_BLOCKS,
+                ..self.gpu.plan(entries, self.max_window_bytes)?
+            };
             let source = crate::setting::Setting::GpuMemory.to_string();
             if let Some(why) = self.memory.and_then(|m| layout.memory_refusal(m, &source)) {
                 return Err(format!("a slab on the GPU: {why}"));
@@ -77,9 +77,7 @@ impl<'g> GpuSweeper<'g> {
                 data: Vec::new(),
                 tables: Vec::new(),
             };
-            let mut engine =
-                GpuEngine::new(self.gpu, &layout, &none, Some(&structure), false, None)?;
-            engine.piece_blocks = PIECE_BLOCKS;
+            let engine = GpuEngine::new(self.gpu, &layout, &none, Some(&structure), false, None)?;
             if engine.sweeps.is_none() {
                 return Err("the GPU cannot sweep this slab's moves: use --backend cpu".into());
             }

@@ -20,7 +20,7 @@ impl GpuEngine<'_> {
 
     /// The table's chunks on the device: (window, first block, blocks), in rank order.
     pub(super) fn chunks(&self) -> Vec<(u32, u64, u64)> {
-        let (layout, piece) = (&self.layout, self.piece_blocks);
+        let (layout, piece) = (&self.layout, self.layout.readback_blocks);
         (0..layout.windows)
             .flat_map(|w| {
                 let blocks = layout.window_blocks(w);
@@ -69,7 +69,7 @@ impl GpuEngine<'_> {
             read_back_buffer(
                 &self.gpu.device,
                 "table read-back",
-                self.piece_blocks.min(self.layout.window_blocks(0)) * self.layout.block_bytes(),
+                self.layout.staging_bytes(),
             )
         });
         let chunks = self.chunks();
