@@ -448,9 +448,9 @@ fn bottom_up(
 // expanded and every entry then unreached, so it holds every entry of the levels since). Each
 // listed entry of level d - 1 is marked seen, as a scan's `settle` would (the entries holding
 // `prev` are level d - 1 or older, and the older ones are already seen); each still unreached
-// joins level d + 1 if a neighbour is in level d, and is tagged with the pass (`tag`, in the top
-// 16 bits of its rank's high word: ranks are below 2^48) so that the host can tell the levels of
-// the listed entries apart where the device holds no seen bits.
+// joins level d + 1 if a neighbour is in level d. With 2 bits an entry it is tagged with its
+// level (`tag`, in the top 16 bits of its rank's high word: ranks are below 2^48), so that the
+// host can tell the levels of the listed entries apart without seen bits.
 @compute @workgroup_size(64)
 fn remaining_list(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -459,7 +459,8 @@ fn remaining_list(
 ) {
     var found = 0u;
     for (var i = id.x; i < params.remaining; i += groups.x * 64u) {
-        let rank = list_rank(2u, i) & 0xfffffffffffflu;
+        // With 2 bits an entry, the tag's bits off.
+        let rank = select(list_rank(2u, i), list_rank(2u, i) & 0xfffffffffffflu, TABLE_WORDS == 2u);
         let at = locate(rank);
         let value = (word_load(at.x, at.y) >> at.z) & 3u;
         if value == params.prev {
@@ -470,8 +471,10 @@ fn remaining_list(
                 if entry(neighbour(m)) == params.cur {
                     if claim(rank, params.next) {
                         found += 1u;
-                        let high = list_word(2u, i) + 1u;
-                        atomicStore(&lists[high], (atomicLoad(&lists[high]) & 0xffffu) | (params.tag << 16u));
+                        if TABLE_WORDS == 2u {
+                            let high = list_word(2u, i) + 1u;
+                            atomicStore(&lists[high], (atomicLoad(&lists[high]) & 0xffffu) | (params.tag << 16u));
+                        }
                     }
                     break;
                 }

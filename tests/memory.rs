@@ -148,6 +148,42 @@ fn a_dry_run_plans_the_gpu_for_a_given_memory_without_a_device() {
     assert!(!String::from_utf8_lossy(&cpu.stdout).contains("device plan"));
 }
 
+#[test]
+fn a_gpu_that_cannot_hold_the_table_sweeps_its_slabs_or_leaves_it_to_the_cpu() {
+    let plan = |extra: &[&str]| {
+        let base = [
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "14",
+            "--memory",
+            "6GiB",
+            "--threads",
+            "2",
+        ];
+        dry_run(&[&base[..], extra].concat())
+    };
+    // 2 bits an entry fit 24 GB, but their copy on the host does not fit 6 GiB: with the GPU
+    // backend, the GPU sweeps the slabs of the table on disk, each within its memory.
+    for memory in ["24GB", "16GiB"] {
+        let gpu = plan(&["--backend", "gpu", "--gpu-memory", memory]);
+        assert!(gpu.contains("disk tier: the table in 15 slabs"), "{gpu}");
+        assert!(
+            gpu.contains("the GPU sweeps each slab's block moves"),
+            "{gpu}"
+        );
+        assert!(gpu.contains("device plan: 6147187200 entries"), "{gpu}");
+        assert!(!gpu.contains("refused"), "{gpu}");
+    }
+    // Under --backend auto the CPU searches from disk.
+    let auto = plan(&["--gpu-memory", "24GB"]);
+    assert!(auto.contains("disk tier: the table in 15 slabs"), "{auto}");
+    assert!(
+        auto.contains("the GPU cannot hold the table: the CPU searches it"),
+        "{auto}"
+    );
+}
+
 /// The plan `--dry-run` prints for `args`, which must succeed.
 fn dry_run(args: &[&str]) -> String {
     let result = gpusearch(&[args, &["--dry-run"][..]].concat());

@@ -101,7 +101,8 @@ impl Gpu {
 
     /// The layout of a table of `entries` entries on this device, for a puzzle without tables
     /// of its own, windows no larger than `max_window_bytes` if given; an error with the numbers
-    /// if the device cannot hold it.
+    /// if the shader cannot bind its windows (whether the device's memory holds it is the
+    /// plan's to say).
     pub fn plan(&self, entries: u64, max_window_bytes: Option<u64>) -> Result<Layout, String> {
         self.plan_with_tables(entries, 0, max_window_bytes, None)
     }

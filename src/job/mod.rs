@@ -18,7 +18,7 @@ pub(crate) use setup::prepare_output;
 
 use crate::gpu::AdapterName;
 use crate::gpu::engine::GpuSweeper;
-use crate::plan::{self, Plan};
+use crate::plan::{self, DeviceUse, Plan};
 use crate::progress::LevelBar;
 use crate::puzzle::family::{PuzzleError, Request};
 use crate::puzzle::registry;
@@ -329,11 +329,14 @@ fn search_placed<S: StateSpace>(
                 round_bytes: slabs.round_bytes,
             };
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, options.antipode_limit)?;
-            // A GPU that cannot hold the table sweeps each slab's block moves.
-            if let (Some((gpu, _)), Some((slab, budget))) = (placement.device(), &plan.device) {
-                let window = Some(slab.window_bytes(0));
-                let memory = budget.as_ref().map(|b| b.bytes);
-                engine = engine.sweeping_with(Box::new(GpuSweeper::new(gpu, window, memory)));
+            // A GPU that cannot hold the table sweeps each slab's block moves, in windows of at
+            // most the whole table's (as the plan lays a slab out).
+            if let Some((gpu, table)) = placement
+                .device()
+                .filter(|_| plan.device_use == DeviceUse::Slabs)
+            {
+                let window = Some(table.window_bytes(0));
+                engine = engine.sweeping_with(Box::new(GpuSweeper::new(gpu, window)));
             }
             let (levels, antipodes, written) =
                 search_where_it_lies(space, &mut engine, options, saver, writer, resume).map_err(

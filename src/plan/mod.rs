@@ -53,13 +53,27 @@ pub struct Inputs<'a> {
     pub slab_bytes: Option<u64>,
 }
 
+/// What the GPU of a plan does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceUse {
+    /// Nothing: there is none, or it cannot hold the table and the CPU searches.
+    None,
+    /// It holds the whole table.
+    Table,
+    /// It sweeps the slabs of a table on disk, one at a time.
+    Slabs,
+}
+
 /// The whole plan of a run ([`Plan::make`]).
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// The host memory of the table this process searches (the whole, or its slab).
     pub memory: MemoryPlan,
-    /// The table's layout on the GPU and the device memory it is held against.
+    /// The table's layout on the GPU and the device memory it is held against (a slab's, where
+    /// the GPU sweeps slabs).
     pub device: Option<(Layout, Option<Budget>)>,
+    /// What the GPU does.
+    pub device_use: DeviceUse,
     /// This process's slab in an MPI job, and the memory of its parts.
     pub slab: Option<(Slab, Vec<(&'static str, u64)>)>,
     /// The table's slabs on disk, where the host cannot hold it (on the CPU, in one process).
@@ -79,19 +93,23 @@ impl Plan {
         let device_refusal = device.as_ref().and_then(|(layout, budget)| {
             (budget.as_ref()).and_then(|b| layout.memory_refusal(b.bytes, &b.source))
         });
-        let memory = MemoryPlan::sketch(
-            &Shape {
-                entries: held,
-                // The slab engines keep their own structures ([`slab_memory`]).
-                gpu: shape.gpu && inputs.slab.is_none(),
-                // A table the GPU cannot hold cannot stay there alone.
-                host_copy: shape.host_copy || (device_refusal.is_some() && inputs.gpu_sweeps_slabs),
-                ..*shape
-            },
-            inputs.memory.bytes,
-        );
+        let sketch = |gpu: bool, host_copy: bool| {
+            MemoryPlan::sketch(
+                &Shape {
+                    entries: held,
+                    gpu,
+                    host_copy,
+                    ..*shape
+                },
+                inputs.memory.bytes,
+            )
+        };
+        // The slab engines keep their own structures ([`slab_memory`]); a table the GPU cannot
+        // hold cannot stay there alone.
+        let on_gpu = shape.gpu && inputs.slab.is_none();
+        let mut memory = sketch(on_gpu, shape.host_copy || device_refusal.is_some());
         let slab = inputs.slab.map(|slab| (slab.clone(), slab_memory(slab)));
-        let host_refusal = match &slab {
+        let host_refusal_of = |memory: &MemoryPlan| match &slab {
             Some((slab, parts)) => {
                 let needed: u64 = parts.iter().map(|(_, b)| b).sum();
                 (needed > inputs.memory.bytes).then(|| {
@@ -108,14 +126,28 @@ impl Plan {
                 (memory.refusal.as_ref()).map(|why| format!("{why} ({})", inputs.memory.source))
             }
         };
+        let mut host_refusal = host_refusal_of(&memory);
+        // A GPU that cannot hold the table, or whose 2 bits an entry need a copy on the host that
+        // the budget cannot hold, searches no whole table: with `--backend gpu` it sweeps the
+        // slabs of the table on disk (where the space has block moves to sweep); under `--backend
+        // auto` the CPU searches and the GPU is only described.
+        let unusable = on_gpu
+            && (device_refusal.is_some()
+                || (device.as_ref().is_some_and(|(l, _)| !l.seen) && host_refusal.is_some()));
+        let sweeps = unusable && inputs.gpu_sweeps_slabs && shape.swept;
+        let unused = unusable && !inputs.gpu_sweeps_slabs;
+        if unused {
+            memory = sketch(false, false);
+            host_refusal = host_refusal_of(&memory);
+        }
+        let device_refusal = device_refusal.filter(|_| !unused);
         // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
-        // with a GPU that cannot hold it either, which then sweeps a slab at a time.
-        let sweeps = device_refusal.is_some() && inputs.gpu_sweeps_slabs;
-        let from_disk = (device.is_none() || sweeps)
+        // with a GPU that sweeps a slab at a time.
+        let from_disk = (device.is_none() || sweeps || unused)
             && slab.is_none()
             && (host_refusal.is_some() || inputs.slab_bytes.is_some());
         // A GPU that sweeps the slabs holds one at 3 bits an entry and its frontier lists: its
-        // table at most half the GPU's memory.
+        // 2-bit table at most half the GPU's memory (three quarters of it on the device).
         let gpu_most = (device.as_ref().filter(|_| sweeps))
             .and_then(|(_, b)| b.as_ref())
             .map(|b| b.bytes / 2);
@@ -132,7 +164,6 @@ impl Plan {
                 inputs.slab_folder.clone(),
             )
         });
-        let mut memory = memory;
         let nor = "; with the table on disk, not even one slab of it fits";
         let host_refusal = match disk_slabs {
             Some(None) => {
@@ -154,7 +185,16 @@ impl Plan {
             _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
         };
         // A GPU that sweeps slabs holds one slab at a time (3 bits an entry), not the table.
-        let sweeping = disk_slabs.as_ref().and_then(Option::as_ref);
+        let sweeping = disk_slabs
+            .as_ref()
+            .and_then(Option::as_ref)
+            .filter(|_| sweeps);
+        let device_use = match (&device, sweeping) {
+            (None, _) => DeviceUse::None,
+            (Some(_), Some(_)) => DeviceUse::Slabs,
+            (Some(_), None) if unused => DeviceUse::None,
+            (Some(_), None) => DeviceUse::Table,
+        };
         let (device, device_refusal) = match (device, sweeping) {
             (Some((layout, budget)), Some(slabs)) => {
                 let slab = Layout::plan(slabs.entries, layout.window_bytes(0)).map(|l| Layout {
@@ -184,6 +224,7 @@ impl Plan {
         Plan {
             disk,
             device,
+            device_use,
             refusal: device_refusal.or(host_refusal),
             memory,
             slab,
@@ -199,8 +240,12 @@ impl Plan {
         };
         out += &self.disk.describe();
         if let Some((layout, budget)) = &self.device {
-            if self.disk_slabs.is_some() {
-                out += "the GPU sweeps each slab's block moves, a slab at a time:\n";
+            match self.device_use {
+                DeviceUse::Slabs => {
+                    out += "the GPU sweeps each slab's block moves, a slab at a time:\n"
+                }
+                DeviceUse::None => out += "the GPU cannot hold the table: the CPU searches it\n",
+                DeviceUse::Table => {}
             }
             out += &layout.describe(budget.as_ref().map(|b| (b.bytes, b.source.as_str())));
         }

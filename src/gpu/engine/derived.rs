@@ -7,11 +7,11 @@
 //!   carries the tag of its level (`shaders/bfs.wgsl`, `remaining_list`);
 //! - otherwise, by descent on the host's copy of the table (the plan keeps one with 2 bits on the
 //!   device): an entry of level k > 0 has a neighbour in level k - 1, the only neighbour holding
-//!   `(k - 1) mod 3` (neighbours lie in levels k - 1 to k + 1), and a start has none, so an entry
-//!   holding `d mod 3` lies in level d exactly when `d` such steps down exist.
+//!   `(k - 1) mod 3` (neighbours lie in levels k - 1 to k + 1), so its path to a start takes k
+//!   moves, and an entry holding `d mod 3` lies in level d exactly when its path takes d.
 
 use super::*;
-use crate::puzzle::Cursor;
+use crate::puzzle::path::path_to_solved;
 
 /// Tells, for each of the ranks (each holding `depth mod 3` in the table), whether it lies in
 /// level `depth`.
@@ -28,41 +28,16 @@ pub(super) fn tag(level: u64) -> u32 {
     (1 + level % TAGS) as u32
 }
 
-/// The [`Descent`] of `space`, on every thread.
+/// The [`Descent`] of `space`, on every thread: a rank lies in level `depth` where its path
+/// to a start ([`path_to_solved`]) takes `depth` moves.
 pub(super) fn descent<'a, S: StateSpace>(space: &'a S) -> Descent<'a> {
-    let moves = space.move_count();
     Box::new(move |table, ranks, depth| {
-        ranks
-            .par_iter()
-            .map_init(
-                || space.cursor(),
-                |cursor, &rank| descends(cursor, moves, table, rank, depth),
-            )
+        (ranks.par_iter())
+            .map(|&rank| {
+                path_to_solved(space, table, rank).is_some_and(|p| p.len() as u64 == depth)
+            })
             .collect()
     })
-}
-
-/// Whether `depth` steps down (each to the neighbour holding the value below) lead from `rank`.
-fn descends<C: Cursor>(
-    cursor: &mut C,
-    moves: usize,
-    table: &DistanceTable,
-    rank: u64,
-    depth: u64,
-) -> bool {
-    let (mut at, mut value) = (rank, table.get(rank));
-    for _ in 0..depth {
-        let below = (value + 2) % 3;
-        cursor.seek(at);
-        match (0..moves)
-            .map(|m| cursor.neighbour(m))
-            .find(|&n| table.get(n) == below)
-        {
-            Some(n) => (at, value) = (n, below),
-            None => return false,
-        }
-    }
-    true
 }
 
 impl GpuEngine<'_> {

@@ -18,22 +18,19 @@ const NO_PUZZLE_SHADER: &str = include_str!("../../../shaders/no_puzzle.wgsl");
 /// next slab with the same (slabs cut alike share them).
 pub struct GpuSweeper<'g> {
     gpu: &'g Gpu,
-    /// The largest window, where the job sets one.
+    /// The largest window.
     max_window_bytes: Option<u64>,
-    /// The GPU memory a slab may take (the job's, else the device's), where known.
-    memory: Option<u64>,
     /// The engine of the last slab: its entries and block moves, and its kernels.
     built: Option<(u64, Vec<BlockMove>, GpuEngine<'g>)>,
 }
 
 impl<'g> GpuSweeper<'g> {
-    /// A sweeper on `gpu`, in windows of at most `max_window_bytes` and within `memory` bytes
-    /// of it where given.
-    pub fn new(gpu: &'g Gpu, max_window_bytes: Option<u64>, memory: Option<u64>) -> Self {
+    /// A sweeper on `gpu`, in windows of at most `max_window_bytes` (the plan checks that a
+    /// slab fits the GPU's memory).
+    pub fn new(gpu: &'g Gpu, max_window_bytes: Option<u64>) -> Self {
         GpuSweeper {
             gpu,
             max_window_bytes,
-            memory,
             built: None,
         }
     }
@@ -63,10 +60,6 @@ impl<'g> GpuSweeper<'g> {
                 readback_blocks: SLAB_READBACK_BLOCKS,
                 ..self.gpu.plan(entries, self.max_window_bytes)?
             };
-            let source = crate::setting::Setting::GpuMemory.to_string();
-            if let Some(why) = self.memory.and_then(|m| layout.memory_refusal(m, &source)) {
-                return Err(format!("a slab on the GPU: {why}"));
-            }
             let structure = Structure {
                 blocks: blocks.to_vec(),
                 residual: Vec::new(),
