@@ -17,6 +17,7 @@ pub use tiers::DiskSlabs;
 use crate::gpu::layout::{Layout, SLAB_READBACK_BLOCKS};
 use crate::search::slab::Slab;
 use crate::setting::Setting;
+use crate::table::DistanceTable;
 use crate::units::bytes;
 use std::path::PathBuf;
 
@@ -140,7 +141,16 @@ impl Plan {
             memory = sketch(false, false);
             host_refusal = host_refusal_of(&memory);
         }
-        let device_refusal = device_refusal.filter(|_| !unused);
+        // Where the host holds a large table the GPU cannot, the GPU sweeps slabs only if asked
+        // to (below a GiB, the slabs' fixed room is most of it).
+        let large = DistanceTable::bytes_for(shape.entries) >= 1 << 30;
+        let device_refusal = device_refusal.filter(|_| !unused).map(|why| match sweeps && large {
+            true => format!(
+                "{why}; or give a {} smaller than the table to search it from disk, the GPU sweeping its slabs",
+                Setting::Memory
+            ),
+            false => why,
+        });
         // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
         // with a GPU that sweeps a slab at a time.
         let from_disk = (device.is_none() || sweeps || unused)
