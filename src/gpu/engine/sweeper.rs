@@ -72,7 +72,10 @@ impl<'g> GpuSweeper<'g> {
             };
             let engine = GpuEngine::new(self.gpu, &layout, &none, Some(&structure), false, None)?;
             if engine.sweeps.is_none() {
-                return Err("the GPU cannot sweep this slab's moves: use --backend cpu".into());
+                return Err(format!(
+                    "the GPU cannot sweep this slab's moves: use {}",
+                    crate::setting::Setting::Backend.to("cpu")
+                ));
             }
             self.built = Some((entries, blocks.to_vec(), engine));
         }
