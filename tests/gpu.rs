@@ -534,6 +534,12 @@ fn two_bits_an_entry_give_the_same_checkpoints_and_tables() {
             assert!(a == b, "{name}: the checkpoint of level {}", a.1.len() - 1);
         }
     }
+    // A twisty puzzle (no block moves: scans, top-down or bottom-up as the loop chooses).
+    let diamond = twisty(&definition("skewb-diamond.tws"), "htm");
+    let layout = two_bits(&gpu, &diamond, 16 << 10);
+    let found = (gpu.search(&diamond, &layout, &options(PassPolicy::Auto), &Silent)).unwrap();
+    let cpu = search(&diamond, &options(PassPolicy::Auto), &Silent);
+    assert_same("skewb diamond 2 bits", &cpu, &found);
     let odd = odd_coset();
     let layout = two_bits(&gpu, &odd, 3 << 10);
     let found = (gpu.search(&odd, &layout, &options(PassPolicy::Auto), &Silent)).unwrap();

@@ -495,6 +495,10 @@ impl Engine for GpuEngine<'_> {
         Ok(count)
     }
 
+    fn expands_older_levels(&self) -> bool {
+        !self.layout.seen
+    }
+
     fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
         if !self.layout.seen {
             return self.smallest_derived(depth, limit);

@@ -92,6 +92,12 @@ pub trait Engine {
         2
     }
 
+    /// Whether a top-down scan expands every entry holding the last level's value (levels
+    /// `d - 3`, `d - 6`, ... too), as the lean footprint does whatever the engine.
+    fn expands_older_levels(&self) -> bool {
+        false
+    }
+
     /// Takes over the state saved by [`Engine::save`] as slabs on disk (`state`), after level
     /// `depth`, whose smallest ranks are `antipodes`. Only the engine of slabs on disk can.
     fn resume_slabs(

@@ -318,7 +318,7 @@ pub fn drive<S: StateSpace, E: Engine>(
                     // A top-down scan expands the last level (its list, or under the lean
                     // footprint every entry holding its value: levels d - 3, d - 6, ... too).
                     let expanded = match listed {
-                        _ if lean => levels.sum_mod3(depth % 3),
+                        _ if lean || engine.expands_older_levels() => levels.sum_mod3(depth % 3),
                         Some(n) => n,
                         None => levels.last(),
                     };
