@@ -440,6 +440,38 @@ fn tables_the_gpu_cannot_hold_are_refused_before_any_output() {
     );
 }
 
+#[test]
+fn a_table_beyond_the_gpu_and_the_host_plans_its_slabs_swept_there() {
+    if gpu().is_none() {
+        return;
+    }
+    // More windows than lavapipe binds for the whole table: no matter, the GPU holds slabs.
+    let result = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+        .args([
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "14",
+            "--backend",
+            "gpu",
+            "--dry-run",
+        ])
+        .args(["--gpu-memory", "4GiB", "--memory", "6GiB", "--threads", "2"])
+        .output()
+        .unwrap();
+    let plan = String::from_utf8_lossy(&result.stdout);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert!(
+        plan.contains("the GPU sweeps each slab's block moves"),
+        "{plan}"
+    );
+    assert!(plan.contains("(--gpu-memory): fits"), "{plan}");
+}
+
 /// The level loop's events: each level's depth, size and kind of pass.
 #[derive(Default)]
 struct Events(std::sync::Mutex<Vec<(u64, u64, Step)>>);

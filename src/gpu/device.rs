@@ -110,7 +110,8 @@ impl Gpu {
     /// As [`Gpu::plan`], beside the puzzle's own tables of `puzzle_bytes` bytes; with
     /// `two_bits_within = Some(memory)`, 2 bits an entry where `memory` bytes of the GPU do not
     /// hold 3 ([`Layout::fit`]). Whether the device's memory holds the layout is the plan's to
-    /// say ([`Layout::memory_refusal`]): beyond it, the device may sweep slabs of the table.
+    /// say ([`Layout::memory_refusal`]): beyond it, the device may sweep slabs of the table, and
+    /// its windows are not counted against the shader's bindings.
     pub fn plan_with_tables(
         &self,
         entries: u64,
@@ -135,7 +136,8 @@ impl Gpu {
         // compile such a shader).
         let bindings =
             u64::from(self.limits.max_storage_buffers_per_shader_stage).min(MAX_BINDINGS);
-        if u64::from(layout.windows) + OTHER_STORAGE > bindings {
+        let beyond = two_bits_within.is_some_and(|m| layout.device_bytes() > m);
+        if u64::from(layout.windows) + OTHER_STORAGE > bindings && !beyond {
             return Err(format!(
                 "the table of {entries} entries needs {} GPU windows of {} bytes, but '{name}' binds at most {} storage buffers per shader: choose a smaller puzzle or {}",
                 layout.windows,
