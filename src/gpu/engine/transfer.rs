@@ -100,42 +100,44 @@ impl GpuEngine<'_> {
         last: u8,
         list: Option<&[u64]>,
     ) -> Result<(), String> {
-        let mut listed = list.unwrap_or(&[]).iter().peekable();
         self.put(table, |block, word| match list {
-            // The listed ranks in this block.
-            Some(_) => {
+            // The listed ranks in this block (ascending: found by halving).
+            Some(list) => {
                 let at = block * BLOCK_ENTRIES;
-                let mut bits = 0;
-                while let Some(&&rank) = listed.peek().filter(|&&&r| r < at + BLOCK_ENTRIES) {
-                    bits |= 1 << (rank - at);
-                    listed.next();
-                }
-                bits
+                let from = list.partition_point(|&r| r < at);
+                let to = from + list[from..].partition_point(|&r| r < at + BLOCK_ENTRIES);
+                list[from..to].iter().fold(0, |bits, &rank| bits | 1 << (rank - at))
             }
             None => squeeze(matches(word, last)),
         })
     }
 
     /// Puts `table` on the device piece by piece, each block's entries that `level(block,
-    /// word)` names (one bit each) left unseen among the reached ones.
+    /// word)` names (one bit each) left unseen among the reached ones; each piece's words made
+    /// on every worker.
     pub(super) fn put(
         &self,
         table: &dyn TableView,
-        mut level: impl FnMut(u64, u64) -> u32,
+        level: impl Fn(u64, u64) -> u32 + Sync,
     ) -> Result<(), String> {
+        let block_words = (self.layout.block_bytes() / 4) as usize;
         for (w, first, count) in self.chunks() {
             let block = ((w as u64) << self.layout.window_shift) + first;
             let mut bytes = Vec::with_capacity(count as usize * 8);
             table.append_le_bytes(block as usize..(block + count) as usize, &mut bytes)?;
-            let mut words = Vec::with_capacity(count as usize * 3);
-            for (i, b) in bytes.chunks_exact(8).enumerate() {
-                let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-                words.extend([word as u32, (word >> 32) as u32]);
-                if self.layout.seen {
-                    let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
-                    words.push(reached & !level(block + i as u64, word));
-                }
-            }
+            let mut words = vec![0u32; count as usize * block_words];
+            (words.par_chunks_mut(block_words))
+                .zip(bytes.par_chunks_exact(8))
+                .enumerate()
+                .for_each(|(i, (out, b))| {
+                    let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+                    out[0] = word as u32;
+                    out[1] = (word >> 32) as u32;
+                    if let Some(seen) = out.get_mut(2) {
+                        let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
+                        *seen = reached & !level(block + i as u64, word);
+                    }
+                });
             self.gpu.queue.write_buffer(
                 &self.windows[w as usize],
                 first * self.layout.block_bytes(),
