@@ -106,7 +106,9 @@ impl GpuEngine<'_> {
                 let at = block * BLOCK_ENTRIES;
                 let from = list.partition_point(|&r| r < at);
                 let to = from + list[from..].partition_point(|&r| r < at + BLOCK_ENTRIES);
-                list[from..to].iter().fold(0, |bits, &rank| bits | 1 << (rank - at))
+                list[from..to]
+                    .iter()
+                    .fold(0, |bits, &rank| bits | 1 << (rank - at))
             }
             None => squeeze(matches(word, last)),
         })
