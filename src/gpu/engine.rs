@@ -13,9 +13,7 @@ use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::{self, Options, Outcome, Progress, Step};
 use crate::setting::Setting;
-use crate::table::{
-    DistanceTable, LOW_BITS, TableSource, TableView, UNREACHED, matches, spread, squeeze,
-};
+use crate::table::{DistanceTable, TableSource, TableView, UNREACHED, matches, spread, squeeze};
 use rayon::prelude::*;
 use std::ops::Range;
 

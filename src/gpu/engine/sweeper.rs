@@ -121,11 +121,10 @@ impl GpuEngine<'_> {
         self.read = None;
         self.listed = Lists::default();
         self.remaining = None;
-        self.put(table, |block, _| {
+        let unreached = self.put(table, |block, _| {
             level.bits_at(block * BLOCK_ENTRIES, BLOCK_ENTRIES) as u32
         })?;
         let frontier = level.count_in(0..table.entries());
-        let unreached = table.histogram()[UNREACHED as usize];
         let sweeps = self.sweeps.as_ref().expect("a sweeper's engine sweeps");
         let kernels = self.sweep_kernels(sweeps, frontier <= unreached);
         let (count, _) = self.run_pass(depth, &kernels, Modes::default())?;

@@ -112,34 +112,43 @@ impl GpuEngine<'_> {
             }
             None => squeeze(matches(word, last)),
         })
+        .map(|_| ())
     }
 
     /// Puts `table` on the device piece by piece, each block's entries that `level(block,
     /// word)` names (one bit each) left unseen among the reached ones; each piece's words made
-    /// on every worker.
+    /// on every worker. Returns how many entries it found unreached.
     pub(super) fn put(
         &self,
         table: &dyn TableView,
         level: impl Fn(u64, u64) -> u32 + Sync,
-    ) -> Result<(), String> {
+    ) -> Result<u64, String> {
         let block_words = (self.layout.block_bytes() / 4) as usize;
+        let entries = self.layout.entries;
+        let mut unreached = 0;
         for (w, first, count) in self.chunks() {
             let block = ((w as u64) << self.layout.window_shift) + first;
             let mut bytes = Vec::with_capacity(count as usize * 8);
             table.append_le_bytes(block as usize..(block + count) as usize, &mut bytes)?;
             let mut words = vec![0u32; count as usize * block_words];
-            (words.par_chunks_mut(block_words))
+            unreached += (words.par_chunks_mut(block_words))
                 .zip(bytes.par_chunks_exact(8))
                 .enumerate()
-                .for_each(|(i, (out, b))| {
+                .map(|(i, (out, b))| {
                     let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
                     out[0] = word as u32;
                     out[1] = (word >> 32) as u32;
+                    let open = squeeze(matches(word, UNREACHED));
                     if let Some(seen) = out.get_mut(2) {
-                        let reached = squeeze(!matches(word, UNREACHED) & LOW_BITS);
-                        *seen = reached & !level(block + i as u64, word);
+                        *seen = !open & !level(block + i as u64, word);
                     }
-                });
+                    // The entries past the table's end (its last block's) are not counted.
+                    let live = entries.saturating_sub((block + i as u64) * BLOCK_ENTRIES);
+                    let past = (BLOCK_ENTRIES - live.min(BLOCK_ENTRIES)) as u32;
+                    let valid = u32::MAX.checked_shr(past).unwrap_or(0);
+                    u64::from((open & valid).count_ones())
+                })
+                .sum::<u64>();
             self.gpu.queue.write_buffer(
                 &self.windows[w as usize],
                 first * self.layout.block_bytes(),
@@ -151,7 +160,7 @@ impl GpuEngine<'_> {
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| format!("the GPU stopped: {e}"))?;
         }
-        Ok(())
+        Ok(unreached)
     }
 }
 
