@@ -68,7 +68,25 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
             unit,
             list_bytes,
             round_bytes,
+            in_memory: false,
         };
+        // The same slabs held in host memory (no checkpoint).
+        let held = Cut {
+            in_memory: true,
+            ..cut
+        };
+        let engine = DiskEngine::new(space, held, &dir, options.antipode_limit).unwrap();
+        let got = search_on(space, engine, &options, None, None).unwrap();
+        let w = format!("{what}, {slabs} slabs of {unit}-column units in memory");
+        assert_eq!(
+            (&got.levels, &got.antipodes),
+            (&want.levels, &want.antipodes),
+            "{w}"
+        );
+        assert!(
+            words(&got.table) == words(&want.table),
+            "{w}: the tables differ"
+        );
         let engine = DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap();
         let snapshots = Snapshots::new(&dir);
         let got = search_on(space, engine, &options, Some(&snapshots), None).unwrap();

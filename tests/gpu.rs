@@ -354,7 +354,7 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
             &dir.join("gpu-2-bits"),
         );
         assert_eq!(cpu_file, two_bits_file, "{metric}: 2 bits an entry");
-        // Too small for 2 (and the host's share forced small): slabs on disk, each swept there.
+        // Too small for 2 (and the slabs forced small): slabs in host memory, each swept there.
         let (slabs, slabs_file) = run(
             &with(&[
                 "--backend",
@@ -369,6 +369,7 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
         assert_eq!(cpu_file, slabs_file, "{metric}: slabs swept on the GPU");
         assert_eq!(slabs["backend"], "gpu");
         assert!(slabs["disk"]["slabs"].as_u64().unwrap() > 1, "{slabs}");
+        assert_eq!(slabs["disk"]["in_memory"], true, "{slabs}");
         assert_eq!(cpu["backend"], "cpu");
         assert_eq!(cpu["adapter"], Value::Null);
         assert_eq!(gpu["backend"], "gpu");
@@ -430,12 +431,12 @@ fn tables_the_gpu_cannot_hold_are_refused_before_any_output() {
         &["--n", "12", "--gpu-window-bytes", "768"],
         &["GPU windows"],
     );
-    // More bytes than --gpu-memory allows.
+    // More bytes than --gpu-memory allows, even for a slab of the table in host memory.
     refused_before_any_output(
-        &["--n", "10", "--gpu-memory", "1MiB"],
+        &["--n", "10", "--gpu-memory", "64KiB"],
         &[
-            "needs 1.5 MiB (1530892 bytes) of GPU memory",
-            "--gpu-memory gives 1.0 MiB",
+            "a slab of 100800 entries needs 132.9 KiB (136108 bytes) of GPU memory",
+            "--gpu-memory gives 64.0 KiB",
         ],
     );
 }
@@ -582,29 +583,30 @@ fn two_bits_an_entry_give_the_same_checkpoints_and_tables() {
     );
 }
 
-/// The search from disk with each slab's block moves swept on the GPU gives the table, levels
-/// and antipodes of the CPU's search in memory: `space` cut into 2, 3 and 7 slabs.
+/// The search in slabs, from disk and in host memory, with each slab's block moves swept on the
+/// GPU gives the table, levels and antipodes of the CPU's search in memory: `space` cut into 2,
+/// 3 and 7 slabs.
 fn sweep_slabs<S: StateSpace>(gpu: &Gpu, what: &str, space: &S) {
     let options = options(PassPolicy::Auto);
     let want = search(space, &options, &Silent);
     let dir = scratch(&format!("gpu-slabs-{}", what.replace(' ', "-")));
     let best = slab_units(space)[0];
     for (slabs, unit) in [(2, best), (3, 32), (7, best)] {
-        let cut = Cut {
-            slabs,
-            unit,
-            list_bytes: 1 << 12,
-            round_bytes: 1 << 16,
-        };
-        let sweeper = GpuSweeper::new(gpu, Some(24 << 10));
-        let engine = (DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap())
-            .sweeping_with(Box::new(sweeper));
-        let got = search_on(space, engine, &options, None, None).unwrap();
-        assert_same(
-            &format!("{what} in {slabs} slabs of {unit} columns"),
-            &want,
-            &got,
-        );
+        for in_memory in [false, true] {
+            let cut = Cut {
+                slabs,
+                unit,
+                list_bytes: 1 << 12,
+                round_bytes: 1 << 16,
+                in_memory,
+            };
+            let sweeper = GpuSweeper::new(gpu, Some(24 << 10), 1 << (2 * in_memory as u32));
+            let engine = (DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap())
+                .sweeping_with(Box::new(sweeper));
+            let got = search_on(space, engine, &options, None, None).unwrap();
+            let w = format!("{what} in {slabs} slabs of {unit} columns (in memory: {in_memory})");
+            assert_same(&w, &want, &got);
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

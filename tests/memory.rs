@@ -175,6 +175,34 @@ fn a_gpu_that_cannot_hold_the_table_sweeps_its_slabs_or_leaves_it_to_the_cpu() {
         assert!(gpu.contains("device plan: 6147187200 entries"), "{gpu}");
         assert!(!gpu.contains("refused"), "{gpu}");
     }
+    // A host that holds the table and its slabs keeps them in memory, the GPU sweeping one at a
+    // time (slabs of at most half the GPU's memory at 2 bits an entry).
+    let host = dry_run(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "14",
+        "--memory",
+        "100GiB",
+        "--threads",
+        "2",
+        "--backend",
+        "gpu",
+        "--gpu-memory",
+        "16GiB",
+    ]);
+    assert!(
+        host.contains(
+            "host tier: the table in 3 slabs of at most 33530112000 entries in host memory"
+        ),
+        "{host}"
+    );
+    assert!(
+        host.contains("no checkpoint (the slabs live in host memory)"),
+        "{host}"
+    );
+    assert!(host.contains("device plan: 33530112000 entries"), "{host}");
+    assert!(!host.contains("refused"), "{host}");
     // Under --backend auto the CPU searches from disk.
     let auto = plan(&["--gpu-memory", "24GB"]);
     assert!(auto.contains("disk tier: the table in 15 slabs"), "{auto}");

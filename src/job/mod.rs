@@ -179,6 +179,10 @@ fn run_space<S: StateSpace>(
     }
     if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
         let checkpoints = match &plan.disk_slabs {
+            Some(slabs) if slabs.in_memory => format!(
+                "the slabs live in host memory, with no checkpoint; up to {} of disk",
+                bytes(plan.disk.needed(0))
+            ),
             Some(slabs) => format!(
                 "the slabs are the checkpoint, after every level; up to {} of disk",
                 bytes(slabs.disk().max(slabs.generation + plan.disk.needed(0)))
@@ -327,6 +331,7 @@ fn search_placed<S: StateSpace>(
                 unit: slabs.unit,
                 list_bytes: slabs.loaded_bytes(),
                 round_bytes: slabs.round_bytes,
+                in_memory: slabs.in_memory,
             };
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, options.antipode_limit)?;
             // A GPU that cannot hold the table sweeps each slab's block moves, in windows of at
@@ -336,7 +341,8 @@ fn search_placed<S: StateSpace>(
                 .filter(|_| plan.device_use == DeviceUse::Slabs)
             {
                 let window = Some(table.window_bytes(0));
-                engine = engine.sweeping_with(Box::new(GpuSweeper::new(gpu, window)));
+                let sweeper = GpuSweeper::new(gpu, window, table.readback_blocks);
+                engine = engine.sweeping_with(Box::new(sweeper));
             }
             let (levels, antipodes, written) =
                 search_where_it_lies(space, &mut engine, options, saver, writer, resume).map_err(
@@ -350,6 +356,7 @@ fn search_placed<S: StateSpace>(
             let io = engine.io();
             let disk = DiskReport {
                 slabs: slabs.count,
+                in_memory: slabs.in_memory,
                 read_bytes: io.read,
                 written_bytes: io.written,
                 io_seconds: (io.seconds * 10.0).round() / 10.0,

@@ -14,10 +14,9 @@ pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_nam
 pub use slab::{describe_slabs, slab_memory};
 pub use tiers::DiskSlabs;
 
-use crate::gpu::layout::{Layout, SLAB_READBACK_BLOCKS};
+use crate::gpu::layout::{Layout, READBACK_BLOCKS, SLAB_READBACK_BLOCKS};
 use crate::search::slab::Slab;
 use crate::setting::Setting;
-use crate::table::DistanceTable;
 use crate::units::bytes;
 use std::path::PathBuf;
 
@@ -141,21 +140,15 @@ impl Plan {
             memory = sketch(false, false);
             host_refusal = host_refusal_of(&memory);
         }
-        // Where the host holds a large table the GPU cannot, the GPU sweeps slabs only if asked
-        // to (below a GiB, the slabs' fixed room is most of it).
-        let large = DistanceTable::bytes_for(shape.entries) >= 1 << 30;
-        let device_refusal = device_refusal.filter(|_| !unused).map(|why| match sweeps && large {
-            true => format!(
-                "{why}; or give a {} smaller than the table to search it from disk, the GPU sweeping its slabs",
-                Setting::Memory
-            ),
-            false => why,
-        });
+        // A table the GPU cannot hold but sweeps is searched in slabs (the slabs' plan speaks
+        // for the GPU then).
+        let device_refusal = device_refusal.filter(|_| !unused && !sweeps);
         // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
-        // with a GPU that sweeps a slab at a time.
-        let from_disk = (device.is_none() || sweeps || unused)
+        // with a GPU that sweeps a slab at a time. One the GPU sweeps but the host holds, slabs
+        // and all, is searched in slabs in host memory.
+        let in_slabs = (device.is_none() || sweeps || unused)
             && slab.is_none()
-            && (host_refusal.is_some() || inputs.slab_bytes.is_some());
+            && (host_refusal.is_some() || inputs.slab_bytes.is_some() || sweeps);
         // A GPU that sweeps the slabs holds one at 3 bits an entry and its frontier lists: its
         // 2-bit table at most half the GPU's memory (three quarters of it on the device).
         let gpu_most = (device.as_ref().filter(|_| sweeps))
@@ -165,14 +158,17 @@ impl Plan {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let disk_slabs = from_disk.then(|| {
-            DiskSlabs::fit(
-                (shape.entries, shape.planes, &inputs.slab_units),
-                shape.threads,
-                inputs.memory.bytes,
-                most,
-                inputs.slab_folder.clone(),
-            )
+        let disk_slabs = in_slabs.then(|| {
+            let fit = |in_memory| {
+                DiskSlabs::fit(
+                    (shape.entries, shape.planes, &inputs.slab_units),
+                    shape.threads,
+                    (inputs.memory.bytes, most),
+                    inputs.slab_folder.clone(),
+                    in_memory,
+                )
+            };
+            (sweeps.then(|| fit(true)).flatten()).or_else(|| fit(false))
         });
         let nor = "; with the table on disk, not even one slab of it fits";
         let host_refusal = match disk_slabs {
@@ -183,14 +179,19 @@ impl Plan {
             Some(Some(_)) => None,
             None => host_refusal,
         };
-        if disk_slabs.as_ref().is_some_and(Option::is_some) {
-            // The table is written to the distances file chunk by chunk from the slabs' files,
-            // with no frames held.
+        if let Some(Some(slabs)) = &disk_slabs {
+            // The table is written to the distances file chunk by chunk from the slabs, with no
+            // frames held.
             memory.frame_memory = 0;
             memory.refusal = None;
-            memory.why = "the table is searched from disk, a slab at a time".into();
+            memory.why = match slabs.in_memory {
+                true => "the table is searched in slabs held in host memory, the GPU sweeping one at a time",
+                false => "the table is searched from disk, a slab at a time",
+            }
+            .into();
         }
         let disk = match &disk_slabs {
+            Some(Some(slabs)) if slabs.in_memory => DiskPlan::in_memory_slabs(shape.entries),
             Some(Some(_)) => DiskPlan::in_slabs(shape.entries),
             _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
         };
@@ -209,7 +210,10 @@ impl Plan {
             (Some((layout, budget)), Some(slabs)) => {
                 let slab = Layout::plan(slabs.entries, layout.window_bytes(0)).map(|l| Layout {
                     puzzle_bytes: 0,
-                    readback_blocks: SLAB_READBACK_BLOCKS,
+                    readback_blocks: match slabs.in_memory {
+                        true => READBACK_BLOCKS,
+                        false => SLAB_READBACK_BLOCKS,
+                    },
                     ..l
                 });
                 let refusal = match &slab {

@@ -1,7 +1,9 @@
-//! The table on disk, where host memory cannot hold it whole: how many slabs it is cut into, so
-//! that one of them and what its passes hold beside it fit the budget ([`crate::search::disk`]).
+//! The table in slabs ([`crate::search::disk`]): on disk, where host memory cannot hold it whole,
+//! cut so that one slab and what its passes hold beside it fit the budget; or in host memory,
+//! where a GPU that cannot hold the table sweeps them, cut so that one fits the GPU.
 
 use super::FIXED_BYTES;
+use crate::gpu::layout::{MOST_BLOCK_BYTES, READBACK_BLOCKS};
 use crate::search::disk::{IO_BYTES, bits_disk_bytes, inbox_disk_bytes};
 use crate::search::slab::{self, ROUND_BYTES};
 use crate::store;
@@ -10,9 +12,11 @@ use crate::units::bytes;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// The table's slabs on disk.
+/// The table's slabs, on disk or in host memory.
 #[derive(Clone, Debug)]
 pub struct DiskSlabs {
+    /// Whether the slabs' tables and bits live in host memory (the host tier), not on disk.
+    pub in_memory: bool,
     /// How many slabs the table is cut into.
     pub count: usize,
     /// The columns the cuts are multiples of.
@@ -26,41 +30,41 @@ pub struct DiskSlabs {
     pub round_bytes: u64,
     /// Bytes on disk of one generation of the slabs' tables and bits: what a pass reads and
     /// writes at most, and what is left once the search is over. Two are kept while it runs
-    /// (the last checkpoint's, and the one a pass writes).
+    /// (the last checkpoint's, and the one a pass writes). None in host memory.
     pub generation: u64,
     /// The most bytes on disk of the slabs' inboxes for two levels, and of an inbox's bits
     /// being merged: dense levels come near it, sparse ones take a fraction.
     pub inboxes: u64,
-    /// The folder they are kept in.
+    /// The folder they (or, in host memory, their inboxes) are kept in.
     pub folder: PathBuf,
 }
 
 impl DiskSlabs {
     /// The fewest slabs of a space of `entries` ranks in `planes` planes, cut at multiples of
     /// the first of `units` (columns) that fits, whose largest, with what its passes hold
-    /// beside it on `threads` workers, fits `budget` bytes (and whose table is at most `most`
-    /// bytes, where given); `None` where no cut fits.
+    /// beside it on `threads` workers (`in_memory`: and every slab's table and bits), fits
+    /// `budget` bytes, and whose table is at most `most` bytes, where given; `None` where no
+    /// cut fits.
     pub fn fit(
         (entries, planes, units): (u64, u64, &[u64]),
         threads: usize,
-        budget: u64,
-        most: Option<u64>,
+        (budget, most): (u64, Option<u64>),
         folder: PathBuf,
+        in_memory: bool,
     ) -> Option<DiskSlabs> {
         (units.iter()).find_map(|&unit| {
-            DiskSlabs::fit_unit(entries, planes, unit, threads, budget, most, &folder)
+            let cut = (entries, planes, unit);
+            DiskSlabs::fit_unit(cut, threads, (budget, most), &folder, in_memory)
         })
     }
 
     /// [`DiskSlabs::fit`], cut at multiples of `unit` columns.
     fn fit_unit(
-        entries: u64,
-        planes: u64,
-        unit: u64,
+        (entries, planes, unit): (u64, u64, u64),
         threads: usize,
-        budget: u64,
-        most: Option<u64>,
+        (budget, most): (u64, Option<u64>),
         folder: &std::path::Path,
+        in_memory: bool,
     ) -> Option<DiskSlabs> {
         let width = entries / planes;
         let whole = DistanceTable::bytes_for(entries);
@@ -70,11 +74,18 @@ impl DiskSlabs {
         // the one before being written and then the next read into its memory, 1 to merge an
         // inbox): the fewest slabs that may fit, then a few more where the cut is uneven.
         let round_bytes = round_bytes(budget);
+        let memory_of = |count: u64, largest: u64| match in_memory {
+            true => held_memory((whole, count, largest), threads, round_bytes),
+            false => slab_memory(largest, threads, round_bytes),
+        };
         // The distances file's chunks (last) do not take room from the search.
-        let parts = slab_memory(0, threads, round_bytes);
+        let parts = memory_of(0, 0);
         let fixed: u64 = parts[..parts.len() - 1].iter().map(|(_, b)| b).sum();
         let room = budget.checked_sub(fixed).filter(|&r| r > 0)?;
-        let by_memory = entries.div_ceil(room);
+        let by_memory = match in_memory {
+            true => 1,
+            false => entries.div_ceil(room),
+        };
         let by_most = most.map_or(1, |m| whole.div_ceil(m.max(8)));
         let first = by_memory.max(by_most).max(1);
         let first = usize::try_from(first).ok()?;
@@ -84,16 +95,23 @@ impl DiskSlabs {
                 .max()
                 .unwrap_or(0);
             let largest = columns * planes;
-            let memory = slab_memory(largest, threads, round_bytes);
+            let memory = memory_of(count as u64, largest);
             let small_enough = most.is_none_or(|m| DistanceTable::bytes_for(largest) <= m);
             (total(&memory) <= budget && small_enough).then(|| DiskSlabs {
+                in_memory,
                 count,
                 unit,
                 entries: largest,
                 memory,
                 round_bytes,
-                generation: whole + count as u64 * bits_disk_bytes(largest),
-                inboxes: inboxes_bytes(count as u64, largest, round_bytes),
+                generation: match in_memory {
+                    true => 0,
+                    false => whole + count as u64 * bits_disk_bytes(largest),
+                },
+                inboxes: match in_memory {
+                    true => 0,
+                    false => inboxes_bytes(count as u64, largest, round_bytes),
+                },
                 folder: folder.to_path_buf(),
             })
         })
@@ -111,22 +129,31 @@ impl DiskSlabs {
         total(&self.memory)
     }
 
-    /// The bytes a loaded slab and what its passes hold beside it take, except the fixed parts:
-    /// what the first levels may take as lists, before the slabs are laid out.
+    /// The bytes a loaded slab and what its passes hold beside it take, except the fixed parts
+    /// (and the slabs held in host memory): what the first levels may take as lists, before
+    /// the slabs are laid out, and the last ones after them.
     pub fn loaded_bytes(&self) -> u64 {
-        self.memory.iter().take(3).map(|(_, b)| b).sum()
+        let parts = if self.in_memory { 1 } else { 3 };
+        self.memory.iter().take(parts).map(|(_, b)| b).sum()
     }
 
     /// The plan as text, as `--dry-run` prints it.
     pub fn describe(&self, budget: u64) -> String {
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "disk tier: the table in {} slabs of at most {} entries in {}, one in memory at a time",
-            self.count,
-            self.entries,
-            self.folder.display()
-        );
+        let _ = match self.in_memory {
+            true => writeln!(
+                out,
+                "host tier: the table in {} slabs of at most {} entries in host memory, the GPU sweeping one at a time",
+                self.count, self.entries,
+            ),
+            false => writeln!(
+                out,
+                "disk tier: the table in {} slabs of at most {} entries in {}, one in memory at a time",
+                self.count,
+                self.entries,
+                self.folder.display()
+            ),
+        };
         for (what, b) in &self.memory {
             let _ = writeln!(out, "  {what:<46} {}", bytes(*b));
         }
@@ -137,6 +164,17 @@ impl DiskSlabs {
             bytes(self.total())
         );
         let _ = writeln!(out, "  {:<46} {}", "budget", bytes(budget));
+        if self.in_memory {
+            let _ = writeln!(
+                out,
+                "  nothing on disk but the distances file: no checkpoint (the slabs are not written)"
+            );
+            let _ = writeln!(
+                out,
+                "  the first levels run as lists in memory, the last ones among a list of the unreached states"
+            );
+            return out;
+        }
         let _ = writeln!(
             out,
             "  on disk: {} (the slabs' tables and the bits of a level, in two generations: the last checkpoint's and the one being written)",
@@ -198,6 +236,40 @@ fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static 
         (
             "an inbox merged into bits (1 bit an entry)",
             entries.div_ceil(64) * 8 + IO_BYTES as u64,
+        ),
+        ("fixed (process, tasks)", FIXED_BYTES),
+        (
+            "chunks in flight (writing, after the search)",
+            store::batch_bytes(threads),
+        ),
+    ]
+}
+
+/// What the slabs of a table of `whole` bytes held in host memory, `count` slabs of at most
+/// `largest` entries, take on `threads` workers, by part: first what the first and last levels
+/// may take as lists ([`DiskSlabs::loaded_bytes`]); last the fixed room and the distances file's
+/// chunks, as [`slab_memory`].
+fn held_memory(
+    (whole, count, largest): (u64, u64, u64),
+    threads: usize,
+    round_bytes: u64,
+) -> Vec<(&'static str, u64)> {
+    let bitmap = largest.div_ceil(64) * 8;
+    vec![
+        ("a slab's next level and a spare (1 bit each)", 2 * bitmap),
+        (
+            "every slab's table and level (3 bits an entry)",
+            whole + count * bitmap,
+        ),
+        (
+            "their inboxes (2 bits an entry at most)",
+            2 * count * bitmap,
+        ),
+        ("neighbours for other slabs (a round)", 2 * round_bytes),
+        // Two staging buffers, and a piece's table words and device words on their way up.
+        (
+            "pieces to and from the GPU",
+            READBACK_BLOCKS * (2 * MOST_BLOCK_BYTES + 8 + MOST_BLOCK_BYTES),
         ),
         ("fixed (process, tasks)", FIXED_BYTES),
         (

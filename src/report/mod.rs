@@ -42,7 +42,8 @@ pub struct Report {
     pub distances_file: String,
     /// SHA-256 of the distances file, lowercase hex.
     pub distances_sha256: String,
-    /// Where the table was searched from disk: its slabs and the bytes they moved.
+    /// Where the table was searched in slabs (from disk, or in host memory): its slabs and the
+    /// bytes they moved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disk: Option<DiskReport>,
 }
@@ -52,6 +53,10 @@ pub struct Report {
 pub struct DiskReport {
     /// The slabs the table was cut into.
     pub slabs: usize,
+    /// Whether they lived in host memory (a GPU sweeping them), not on disk: only their
+    /// inboxes were read and written then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_memory: bool,
     /// Bytes read from the slabs' files, in all.
     pub read_bytes: u64,
     /// Bytes written to them, in all.

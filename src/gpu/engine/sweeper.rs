@@ -1,4 +1,4 @@
-//! The GPU in a search from disk ([`crate::search::disk`]): each slab's block moves (those that
+//! The GPU in a search in slabs, from disk or in host memory ([`crate::search::disk`]): each slab's block moves (those that
 //! stay in it) swept on the device. The slab goes to the device with its level's states unseen,
 //! the sweep kernels run over its entries as over a table of their own (a puzzle of no moves of
 //! its own: only block moves, no residual ones), and the slab comes back with its next level,
@@ -6,7 +6,6 @@
 //! slab stay with the host, pushed state by state.
 
 use super::*;
-use crate::gpu::layout::SLAB_READBACK_BLOCKS;
 use crate::puzzle::BlockMove;
 use crate::search::bitmap::Bitmap;
 use crate::search::disk::SlabSweep;
@@ -20,17 +19,20 @@ pub struct GpuSweeper<'g> {
     gpu: &'g Gpu,
     /// The largest window.
     max_window_bytes: Option<u64>,
+    /// Blocks sent to the device or read back at a time.
+    readback_blocks: u64,
     /// The engine of the last slab: its entries and block moves, and its kernels.
     built: Option<(u64, Vec<BlockMove>, GpuEngine<'g>)>,
 }
 
 impl<'g> GpuSweeper<'g> {
     /// A sweeper on `gpu`, in windows of at most `max_window_bytes` (the plan checks that a
-    /// slab fits the GPU's memory).
-    pub fn new(gpu: &'g Gpu, max_window_bytes: Option<u64>) -> Self {
+    /// slab fits the GPU's memory), moving `readback_blocks` blocks to and from it at a time.
+    pub fn new(gpu: &'g Gpu, max_window_bytes: Option<u64>, readback_blocks: u64) -> Self {
         GpuSweeper {
             gpu,
             max_window_bytes,
+            readback_blocks,
             built: None,
         }
     }
@@ -57,7 +59,7 @@ impl<'g> GpuSweeper<'g> {
             // The last slab's buffers go before the next one's are made.
             self.built = None;
             let layout = Layout {
-                readback_blocks: SLAB_READBACK_BLOCKS,
+                readback_blocks: self.readback_blocks,
                 ..self.gpu.plan(entries, self.max_window_bytes)?
             };
             let structure = Structure {

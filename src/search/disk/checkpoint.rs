@@ -1,6 +1,6 @@
 //! The slabs on disk as the checkpoint: after each level the engine puts its files on the disk
 //! and the run's checkpoint names them ([`SlabsState`]), with no copy of the table; a run that
-//! goes on takes them up as they were named.
+//! goes on takes them up as they were named. Slabs held in host memory are no checkpoint.
 
 use super::DiskEngine;
 use super::state::SlabsState;
@@ -21,7 +21,9 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         antipodes: &[u64],
         over: bool,
     ) -> Result<(), String> {
-        if (!over && self.lists.is_some()) || self.tail.is_some() {
+        // Slabs held in host memory save nothing: writing them would be the disk tier.
+        let nothing = (!over && self.lists.is_some()) || self.tail.is_some();
+        if nothing || self.files.in_memory() {
             return Ok(());
         }
         self.lay_out()?;
@@ -49,6 +51,9 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         depth: u64,
         antipodes: &[u64],
     ) -> Result<(), String> {
+        if self.files.in_memory() {
+            return Err("the slabs of this run live in host memory, where there is no checkpoint to go on from: run it again from the start".into());
+        }
         let n = self.slabs.len();
         if (state.slabs, state.unit) != (n, self.unit)
             || [

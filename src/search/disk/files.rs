@@ -14,10 +14,16 @@
 //! a table larger than memory would see it. Elsewhere (tmpfs, say) they are written, synced and
 //! dropped from the page cache instead. Their files are padded to whole blocks. A slab is
 //! written on a thread of its own while the engine goes on with the next ([`SlabFiles::write`]).
+//!
+//! Where the slabs live in host memory (the host tier, for a GPU that cannot hold the table),
+//! their tables and bits are held, not written: a slab written is kept, a slab read is taken,
+//! with no copy; their inboxes are bits in memory ([`SlabFiles::deliver`]), and there is no
+//! checkpoint.
 
 use super::bits;
 use super::io::{Aligned, Io};
 use super::transfer::{Loaded, read_slab, write_and_read, write_slab};
+use super::view::SlabTable;
 use crate::search::bitmap::Bitmap;
 use crate::table::DistanceTable;
 use rayon::prelude::*;
@@ -67,12 +73,23 @@ pub(super) struct SlabFiles {
     /// bitmaps: what a pass takes at a time).
     spare_tables: Vec<DistanceTable>,
     spare_bits: Vec<Bitmap>,
+    /// Each slab's table and bits where the slabs live in host memory, not in files: a slab's
+    /// while no pass has it.
+    held: Option<Vec<Option<(DistanceTable, Bitmap)>>>,
+    /// Each slab's inboxes as bits, for levels of even and of odd depth, where the slabs live
+    /// in host memory ([`SlabFiles::deliver`]).
+    pub(super) held_inboxes: Vec<[Option<Bitmap>; 2]>,
 }
 
 impl SlabFiles {
     /// The files of slabs of `entries` entries each in `folder` (made where missing), none of
-    /// them written yet.
-    pub(super) fn new(folder: &Path, entries: Vec<u64>) -> Result<SlabFiles, String> {
+    /// them written yet; `in_memory`: the slabs' tables and bits are held in host memory, and
+    /// only their inboxes are files.
+    pub(super) fn new(
+        folder: &Path,
+        entries: Vec<u64>,
+        in_memory: bool,
+    ) -> Result<SlabFiles, String> {
         let slabs = entries.len();
         std::fs::create_dir_all(folder)
             .map_err(|e| format!("cannot make the slab folder {}: {e}", folder.display()))?;
@@ -92,7 +109,14 @@ impl SlabFiles {
             batch: Vec::new(),
             spare_tables: Vec::new(),
             spare_bits: Vec::new(),
+            held: in_memory.then(|| (0..slabs).map(|_| None).collect()),
+            held_inboxes: (0..slabs).map(|_| [None, None]).collect(),
         })
+    }
+
+    /// Whether the slabs' tables and bits are held in host memory, not in files.
+    pub(super) fn in_memory(&self) -> bool {
+        self.held.is_some()
     }
 
     /// Empties every inbox, left by a run before (a search that starts afresh).
@@ -126,18 +150,29 @@ impl SlabFiles {
     }
 
     /// Reads slab `slab`'s table and the bits of its states of the next level (of `entries`
-    /// entries), into memory kept from earlier slabs where there is some: a job for any thread,
-    /// which the engine counts ([`SlabFiles::count`]).
-    pub(super) fn reader(
-        &mut self,
-        slab: usize,
-        entries: u64,
-    ) -> impl FnOnce() -> Result<Loaded, String> + Send + 'static {
+    /// entries), into memory kept from earlier slabs where there is some, and counts the bytes;
+    /// a slab held in memory is taken as it is.
+    pub(super) fn read(&mut self, slab: usize, entries: u64) -> Result<Loaded, String> {
+        if let Some(held) = &mut self.held {
+            let (table, next) =
+                (held[slab].take()).ok_or_else(|| format!("slab {slab} is not in memory"))?;
+            return Ok(Loaded {
+                table,
+                next,
+                io: Io::default(),
+            });
+        }
         let paths = self.paths(slab, self.current[slab]);
         let (table, next) = (self.table(entries), self.bits(entries));
-        move || {
-            let io = read_slab(paths, &table, &next, entries, &|_, _| ())?;
-            Ok(Loaded { table, next, io })
+        let io = read_slab(paths, &table, &next, entries, &|_, _| ())?;
+        self.count(io);
+        Ok(Loaded { table, next, io })
+    }
+
+    /// Leaves slab `slab` as it was read: held in memory again, or as its files hold it.
+    pub(super) fn leave(&mut self, slab: usize, loaded: Loaded) {
+        if let Some(held) = &mut self.held {
+            held[slab] = Some((loaded.table, loaded.next));
         }
     }
 
@@ -228,6 +263,15 @@ impl SlabFiles {
         read: Option<(usize, u64)>,
     ) -> Result<(), String> {
         self.flush()?;
+        if let Some(held) = &mut self.held {
+            if let Some((slab, table, next)) = write {
+                held[slab] = Some((table, next));
+            }
+            if let Some((slab, entries)) = read {
+                self.loaded = Some(self.read(slab, entries)?);
+            }
+            return Ok(());
+        }
         let write = write.map(|(slab, table, next)| {
             let to = self.committed[slab].map_or(0, |g| 1 - g);
             self.current[slab] = to;
@@ -302,10 +346,16 @@ impl SlabFiles {
         (self.loaded.take()).ok_or_else(|| "no slab was being read".to_string())
     }
 
-    /// The table file of slab `slab`, opened for reading pieces of it.
-    pub(super) fn open_table(&self, slab: usize) -> Result<File, String> {
+    /// The table of slab `slab`, to read pieces of: held in memory, or its file opened.
+    pub(super) fn slab_table(&self, slab: usize) -> Result<SlabTable<'_>, String> {
+        if let Some(held) = &self.held {
+            let (table, _) =
+                (held[slab].as_ref()).ok_or_else(|| format!("slab {slab} is not in memory"))?;
+            return Ok(SlabTable::Held(table));
+        }
         let path = self.table_path(slab, self.current[slab]);
-        File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        let file = File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Ok(SlabTable::File(file))
     }
 
     /// Each slab's generation of files that holds it now, the ranks and bytes of its inbox for

@@ -63,6 +63,28 @@ impl SlabFiles {
         self.pending[slab] = [0, 0];
         self.inbox_bytes[slab] = [0, 0];
         self.merged[slab] = [false, false];
+        self.held_inboxes[slab] = [None, None];
+    }
+
+    /// Sets the bits of `ranks` (`local`: a rank's entry in the slab) in slab `slab`'s inbox for
+    /// level `depth`, held in memory where the slabs are: no batches, no files.
+    pub(super) fn deliver(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        ranks: &[u64],
+        local: &(dyn Fn(u64) -> u64 + Sync),
+    ) {
+        let parity = (depth % 2) as usize;
+        let entries = self.entries[slab];
+        let bits = self.held_inboxes[slab][parity].get_or_insert_with(|| Bitmap::new(entries));
+        (ranks.par_chunks(1 << 16)).for_each(|chunk| {
+            for &r in chunk {
+                bits.insert(local(r));
+            }
+        });
+        self.pending[slab][parity] += ranks.len() as u64;
+        self.merged[slab][parity] = true;
     }
 
     /// Removes the inboxes for level `depth`, all read by the pass before (the last checkpoint
@@ -73,6 +95,7 @@ impl SlabFiles {
             debug_assert_eq!(self.pending[slab][parity], 0, "an inbox not read");
             self.inbox_bytes[slab][parity] = 0;
             self.merged[slab][parity] = false;
+            self.held_inboxes[slab][parity] = None;
             self.remove_inbox(slab, depth % 2)?;
         }
         Ok(())
@@ -198,11 +221,8 @@ impl SlabFiles {
         if self.pending[slab][parity] == 0 {
             return Ok(0);
         }
-        let mut claimed = 0;
-        if self.merged[slab][parity] {
-            let (bitmap, buffer) = self.take_merging(self.entries[slab]);
-            self.read_inbox_bits(slab, depth, &bitmap)?;
-            claimed += (0..bitmap.word_count())
+        let claim_bits = |bitmap: &Bitmap| {
+            (0..bitmap.word_count())
                 .into_par_iter()
                 .map(|w| {
                     let (mut word, mut held) = (bitmap.word(w), 0);
@@ -213,7 +233,15 @@ impl SlabFiles {
                     }
                     held
                 })
-                .sum::<u64>();
+                .sum::<u64>()
+        };
+        let mut claimed = 0;
+        if let Some(bitmap) = self.held_inboxes[slab][parity].take() {
+            claimed += claim_bits(&bitmap);
+        } else if self.merged[slab][parity] {
+            let (bitmap, buffer) = self.take_merging(self.entries[slab]);
+            self.read_inbox_bits(slab, depth, &bitmap)?;
+            claimed += claim_bits(&bitmap);
             self.merging = Some((bitmap, buffer));
         }
         claimed += self.batches(slab, depth, &|r| claim(local(r)))?;
@@ -305,7 +333,7 @@ mod tests {
         let folder = std::env::temp_dir().join(format!("gpusearch-inbox-{}", std::process::id()));
         // Slab 1 holds the ranks from 1000 on: its entries are the ranks less 1000.
         let entries = 70_000u64;
-        let mut files = SlabFiles::new(&folder, vec![10, entries]).unwrap();
+        let mut files = SlabFiles::new(&folder, vec![10, entries], false).unwrap();
         let local = |r: u64| r - 1000;
         let (mut want, mut merges) = (vec![false; entries as usize], 0);
         for round in 0..40u64 {

@@ -12,6 +12,10 @@
 //! pass ends with a whole level: while one slab is searched, the one before is written and the
 //! next read into its memory. Slabs with no state of the level are not read. After each pass
 //! the slabs' files are the checkpoint ([`checkpoint`]).
+//!
+//! The same engine keeps its slabs in host memory where a GPU that cannot hold the table sweeps
+//! them (the host tier, [`Cut::in_memory`]): a slab is taken and put back with no copy, and
+//! only the inboxes are files.
 
 mod bits;
 mod checkpoint;
@@ -65,6 +69,9 @@ pub struct Cut {
     pub list_bytes: u64,
     /// The bytes of the neighbours a round sends to other slabs.
     pub round_bytes: u64,
+    /// Whether the slabs' tables live in host memory (the host tier: a GPU sweeps them), not
+    /// on disk; their inboxes are files in the folder either way.
+    pub in_memory: bool,
 }
 
 /// Has the allocator take allocations of 4 MiB and more straight from the kernel and give them
@@ -152,6 +159,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             unit,
             list_bytes,
             round_bytes,
+            in_memory,
         } = cut;
         let (size, planes) = (space.size(), space.slab_planes());
         let slabs: Vec<Slab> = (0..slabs)
@@ -172,7 +180,11 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             swept: split.swept,
             pushed: split.pushed,
             pushed_at: split.pushed_at,
-            files: SlabFiles::new(folder, slabs.iter().map(|s| s.entries()).collect())?,
+            files: SlabFiles::new(
+                folder,
+                slabs.iter().map(|s| s.entries()).collect(),
+                in_memory,
+            )?,
             found: vec![0; slabs.len()],
             limit,
             smallest: Vec::new(),
@@ -287,8 +299,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         let mut remaining = Vec::new();
         for i in 0..self.slabs.len() {
             let slab = &self.slabs[i];
-            let loaded = self.files.reader(i, slab.entries())()?;
-            self.files.count(loaded.io);
+            let loaded = self.files.read(i, slab.entries())?;
             let (table, next) = (&loaded.table, &loaded.next);
             let mine: Vec<u64> = (0..next.word_count())
                 .into_par_iter()
@@ -300,6 +311,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                 })
                 .collect();
             remaining.extend(mine);
+            self.files.leave(i, loaded);
             self.found[i] = 0;
             self.files.forget_inboxes(i);
         }
@@ -377,13 +389,13 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                 "slab {i} holds states of a level not yet written: the search is not over"
             ));
         }
-        let files = (0..self.slabs.len())
-            .map(|i| self.files.open_table(i))
+        let tables = (0..self.slabs.len())
+            .map(|i| self.files.slab_table(i))
             .collect::<Result<_, _>>()?;
         Ok(SlabsView {
             slabs: &self.slabs,
             owners: &self.owners,
-            files,
+            tables,
             entries: self.space.size(),
             tail: self.tail.as_ref().map_or(&[][..], |t| &t.levels[..]),
         })
@@ -466,11 +478,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
             .collect();
         let read_at = |at: usize| sizes.get(at).copied();
         let mut loaded = match read_at(0) {
-            Some((i, entries)) => {
-                let loaded = self.files.reader(i, entries)()?;
-                self.files.count(loaded.io);
-                Some(loaded)
-            }
+            Some((i, entries)) => Some(self.files.read(i, entries)?),
             None => None,
         };
         if order.len() > 1 {

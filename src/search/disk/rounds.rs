@@ -92,6 +92,20 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         let mut sorted = std::mem::take(&mut self.sorted);
         let bits = self.owners.rank_bits();
         let lengths = by_owner(&mut round, &mut sorted, self.slabs.len(), bits);
+        if self.files.in_memory() {
+            // Slabs in memory take their ranks as bits at once.
+            let mut rest = &round[..];
+            for (owner, &n) in lengths.iter().enumerate() {
+                let (mine, after) = rest.split_at(n);
+                let slab = &self.slabs[owner];
+                (self.files).deliver(owner, depth, mine, &|r| slab.local(r));
+                rest = after;
+            }
+            round.clear();
+            *self.round.get_mut().unwrap_or_else(|e| e.into_inner()) = round;
+            self.sorted = sorted;
+            return Ok(());
+        }
         // Each slab's ranks in batches, coded.
         let mut batches: Vec<(usize, &mut [u64])> = Vec::new();
         let mut rest = &mut round[..];

@@ -1,10 +1,18 @@
-//! The whole table of a search from disk, as its slabs' files hold it ([`SlabsView`]): what the
+//! The whole table of a search in slabs, as their files (or host memory) hold it ([`SlabsView`]): what the
 //! distances file is written from.
 
 use super::owners::Owners;
 use crate::search::slab::Slab;
-use crate::table::{ENTRIES_PER_WORD, TableView};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableView};
 use std::os::unix::fs::FileExt;
+
+/// A slab's table, to read pieces of.
+pub(super) enum SlabTable<'e> {
+    /// Its file.
+    File(std::fs::File),
+    /// Held in host memory.
+    Held(&'e DistanceTable),
+}
 
 /// The whole table of a search that is over, read from the slabs' tables (each of its words is
 /// in one slab), with the levels of the tail over them. The states a pass found before the tail
@@ -13,7 +21,7 @@ pub(super) struct SlabsView<'e> {
     pub(super) slabs: &'e [Slab],
     pub(super) owners: &'e Owners,
     /// Each slab's table.
-    pub(super) files: Vec<std::fs::File>,
+    pub(super) tables: Vec<SlabTable<'e>>,
     pub(super) entries: u64,
     /// The levels of the tail: (depth, states ascending).
     pub(super) tail: &'e [(u64, Vec<u64>)],
@@ -39,11 +47,18 @@ impl TableView for SlabsView<'_> {
             let run = ((slab.end - column).div_ceil(ENTRIES_PER_WORD) as usize).min(words.end - w);
             let local = slab.entry(plane, column) / ENTRIES_PER_WORD;
             let at = out.len();
-            out.resize(at + 8 * run, 0);
-            let fail = |e: std::io::Error| format!("cannot read slab {i} of the table: {e}");
-            (self.files[i])
-                .read_exact_at(&mut out[at..], 8 * local)
-                .map_err(fail)?;
+            match &self.tables[i] {
+                SlabTable::File(file) => {
+                    out.resize(at + 8 * run, 0);
+                    let fail =
+                        |e: std::io::Error| format!("cannot read slab {i} of the table: {e}");
+                    (file.read_exact_at(&mut out[at..], 8 * local)).map_err(fail)?;
+                }
+                SlabTable::Held(table) => {
+                    let local = local as usize;
+                    table.append_le_bytes(local..local + run, out)?;
+                }
+            }
             let ranks = rank..rank + run as u64 * ENTRIES_PER_WORD;
             for (depth, states) in self.tail {
                 let from = states.partition_point(|&r| r < ranks.start);
