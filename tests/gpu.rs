@@ -435,7 +435,7 @@ fn tables_the_gpu_cannot_hold_are_refused_before_any_output() {
     refused_before_any_output(
         &["--n", "10", "--gpu-memory", "64KiB"],
         &[
-            "a slab of 100800 entries needs 132.9 KiB (136108 bytes) of GPU memory",
+            "a slab of 100800 entries needs 120.6 KiB (123508 bytes) of GPU memory",
             "--gpu-memory gives 64.0 KiB",
         ],
     );
@@ -600,7 +600,9 @@ fn sweep_slabs<S: StateSpace>(gpu: &Gpu, what: &str, space: &S) {
                 round_bytes: 1 << 16,
                 in_memory,
             };
-            let sweeper = GpuSweeper::new(gpu, Some(24 << 10), 1 << (2 * in_memory as u32));
+            // Slabs in memory move in pieces of 1,024 blocks: several a slab here.
+            let pieces = [1 << 16, 1 << 10][usize::from(in_memory)];
+            let sweeper = GpuSweeper::new(gpu, Some(24 << 10), pieces);
             let engine = (DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap())
                 .sweeping_with(Box::new(sweeper));
             let got = search_on(space, engine, &options, None, None).unwrap();

@@ -19,9 +19,9 @@ pub const MOST_BLOCK_BYTES: u64 = 12;
 /// Blocks read back from the device at a time, into each of two staging buffers (192 MiB).
 pub const READBACK_BLOCKS: u64 = 1 << 24;
 /// Blocks a slab from disk swept on the GPU sends or reads back at a time (2M entries: the
-/// staging takes 1.5 MiB of host memory, within the plan's fixed room). Slabs held in host
-/// memory move [`READBACK_BLOCKS`] at a time: a piece of 2M entries costs a wait on the device,
-/// and a slab of 3.4e10 entries took 13 s a pass in such pieces on an H100's host.
+/// staging takes 1 MiB of host memory at 2 bits an entry, within the plan's fixed room). Slabs
+/// held in host memory move [`READBACK_BLOCKS`] at a time: a piece of 2M entries costs a wait on
+/// the device, and a slab of 3.4e10 entries took 13 s a pass in such pieces on an H100's host.
 pub const SLAB_READBACK_BLOCKS: u64 = 1 << 16;
 /// The most ranks a frontier list on the device holds (128 MiB a list).
 pub const MAX_LIST: u64 = 1 << 24;
@@ -69,6 +69,22 @@ impl Layout {
     /// an entry, or why none exists.
     pub fn plan(entries: u64, max_window_bytes: u64) -> Result<Layout, String> {
         Self::plan_bits(entries, max_window_bytes, true)
+    }
+
+    /// The layout of a slab swept on the device ([`crate::gpu::GpuSweeper`]): 2 bits an entry
+    /// (the slab holds every level up to the one it expands, so that level's value tells its
+    /// states: older levels of the same value find nothing new), in windows of at most
+    /// `max_window_bytes`, moving `readback_blocks` blocks to and from the device at a time.
+    pub fn slab(
+        entries: u64,
+        max_window_bytes: u64,
+        readback_blocks: u64,
+    ) -> Result<Layout, String> {
+        Ok(Layout {
+            puzzle_bytes: 0,
+            readback_blocks,
+            ..Self::plan_bits(entries, max_window_bytes, false)?
+        })
     }
 
     /// [`Layout::plan`] with `seen` words in the blocks (3 bits an entry) or without (2 bits).

@@ -149,8 +149,8 @@ impl Plan {
         let in_slabs = (device.is_none() || sweeps || unused)
             && slab.is_none()
             && (host_refusal.is_some() || inputs.slab_bytes.is_some() || sweeps);
-        // A GPU that sweeps the slabs holds one at 3 bits an entry and its frontier lists: its
-        // 2-bit table at most half the GPU's memory (three quarters of it on the device).
+        // A GPU that sweeps the slabs holds one at 2 bits an entry and its frontier lists: its
+        // table at most half the GPU's memory.
         let gpu_most = (device.as_ref().filter(|_| sweeps))
             .and_then(|(_, b)| b.as_ref())
             .map(|b| b.bytes / 2);
@@ -195,7 +195,7 @@ impl Plan {
             Some(Some(_)) => DiskPlan::in_slabs(shape.entries),
             _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
         };
-        // A GPU that sweeps slabs holds one slab at a time (3 bits an entry), not the table.
+        // A GPU that sweeps slabs holds one slab at a time (2 bits an entry), not the table.
         let sweeping = disk_slabs
             .as_ref()
             .and_then(Option::as_ref)
@@ -208,20 +208,17 @@ impl Plan {
         };
         let (device, device_refusal) = match (device, sweeping) {
             (Some((layout, budget)), Some(slabs)) => {
-                let slab = Layout::plan(slabs.entries, layout.window_bytes(0)).map(|l| Layout {
-                    puzzle_bytes: 0,
-                    readback_blocks: match slabs.in_memory {
-                        true => READBACK_BLOCKS,
-                        false => SLAB_READBACK_BLOCKS,
-                    },
-                    ..l
-                });
+                let readback_blocks = match slabs.in_memory {
+                    true => READBACK_BLOCKS,
+                    false => SLAB_READBACK_BLOCKS,
+                };
+                let slab = Layout::slab(slabs.entries, layout.window_bytes(0), readback_blocks);
                 let refusal = match &slab {
                     Ok(slab) => (budget.as_ref())
                         .filter(|b| slab.device_bytes() > b.bytes)
                         .map(|b| {
                             format!(
-                                "a slab of {} entries needs {} of GPU memory (3 bits an entry and the frontier lists), but {} gives {}: use a GPU with more memory, or {}",
+                                "a slab of {} entries needs {} of GPU memory (2 bits an entry and the frontier lists), but {} gives {}: use a GPU with more memory, or {}",
                                 slab.entries,
                                 bytes(slab.device_bytes()),
                                 b.source,

@@ -1,7 +1,8 @@
 //! The GPU in a search in slabs, from disk or in host memory ([`crate::search::disk`]): each slab's block moves (those that
 //! stay in it) swept on the device. The slab goes to the device with its level's states unseen,
 //! the sweep kernels run over its entries as over a table of their own (a puzzle of no moves of
-//! its own: only block moves, no residual ones), and the slab comes back with its next level,
+//! its own: only block moves, no residual ones; 2 bits an entry, [`Layout::slab`]), and the slab
+//! comes back with its next level,
 //! told from the table before by the entries that were unreached there. The moves that leave a
 //! slab stay with the host, pushed state by state.
 
@@ -58,10 +59,10 @@ impl<'g> GpuSweeper<'g> {
         } else if !same {
             // The last slab's buffers go before the next one's are made.
             self.built = None;
-            let layout = Layout {
-                readback_blocks: self.readback_blocks,
-                ..self.gpu.plan(entries, self.max_window_bytes)?
-            };
+            let limits = &self.gpu.limits;
+            let binding = (limits.max_storage_buffer_binding_size).min(limits.max_buffer_size);
+            let window = self.max_window_bytes.map_or(binding, |w| w.min(binding));
+            let layout = Layout::slab(entries, window, self.readback_blocks)?;
             let structure = Structure {
                 blocks: blocks.to_vec(),
                 residual: Vec::new(),
