@@ -42,8 +42,10 @@ fn words(table: &DistanceTable) -> Vec<u64> {
 
 /// The in-memory search of `space` and the disk engine's with 1 to 7 slabs agree, from the start
 /// and from the checkpoint after a middle level: cut at table words, and where most moves stay
-/// in a slab (some slabs then empty); the first levels as lists or not.
-fn check<S: StateSpace>(what: &str, space: &S) -> bool {
+/// in a slab (some slabs then empty); the first levels as lists or not; the slabs on disk and in
+/// host memory. Returns whether a checkpoint of the table was taken up, and whether one of slabs
+/// in memory was compared.
+fn check<S: StateSpace>(what: &str, space: &S) -> (bool, bool) {
     let options = Options {
         antipode_limit: 50,
         ..Options::default()
@@ -54,6 +56,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
     let saved = every.0.into_inner().unwrap();
     let dir = scratch(&format!("disk-{}", what.replace(' ', "-")));
     let mut slabs_resumed = 0;
+    let mut held_compared = 0;
     let best = slab_units(space)[0];
     // The first levels as lists in no bytes (none), a few, more, and all of them; rounds of
     // neighbours for other slabs of 64 ranks and more.
@@ -70,13 +73,16 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
             round_bytes,
             in_memory: false,
         };
-        // The same slabs held in host memory (no checkpoint).
+        // The same slabs held in host memory, whose checkpoints are the table at its last
+        // whole level: each equals the in-memory search's at that level, and the search goes on
+        // from the middle one.
         let held = Cut {
             in_memory: true,
             ..cut
         };
         let engine = DiskEngine::new(space, held, &dir, options.antipode_limit).unwrap();
-        let got = search_on(space, engine, &options, None, None).unwrap();
+        let tables = Every::default();
+        let got = search_on(space, engine, &options, Some(&tables), None).unwrap();
         let w = format!("{what}, {slabs} slabs of {unit}-column units in memory");
         assert_eq!(
             (&got.levels, &got.antipodes),
@@ -87,6 +93,32 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
             words(&got.table) == words(&want.table),
             "{w}: the tables differ"
         );
+        let tables = tables.0.into_inner().unwrap();
+        for (table, levels, _) in &tables {
+            let at = (saved.iter()).find(|(_, l, _)| l.len() == levels.len());
+            if let Some((memory, ..)) = at {
+                assert!(
+                    table == memory,
+                    "{w}: the checkpoint of level {}",
+                    levels.len() - 1
+                );
+                held_compared += 1;
+            }
+        }
+        if let Some((table, levels, antipodes)) = tables.get(tables.len() / 2).cloned() {
+            let resume = Resume {
+                table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), table))),
+                levels,
+                antipodes,
+            };
+            let engine = DiskEngine::new(space, held, &dir, options.antipode_limit).unwrap();
+            let got = search_on(space, engine, &options, None, Some(resume)).unwrap();
+            assert_eq!(got.levels, want.levels, "{w}, resumed");
+            assert!(
+                words(&got.table) == words(&want.table),
+                "{w}, resumed: the tables differ"
+            );
+        }
         let engine = DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap();
         let snapshots = Snapshots::new(&dir);
         let got = search_on(space, engine, &options, Some(&snapshots), None).unwrap();
@@ -146,7 +178,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> bool {
         slabs_resumed >= 3,
         "{what}: resumed from slabs {slabs_resumed} times"
     );
-    !saved.is_empty()
+    (!saved.is_empty(), held_compared > 0)
 }
 
 /// A copy of the slab folder as a checkpoint found it, the state that names its files, the
@@ -193,18 +225,26 @@ impl Checkpoints for Snapshots {
 
 #[test]
 fn every_family_from_disk_equals_the_search_in_memory() {
-    let mut resumed = 0;
+    let (mut resumed, mut held) = (0, 0);
     for (i, request) in requests().into_iter().enumerate() {
         let what = format!("{i} {}", request.puzzle);
-        resumed += match registry::space(&request).unwrap() {
+        let (table, in_memory) = match registry::space(&request).unwrap() {
             Space::Ring(s) => check(&what, &s),
             Space::Perm(s) => check(&what, &s),
             Space::Rings(s) => check(&what, &s),
             Space::Key(s) => check(&what, &s),
             Space::Twisty(s) => check(&what, &s),
-        } as usize;
+        };
+        resumed += usize::from(table);
+        held += usize::from(in_memory);
     }
     assert!(resumed >= 5, "{resumed} families resumed");
+    // Slabs in memory save no checkpoint while the first levels are lists or the last ones a
+    // tail: the smallest families have none.
+    assert!(
+        held >= 4,
+        "{held} families' checkpoints of slabs in memory compared"
+    );
 }
 
 /// The command line with the table forced onto disk in small slabs writes the distances file

@@ -179,15 +179,11 @@ fn run_space<S: StateSpace>(
     }
     if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
         let checkpoints = match &plan.disk_slabs {
-            Some(slabs) if slabs.in_memory => format!(
-                "the slabs live in host memory, with no checkpoint; up to {} of disk",
-                bytes(plan.disk.needed(0))
-            ),
-            Some(slabs) => format!(
+            Some(slabs) if !slabs.in_memory => format!(
                 "the slabs are the checkpoint, after every level; up to {} of disk",
                 bytes(slabs.disk().max(slabs.generation + plan.disk.needed(0)))
             ),
-            None => format!(
+            _ => format!(
                 "a checkpoint every {:.0} s (~{:.0} s each); up to {} of disk",
                 plan.disk.every,
                 plan.disk.checkpoint_seconds,

@@ -67,15 +67,6 @@ impl DiskPlan {
         }
     }
 
-    /// The disk plan of a table of `entries` entries searched in slabs held in host memory: the
-    /// distances file, and no checkpoint.
-    pub fn in_memory_slabs(entries: u64) -> DiskPlan {
-        DiskPlan {
-            checkpoint_bytes: 0,
-            ..DiskPlan::in_slabs(entries)
-        }
-    }
-
     /// Disk the run needs free in its output folder: the distances file while the last
     /// checkpoint still exists, or a checkpoint written beside the one before it; less the
     /// checkpoint already there (`existing` bytes), which is replaced.
@@ -86,16 +77,6 @@ impl DiskPlan {
     /// The plan as text, one line each.
     pub fn describe(&self) -> String {
         let mut out = String::new();
-        // Slabs in host memory save no checkpoint.
-        if self.in_slabs && self.checkpoint_bytes == 0 {
-            let _ = writeln!(
-                out,
-                "disk: distances file at most {}; no checkpoint (the slabs live in host memory)\n  free disk needed: {}",
-                bytes(self.file_bytes),
-                bytes(self.needed(0))
-            );
-            return out;
-        }
         if self.in_slabs {
             let _ = writeln!(
                 out,

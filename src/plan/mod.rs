@@ -190,9 +190,9 @@ impl Plan {
             }
             .into();
         }
+        // Slabs held in host memory save the whole table, as the in-memory engines do.
         let disk = match &disk_slabs {
-            Some(Some(slabs)) if slabs.in_memory => DiskPlan::in_memory_slabs(shape.entries),
-            Some(Some(_)) => DiskPlan::in_slabs(shape.entries),
+            Some(Some(slabs)) if !slabs.in_memory => DiskPlan::in_slabs(shape.entries),
             _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
         };
         // A GPU that sweeps slabs holds one slab at a time (2 bits an entry), not the table.

@@ -167,7 +167,7 @@ impl DiskSlabs {
         if self.in_memory {
             let _ = writeln!(
                 out,
-                "  nothing on disk but the distances file: no checkpoint (the slabs are not written)"
+                "  on disk: the distances file and checkpoints of the whole table at its last whole level (below)"
             );
             let _ = writeln!(
                 out,

@@ -1,6 +1,6 @@
 //! The slabs on disk as the checkpoint: after each level the engine puts its files on the disk
 //! and the run's checkpoint names them ([`SlabsState`]), with no copy of the table; a run that
-//! goes on takes them up as they were named. Slabs held in host memory are no checkpoint.
+//! goes on takes them up as they were named. Slabs held in host memory save the table instead.
 
 use super::DiskEngine;
 use super::state::SlabsState;
@@ -21,10 +21,16 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         antipodes: &[u64],
         over: bool,
     ) -> Result<(), String> {
-        // Slabs held in host memory save nothing: writing them would be the disk tier.
-        let nothing = (!over && self.lists.is_some()) || self.tail.is_some();
-        if nothing || self.files.in_memory() {
+        if (!over && self.lists.is_some()) || self.tail.is_some() {
             return Ok(());
+        }
+        if self.files.in_memory() {
+            // The table at its last whole level; nothing once the search is over.
+            if over {
+                return Ok(());
+            }
+            let view = self.view_at_level()?;
+            return checkpoints.save(Saving::Table(&view), levels, antipodes);
         }
         self.lay_out()?;
         self.files.sync()?;
@@ -52,7 +58,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         antipodes: &[u64],
     ) -> Result<(), String> {
         if self.files.in_memory() {
-            return Err("the slabs of this run live in host memory, where there is no checkpoint to go on from: run it again from the start".into());
+            return Err("the checkpoint names slabs on disk, and this run keeps its slabs in host memory: go on with the memory budget of the run that saved it".into());
         }
         let n = self.slabs.len();
         if (state.slabs, state.unit) != (n, self.unit)

@@ -17,8 +17,8 @@
 //!
 //! Where the slabs live in host memory (the host tier, for a GPU that cannot hold the table),
 //! their tables and bits are held, not written: a slab written is kept, a slab read is taken,
-//! with no copy; their inboxes are bits in memory ([`SlabFiles::deliver`]), and there is no
-//! checkpoint.
+//! with no copy; their inboxes are bits in memory ([`SlabFiles::deliver`]), and a checkpoint is
+//! the whole table at its last level, as the in-memory engines save it.
 
 use super::bits;
 use super::io::{Aligned, Io};
@@ -346,12 +346,17 @@ impl SlabFiles {
         (self.loaded.take()).ok_or_else(|| "no slab was being read".to_string())
     }
 
-    /// The table of slab `slab`, to read pieces of: held in memory, or its file opened.
-    pub(super) fn slab_table(&self, slab: usize) -> Result<SlabTable<'_>, String> {
+    /// The table of slab `slab`, to read pieces of: held in memory (its states of the next
+    /// level found so far as unreached, where `found_unreached`), or its file opened.
+    pub(super) fn slab_table(
+        &self,
+        slab: usize,
+        found_unreached: bool,
+    ) -> Result<SlabTable<'_>, String> {
         if let Some(held) = &self.held {
-            let (table, _) =
+            let (table, next) =
                 (held[slab].as_ref()).ok_or_else(|| format!("slab {slab} is not in memory"))?;
-            return Ok(SlabTable::Held(table));
+            return Ok(SlabTable::Held(table, found_unreached.then_some(next)));
         }
         let path = self.table_path(slab, self.current[slab]);
         let file = File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;

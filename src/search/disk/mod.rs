@@ -14,8 +14,8 @@
 //! the slabs' files are the checkpoint ([`checkpoint`]).
 //!
 //! The same engine keeps its slabs in host memory where a GPU that cannot hold the table sweeps
-//! them (the host tier, [`Cut::in_memory`]): a slab is taken and put back with no copy, and
-//! only the inboxes are files.
+//! them (the host tier, [`Cut::in_memory`]): a slab is taken and put back with no copy, the
+//! inboxes are bits, and a checkpoint is the table at its last whole level.
 
 mod bits;
 mod checkpoint;
@@ -389,8 +389,21 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                 "slab {i} holds states of a level not yet written: the search is not over"
             ));
         }
+        self.view_with(false)
+    }
+
+    /// The table at the last whole level, for a checkpoint of slabs held in memory: their
+    /// states of the next level found so far read as unreached (the next level's states that
+    /// inboxes hold are not in the table yet).
+    fn view_at_level(&self) -> Result<SlabsView<'_>, String> {
+        self.view_with(true)
+    }
+
+    /// The table as the slabs hold it, their states of the next level found so far as
+    /// unreached where `found_unreached` (slabs held in memory).
+    fn view_with(&self, found_unreached: bool) -> Result<SlabsView<'_>, String> {
         let tables = (0..self.slabs.len())
-            .map(|i| self.files.slab_table(i))
+            .map(|i| self.files.slab_table(i, found_unreached))
             .collect::<Result<_, _>>()?;
         Ok(SlabsView {
             slabs: &self.slabs,
@@ -525,9 +538,10 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         self.take_up(state, depth, antipodes)
     }
 
-    /// The slabs' files are the checkpoint.
+    /// The slabs' files are the checkpoint; slabs held in memory save the whole table, as the
+    /// in-memory engines do.
     fn saves_in_place(&self) -> bool {
-        true
+        !self.files.in_memory()
     }
 
     fn save(

@@ -2,6 +2,7 @@
 //! distances file is written from.
 
 use super::owners::Owners;
+use crate::search::bitmap::Bitmap;
 use crate::search::slab::Slab;
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableView};
 use std::os::unix::fs::FileExt;
@@ -10,8 +11,9 @@ use std::os::unix::fs::FileExt;
 pub(super) enum SlabTable<'e> {
     /// Its file.
     File(std::fs::File),
-    /// Held in host memory.
-    Held(&'e DistanceTable),
+    /// Held in host memory, with the bits of the states of the next level found in it so far
+    /// where they are to read as unreached (a checkpoint's table, at the last whole level).
+    Held(&'e DistanceTable, Option<&'e Bitmap>),
 }
 
 /// The whole table of a search that is over, read from the slabs' tables (each of its words is
@@ -54,9 +56,12 @@ impl TableView for SlabsView<'_> {
                         |e: std::io::Error| format!("cannot read slab {i} of the table: {e}");
                     (file.read_exact_at(&mut out[at..], 8 * local)).map_err(fail)?;
                 }
-                SlabTable::Held(table) => {
+                SlabTable::Held(table, found) => {
                     let local = local as usize;
                     table.append_le_bytes(local..local + run, out)?;
+                    if let Some(found) = found {
+                        unreach(&mut out[at..], found, local);
+                    }
                 }
             }
             let ranks = rank..rank + run as u64 * ENTRIES_PER_WORD;
@@ -71,5 +76,23 @@ impl TableView for SlabsView<'_> {
             w += run;
         }
         Ok(())
+    }
+}
+
+/// Sets to unreached the entries of `bytes` (table words from word `first` of a slab's table)
+/// whose bits are set in `found` (a bitmap of the slab's entries).
+fn unreach(bytes: &mut [u8], found: &Bitmap, first: usize) {
+    for (i, word) in bytes.chunks_exact_mut(8).enumerate() {
+        let at = first + i;
+        let bits = found.word(at / 2) >> (32 * (at % 2)) & 0xffff_ffff;
+        if bits == 0 {
+            continue;
+        }
+        // Each found entry's two bits to 0b11.
+        let spread = (0..32)
+            .filter(|b| bits >> b & 1 == 1)
+            .fold(0u64, |m, b| m | 3 << (2 * b));
+        let value = u64::from_le_bytes((*word).try_into().expect("8 bytes")) | spread;
+        word.copy_from_slice(&value.to_le_bytes());
     }
 }
