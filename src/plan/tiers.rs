@@ -171,6 +171,11 @@ impl DiskSlabs {
             );
             let _ = writeln!(
                 out,
+                "  a pass sends each slab that has states of the level to the GPU and back: at most {} each way (2 bits an entry)",
+                bytes(self.count as u64 * DistanceTable::bytes_for(self.entries))
+            );
+            let _ = writeln!(
+                out,
                 "  the first levels run as lists in memory, the last ones among a list of the unreached states"
             );
             return out;
