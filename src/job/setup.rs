@@ -212,7 +212,9 @@ pub(super) fn setup<'m, S: StateSpace>(
         prepare_output(out)?;
         // The slab folder too (named as such if it cannot be made); what was made for a run
         // that is refused goes again.
-        let slab_folder = (plan.disk_slabs.as_ref()).map(|slabs| &slabs.folder);
+        let slab_folder = (plan.disk_slabs.as_ref())
+            .filter(|slabs| !slabs.in_memory)
+            .map(|slabs| &slabs.folder);
         let made_slabs = slab_folder.filter(|f| !f.exists());
         let undo = || {
             if let Some(folder) = made_slabs {

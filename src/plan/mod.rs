@@ -140,9 +140,7 @@ impl Plan {
             memory = sketch(false, false);
             host_refusal = host_refusal_of(&memory);
         }
-        // A table the GPU cannot hold but sweeps is searched in slabs (the slabs' plan speaks
-        // for the GPU then).
-        let device_refusal = device_refusal.filter(|_| !unused && !sweeps);
+        let device_refusal = device_refusal.filter(|_| !unused);
         // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
         // with a GPU that sweeps a slab at a time. One the GPU sweeps but the host holds, slabs
         // and all, is searched in slabs in host memory.
@@ -168,7 +166,9 @@ impl Plan {
                     in_memory,
                 )
             };
-            (sweeps.then(|| fit(true)).flatten()).or_else(|| fit(false))
+            // `--slab-bytes` asks for slabs on disk (to test them).
+            let in_memory = sweeps && inputs.slab_bytes.is_none();
+            (in_memory.then(|| fit(true)).flatten()).or_else(|| fit(false))
         });
         let nor = "; with the table on disk, not even one slab of it fits";
         let host_refusal = match disk_slabs {
@@ -206,6 +206,9 @@ impl Plan {
             (Some(_), None) if unused => DeviceUse::None,
             (Some(_), None) => DeviceUse::Table,
         };
+        // A table the GPU cannot hold but sweeps in slabs is refused only where no slab fits
+        // (the slabs' plan speaks for the GPU then).
+        let device_refusal = device_refusal.filter(|_| sweeping.is_none());
         let (device, device_refusal) = match (device, sweeping) {
             (Some((layout, budget)), Some(slabs)) => {
                 let readback_blocks = match slabs.in_memory {

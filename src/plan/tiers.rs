@@ -3,7 +3,7 @@
 //! where a GPU that cannot hold the table sweeps them, cut so that one fits the GPU.
 
 use super::FIXED_BYTES;
-use crate::gpu::layout::{MOST_BLOCK_BYTES, READBACK_BLOCKS};
+use crate::gpu::layout::READBACK_BLOCKS;
 use crate::search::disk::{IO_BYTES, bits_disk_bytes, inbox_disk_bytes};
 use crate::search::slab::{self, ROUND_BYTES};
 use crate::store;
@@ -35,7 +35,7 @@ pub struct DiskSlabs {
     /// The most bytes on disk of the slabs' inboxes for two levels, and of an inbox's bits
     /// being merged: dense levels come near it, sparse ones take a fraction.
     pub inboxes: u64,
-    /// The folder they (or, in host memory, their inboxes) are kept in.
+    /// The folder they are kept in, on disk (none is made for slabs in host memory).
     pub folder: PathBuf,
 }
 
@@ -97,7 +97,7 @@ impl DiskSlabs {
             let largest = columns * planes;
             let memory = memory_of(count as u64, largest);
             let small_enough = most.is_none_or(|m| DistanceTable::bytes_for(largest) <= m);
-            (total(&memory) <= budget && small_enough).then(|| DiskSlabs {
+            (total(&memory, in_memory) <= budget && small_enough).then(|| DiskSlabs {
                 in_memory,
                 count,
                 unit,
@@ -126,7 +126,7 @@ impl DiskSlabs {
     /// The most memory the plan takes: the fixed room, and the larger of the search's parts and
     /// the distances file's chunks (written after the search, its slabs let go).
     pub fn total(&self) -> u64 {
-        total(&self.memory)
+        total(&self.memory, self.in_memory)
     }
 
     /// The bytes a loaded slab and what its passes hold beside it take, except the fixed parts
@@ -160,7 +160,10 @@ impl DiskSlabs {
         let _ = writeln!(
             out,
             "  {:<46} {}",
-            "total (the search or the writing, and the fixed)",
+            match self.in_memory {
+                true => "total (the search, the writing and the fixed)",
+                false => "total (the search or the writing, and the fixed)",
+            },
             bytes(self.total())
         );
         let _ = writeln!(out, "  {:<46} {}", "budget", bytes(budget));
@@ -271,11 +274,9 @@ fn held_memory(
             2 * count * bitmap,
         ),
         ("neighbours for other slabs (a round)", 2 * round_bytes),
-        // Two staging buffers, and a piece's table words and device words on their way up.
-        (
-            "pieces to and from the GPU",
-            READBACK_BLOCKS * (2 * MOST_BLOCK_BYTES + 8 + MOST_BLOCK_BYTES),
-        ),
+        // Two staging buffers, and a piece's table words and device words on their way up
+        // (2 bits an entry on the device: 8 bytes a block).
+        ("pieces to and from the GPU", READBACK_BLOCKS * 4 * 8),
         ("fixed (process, tasks)", FIXED_BYTES),
         (
             "chunks in flight (writing, after the search)",
@@ -284,10 +285,14 @@ fn held_memory(
     ]
 }
 
-/// The most of `parts` ([`slab_memory`]) held at once: the fixed room, and the search's parts
-/// or the writing's chunks.
-fn total(parts: &[(&'static str, u64)]) -> u64 {
+/// The most of `parts` ([`slab_memory`], [`held_memory`]) held at once: the fixed room, and the
+/// search's parts or the writing's chunks; both where the slabs stay `in_memory` while
+/// checkpoints and the distances file are written.
+fn total(parts: &[(&'static str, u64)], in_memory: bool) -> u64 {
     let (search, rest) = parts.split_at(parts.len() - 2);
     let search: u64 = search.iter().map(|(_, b)| b).sum();
-    rest[0].1 + search.max(rest[1].1)
+    match in_memory {
+        true => rest[0].1 + search + rest[1].1,
+        false => rest[0].1 + search.max(rest[1].1),
+    }
 }

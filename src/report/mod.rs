@@ -53,8 +53,8 @@ pub struct Report {
 pub struct DiskReport {
     /// The slabs the table was cut into.
     pub slabs: usize,
-    /// Whether they lived in host memory (a GPU sweeping them), not on disk: only their
-    /// inboxes were read and written then.
+    /// Whether they lived in host memory (a GPU sweeping them), not on disk: nothing was read
+    /// or written then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_memory: bool,
     /// Bytes read from the slabs' files, in all.

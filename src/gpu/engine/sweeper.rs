@@ -1,9 +1,9 @@
-//! The GPU in a search in slabs, from disk or in host memory ([`crate::search::disk`]): each slab's block moves (those that
-//! stay in it) swept on the device. The slab goes to the device with its level's states unseen,
+//! The GPU in a search in slabs, from disk or in host memory ([`crate::search::disk`]): each
+//! slab's block moves (those that stay in it) swept on the device. The slab goes to the device,
 //! the sweep kernels run over its entries as over a table of their own (a puzzle of no moves of
 //! its own: only block moves, no residual ones; 2 bits an entry, [`Layout::slab`]), and the slab
-//! comes back with its next level,
-//! told from the table before by the entries that were unreached there. The moves that leave a
+//! comes back with its next level, told from the table before by the entries that were
+//! unreached there. The moves that leave a
 //! slab stay with the host, pushed state by state.
 
 use super::*;
@@ -124,10 +124,16 @@ impl GpuEngine<'_> {
         self.read = None;
         self.listed = Lists::default();
         self.remaining = None;
-        let unreached = self.put(table, |block, _| {
+        let counts = self.put(table, |block, _| {
             level.bits_at(block * BLOCK_ENTRIES, BLOCK_ENTRIES) as u32
         })?;
-        let frontier = level.count_in(0..table.entries());
+        // What the push kernels expand: the level, or with 2 bits an entry every entry of its
+        // value (older levels too).
+        let frontier = match self.layout.seen {
+            true => level.count_in(0..table.entries()),
+            false => counts[(depth % 3) as usize],
+        };
+        let unreached = counts[3];
         let sweeps = self.sweeps.as_ref().expect("a sweeper's engine sweeps");
         let kernels = self.sweep_kernels(sweeps, frontier <= unreached);
         let (count, _) = self.run_pass(depth, &kernels, Modes::default())?;

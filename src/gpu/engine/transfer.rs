@@ -117,21 +117,21 @@ impl GpuEngine<'_> {
 
     /// Puts `table` on the device piece by piece, each block's entries that `level(block,
     /// word)` names (one bit each) left unseen among the reached ones; each piece's words made
-    /// on every worker. Returns how many entries it found unreached.
+    /// on every worker. Returns how many entries hold each value (3: unreached).
     pub(super) fn put(
         &self,
         table: &dyn TableView,
         level: impl Fn(u64, u64) -> u32 + Sync,
-    ) -> Result<u64, String> {
+    ) -> Result<[u64; 4], String> {
         let block_words = (self.layout.block_bytes() / 4) as usize;
         let entries = self.layout.entries;
-        let mut unreached = 0;
+        let mut counts = [0; 4];
         for (w, first, count) in self.chunks() {
             let block = ((w as u64) << self.layout.window_shift) + first;
             let mut bytes = Vec::with_capacity(count as usize * 8);
             table.append_le_bytes(block as usize..(block + count) as usize, &mut bytes)?;
             let mut words = vec![0u32; count as usize * block_words];
-            unreached += (words.par_chunks_mut(block_words))
+            let piece = (words.par_chunks_mut(block_words))
                 .zip(bytes.par_chunks_exact(8))
                 .enumerate()
                 .map(|(i, (out, b))| {
@@ -146,9 +146,11 @@ impl GpuEngine<'_> {
                     let live = entries.saturating_sub((block + i as u64) * BLOCK_ENTRIES);
                     let past = (BLOCK_ENTRIES - live.min(BLOCK_ENTRIES)) as u32;
                     let valid = u32::MAX.checked_shr(past).unwrap_or(0);
-                    u64::from((open & valid).count_ones())
+                    [0, 1, 2, UNREACHED]
+                        .map(|v| u64::from((squeeze(matches(word, v)) & valid).count_ones()))
                 })
-                .sum::<u64>();
+                .reduce(|| [0; 4], |a, b| [0, 1, 2, 3].map(|v| a[v] + b[v]));
+            counts = [0, 1, 2, 3].map(|v| counts[v] + piece[v]);
             self.gpu.queue.write_buffer(
                 &self.windows[w as usize],
                 first * self.layout.block_bytes(),
@@ -160,7 +162,7 @@ impl GpuEngine<'_> {
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| format!("the GPU stopped: {e}"))?;
         }
-        Ok(unreached)
+        Ok(counts)
     }
 }
 

@@ -83,16 +83,18 @@ pub(super) struct SlabFiles {
 
 impl SlabFiles {
     /// The files of slabs of `entries` entries each in `folder` (made where missing), none of
-    /// them written yet; `in_memory`: the slabs' tables and bits are held in host memory, and
-    /// only their inboxes are files.
+    /// them written yet; `in_memory`: the slabs' tables, bits and inboxes are held in host
+    /// memory instead, and no folder is made.
     pub(super) fn new(
         folder: &Path,
         entries: Vec<u64>,
         in_memory: bool,
     ) -> Result<SlabFiles, String> {
         let slabs = entries.len();
-        std::fs::create_dir_all(folder)
-            .map_err(|e| format!("cannot make the slab folder {}: {e}", folder.display()))?;
+        if !in_memory {
+            std::fs::create_dir_all(folder)
+                .map_err(|e| format!("cannot make the slab folder {}: {e}", folder.display()))?;
+        }
         Ok(SlabFiles {
             folder: folder.to_path_buf(),
             entries,
@@ -232,7 +234,7 @@ impl SlabFiles {
         self.merging = None;
     }
 
-    /// Counts the bytes read by a [`SlabFiles::reader`].
+    /// Counts the bytes read by a [`SlabFiles::read`].
     pub(super) fn count(&mut self, io: Io) {
         self.io.read += io.read;
         self.io.written += io.written;

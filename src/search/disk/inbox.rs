@@ -75,6 +75,9 @@ impl SlabFiles {
         ranks: &[u64],
         local: &(dyn Fn(u64) -> u64 + Sync),
     ) {
+        if ranks.is_empty() {
+            return;
+        }
         let parity = (depth % 2) as usize;
         let entries = self.entries[slab];
         let bits = self.held_inboxes[slab][parity].get_or_insert_with(|| Bitmap::new(entries));

@@ -69,8 +69,8 @@ pub struct Cut {
     pub list_bytes: u64,
     /// The bytes of the neighbours a round sends to other slabs.
     pub round_bytes: u64,
-    /// Whether the slabs' tables live in host memory (the host tier: a GPU sweeps them), not
-    /// on disk; their inboxes are files in the folder either way.
+    /// Whether the slabs live in host memory (the host tier: a GPU sweeps them), their tables,
+    /// levels and inboxes, not on disk.
     pub in_memory: bool,
 }
 
@@ -99,7 +99,9 @@ enum Source<'a> {
 pub trait SlabSweep {
     /// Sets the unreached neighbours of `level` (a slab's states of level `depth`) by `blocks`
     /// (moves that stay in the slab, in its entries) to level `depth + 1` in `table`, and their
-    /// bits in `next`, as [`Sweep::pass_bits`] does; returns how many.
+    /// bits in `next`, as [`Sweep::pass_bits`] does; returns how many. `table` holds every
+    /// level of the slab up to `depth` and none after, so a sweeper may take the entries holding
+    /// `depth`'s value for its states (older levels of that value have no unreached neighbour).
     fn sweep(
         &mut self,
         blocks: &[BlockMove],

@@ -1,5 +1,5 @@
-//! The whole table of a search in slabs, as their files (or host memory) hold it ([`SlabsView`]): what the
-//! distances file is written from.
+//! The whole table of a search in slabs, as their files (or host memory) hold it
+//! ([`SlabsView`]): what the distances file is written from, and a checkpoint of slabs in memory.
 
 use super::owners::Owners;
 use crate::search::bitmap::Bitmap;
@@ -16,8 +16,9 @@ pub(super) enum SlabTable<'e> {
     Held(&'e DistanceTable, Option<&'e Bitmap>),
 }
 
-/// The whole table of a search that is over, read from the slabs' tables (each of its words is
-/// in one slab), with the levels of the tail over them. The states a pass found before the tail
+/// The whole table of a search that is over (or, of slabs in memory, at its last whole level:
+/// a checkpoint's), read from the slabs' tables (each of its words is in one slab), with the
+/// levels of the tail over them. The states a pass found before the tail
 /// hold their level's value in their slab's table already (the tail finds them again).
 pub(super) struct SlabsView<'e> {
     pub(super) slabs: &'e [Slab],
