@@ -605,6 +605,9 @@ fn sweep_slabs<S: StateSpace>(gpu: &Gpu, what: &str, space: &S) {
     let dir = scratch(&format!("gpu-slabs-{}", what.replace(' ', "-")));
     let best = slab_units(space)[0];
     for (slabs, unit) in [(2, best), (3, 32), (7, best)] {
+        // One sweeper for both searches of a cut, its kernels built once (a driver compiles
+        // each); pieces of 1,024 blocks, several a slab here.
+        let mut sweeper = GpuSweeper::new(gpu, Some(24 << 10), 1 << 10);
         for in_memory in [false, true] {
             let cut = Cut {
                 slabs,
@@ -613,11 +616,8 @@ fn sweep_slabs<S: StateSpace>(gpu: &Gpu, what: &str, space: &S) {
                 round_bytes: 1 << 16,
                 in_memory,
             };
-            // Slabs in memory move in pieces of 1,024 blocks: several a slab here.
-            let pieces = [1 << 16, 1 << 10][usize::from(in_memory)];
-            let sweeper = GpuSweeper::new(gpu, Some(24 << 10), pieces);
             let engine = (DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap())
-                .sweeping_with(Box::new(sweeper));
+                .sweeping_with(Box::new(&mut sweeper));
             let got = search_on(space, engine, &options, None, None).unwrap();
             let w = format!("{what} in {slabs} slabs of {unit} columns (in memory: {in_memory})");
             assert_same(&w, &want, &got);

@@ -112,6 +112,20 @@ pub trait SlabSweep {
     ) -> Result<u64, String>;
 }
 
+/// A sweeper lent to an engine: one kept across searches keeps its kernels.
+impl<T: SlabSweep + ?Sized> SlabSweep for &mut T {
+    fn sweep(
+        &mut self,
+        blocks: &[BlockMove],
+        table: &DistanceTable,
+        level: &Bitmap,
+        next: &Bitmap,
+        depth: u64,
+    ) -> Result<u64, String> {
+        (**self).sweep(blocks, table, level, next, depth)
+    }
+}
+
 /// The engine of a table whose slabs live on disk.
 pub struct DiskEngine<'s, S: StateSpace> {
     space: &'s S,
