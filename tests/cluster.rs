@@ -135,6 +135,113 @@ fn processes_on_their_gpus_write_the_single_process_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A table cut into slabs on disk (`--slab-bytes` forces it), each process searching a run of
+/// them from its own folder: the single process's file, the report's disk section the job's.
+#[test]
+fn processes_search_slabs_on_their_disks_into_the_single_process_file() {
+    let dir = scratch("disk");
+    let puzzles: [&[&str]; 5] = [
+        &["--puzzle", "turnstyle", "--n", "10"],
+        &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
+        &["--puzzle", "topspin", "--n", "9"],
+        &[
+            "--puzzle",
+            "perm",
+            "--gens",
+            "(1,2,3,4,5,6,7,8); (1,2)(3,5)",
+        ],
+        &["--puzzle", "rings", "--n", "8"],
+    ];
+    for (i, args) in puzzles.iter().enumerate() {
+        let single = distances(args, "cpu", 0, &dir.join(format!("{i}-single")));
+        let args = [*args, &["--slab-bytes", "20000"]].concat();
+        for p in 2..=3 {
+            let out = dir.join(format!("{i}-p{p}"));
+            let file = distances(&args, "cpu", p, &out);
+            assert!(
+                file == single,
+                "{args:?}: {p} processes from disk wrote another file"
+            );
+            let report = std::fs::read_to_string(out.join("report.json")).unwrap();
+            assert!(
+                report.contains("\"disk\"") && report.contains("\"read_bytes\""),
+                "{report}"
+            );
+            // The slabs' folders are gone with the search.
+            assert!(!out.join("slabs").exists(), "{args:?}: slabs left");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A job from disk killed mid-run (one process, `kill -9`) goes on from the last level every
+/// process saved, to the same file.
+#[test]
+fn a_job_from_disk_killed_mid_run_goes_on_from_its_slabs() {
+    let dir = scratch("disk-killed");
+    let args = [
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "10",
+        "--slab-bytes",
+        "100000",
+    ];
+    let single = distances(&args[..4], "cpu", 0, &dir.join("single"));
+    let out = dir.join("job");
+    let mpirun = |resume: bool| {
+        let mut c = Command::new("mpirun");
+        c.args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
+            .arg(env!("CARGO_BIN_EXE_gpusearch"))
+            .args(args)
+            .args(["--backend", "cpu", "--out"])
+            .arg(&out);
+        c.arg(if resume { "--resume" } else { "--quiet" });
+        c
+    };
+    let mut job = (mpirun(false).stdout(std::process::Stdio::null()))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both processes saved level 16 (of 32): kill process 1 while it searches on.
+    let saved = |p| out.join(format!("checkpoint.process-{p}-of-2.level-16.gsc"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    while !(saved(0).exists() && saved(1).exists()) {
+        assert!(
+            job.try_wait().unwrap().is_none(),
+            "the job ended before level 16"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no checkpoint of level 16"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let victim = process_of(1, &out).expect("process 1 runs");
+    let killed = Command::new("kill")
+        .args(["-9", &victim.to_string()])
+        .status();
+    assert!(killed.unwrap().success());
+    let ended = job.wait_with_output().unwrap();
+    assert!(!ended.status.success(), "the job went on without process 1");
+    assert!(!out.join("distances.gsd").exists());
+    let resumed = mpirun(true).output().unwrap();
+    let progress = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{progress}");
+    assert!(
+        progress.contains("going on from the checkpoint after level")
+            && !progress.contains("level  16:"),
+        "{progress}"
+    );
+    assert!(std::fs::read(out.join("distances.gsd")).unwrap() == single);
+    let left: Vec<String> = (std::fs::read_dir(&out).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("checkpoint") || n == "slabs")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The process of rank `rank` of an MPI job whose command line names `out`, once it runs.
 fn process_of(rank: usize, out: &Path) -> Option<u32> {
     let want = format!("OMPI_COMM_WORLD_RANK={rank}");

@@ -5,10 +5,17 @@ use super::checkpoints::FileCheckpoints;
 use super::{Error, PendingDistances};
 use crate::gpu::Gpu;
 use crate::gpu::layout::Layout;
+use crate::plan::DiskSlabs;
 use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
+use crate::report::DiskReport;
 use crate::search::levels::Levels;
 use crate::search::slab::Slab;
+#[cfg(feature = "mpi")]
+use crate::search::{
+    Engine,
+    disk::{Cut, DiskEngine},
+};
 use crate::search::{Options, Resume};
 use crate::store::atomic;
 #[cfg(feature = "mpi")]
@@ -61,19 +68,32 @@ impl MpiJob {
     }
 }
 
+/// What a search across processes gives: the levels, the antipodes, on process 0 the
+/// distances file it wrote, and what the slabs on disk read and wrote (where they were).
+pub(super) type Across = (
+    Levels,
+    Vec<u64>,
+    Option<PendingDistances>,
+    Option<DiskReport>,
+);
+
 /// A search across the processes of `cluster`, each writing its part of the distances file
-/// `gsd`: the levels, the antipodes and, on process 0, what it wrote.
+/// `gsd`: each process's `slab` in its memory (on `device` where given), or the table cut into
+/// `disk` slabs, each process searching a run of them from its disk.
 #[cfg(feature = "mpi")]
 pub(super) fn search_across<S: StateSpace>(
     space: &S,
     cluster: &MpiJob,
-    slab: &Slab,
+    (slab, disk): (&Slab, Option<&DiskSlabs>),
     device: Option<&(Gpu, Layout)>,
     options: &Options,
     run: &MpiRun,
     resume: Option<Resume>,
-) -> Result<(Levels, Vec<u64>, Option<PendingDistances>), String> {
+) -> Result<Across, String> {
     use search::cluster::CpuSlabEngine;
+    if let Some(slabs) = disk {
+        return search_slabs_across(space, cluster, slabs, options, run, resume);
+    }
     // A slab engine keeps its last level apart from the table (as bits or a list): a top-down
     // pass expands that level alone, as under the full footprint.
     let options = &Options {
@@ -122,6 +142,85 @@ pub(super) fn search_across<S: StateSpace>(
         levels,
         antipodes,
         written.map(|(file, sha)| (file, sha, seconds)),
+        None,
+    ))
+}
+
+/// The search of a table cut into `slabs` on the processes' disks, each process searching a
+/// run of them ([`DiskEngine::across`]) in its own folder, then writing the distances file's
+/// chunks that start in its slabs.
+#[cfg(feature = "mpi")]
+fn search_slabs_across<S: StateSpace>(
+    space: &S,
+    cluster: &MpiJob,
+    slabs: &DiskSlabs,
+    options: &Options,
+    run: &MpiRun,
+    resume: Option<Resume>,
+) -> Result<Across, String> {
+    let cut = Cut {
+        slabs: slabs.count,
+        unit: slabs.unit,
+        list_bytes: slabs.loaded_bytes(),
+        round_bytes: slabs.round_bytes,
+        in_memory: false,
+    };
+    let folder = slabs.folder.join(format!("process-{}", cluster.rank()));
+    let engine = DiskEngine::new(space, cut, &folder, options.antipode_limit)?;
+    let mut engine = engine.across(cluster);
+    let saver = Some(run.saver as &dyn search::Checkpoints);
+    let (levels, antipodes) = search::drive(space, &mut engine, options, run.bar, saver, resume)?;
+    let seconds = run.saver.earlier + run.saver.started.elapsed().as_secs_f64();
+    run.bar.finish();
+    let info = space.info();
+    let starts = space.starts();
+    let mut header = Some(|chunks| store::header(&info, &starts, &levels, space.size(), chunks));
+    let bounds = engine.process_bounds();
+    let (width, planes) = (space.size() / space.slab_planes(), space.slab_planes());
+    let mut written = None;
+    engine.with_table(&mut |view| {
+        let header = header.take().ok_or("the distances file is written once")?;
+        let columns = (&bounds[..], width, planes);
+        written = store::cluster::write_shared(cluster, columns, view, header, run.gsd, 0)
+            .unwrap_or_else(|e| {
+                cluster.abort(&format!("cannot write {}: {e}", run.gsd.display()), 1)
+            });
+        Ok(())
+    })?;
+    engine.remove_files()?;
+    // The processes' folders are gone: the job's goes too, where nothing else is in it.
+    cluster.everywhere(Ok(()));
+    if cluster.rank() == 0 {
+        let _ = std::fs::remove_dir(&slabs.folder);
+    }
+    // The job's bytes: every process's summed, step by step.
+    let io = engine.io();
+    let [read_bytes, written_bytes] = cluster.sum([io.read, io.written]);
+    let steps: Vec<u64> = engine.steps().iter().flatten().copied().collect();
+    let all = cluster.gather_all(&steps);
+    let levels_io = (0..steps.len() / 2)
+        .map(|s| {
+            let at = |k: usize| all.chunks(steps.len()).map(|p| p[2 * s + k]).sum();
+            [at(0), at(1)]
+        })
+        .collect();
+    let io_seconds = cluster
+        .gather_all(&[io.seconds])
+        .into_iter()
+        .fold(0.0, f64::max);
+    let disk = DiskReport {
+        slabs: slabs.count,
+        in_memory: false,
+        read_bytes,
+        written_bytes,
+        io_seconds: (io_seconds * 10.0).round() / 10.0,
+        levels: levels_io,
+    };
+    Ok((
+        levels,
+        antipodes,
+        written.map(|(file, sha)| (file, sha, seconds)),
+        Some(disk),
     ))
 }
 
@@ -153,12 +252,12 @@ fn slab_search<S: StateSpace, E: search::cluster::SlabEngine>(
 pub(super) fn search_across<S: StateSpace>(
     _: &S,
     cluster: &MpiJob,
-    _: &Slab,
+    _: (&Slab, Option<&DiskSlabs>),
     _: Option<&(Gpu, Layout)>,
     _: &Options,
     _: &MpiRun,
     _: Option<Resume>,
-) -> Result<(Levels, Vec<u64>, Option<PendingDistances>), String> {
+) -> Result<Across, String> {
     match *cluster {}
 }
 

@@ -316,9 +316,17 @@ fn search_placed<S: StateSpace>(
                 gsd: &writer.gsd,
                 frame_memory: plan.memory.frame_memory,
             };
-            let (levels, antipodes, written) =
-                search_across(space, mpi, slab, device.as_ref(), options, &run, resume)?;
-            Ok((levels, antipodes, written, None, None))
+            let disk = plan.disk_slabs.as_ref();
+            let (levels, antipodes, written, disk) = search_across(
+                space,
+                mpi,
+                (slab, disk),
+                device.as_ref(),
+                options,
+                &run,
+                resume,
+            )?;
+            Ok((levels, antipodes, written, None, disk))
         }
         _ if plan.disk_slabs.is_some() => {
             let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");

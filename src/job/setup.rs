@@ -32,7 +32,24 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
                     Setting::Processes.to(0)
                 )))
             }
-            Some(p) => plan::describe_slabs(s.size(), s.slab_planes(), p, budget(job).bytes),
+            Some(p) => {
+                let memory = budget(job).bytes;
+                let mut text = plan::describe_slabs(s.size(), s.slab_planes(), p, memory);
+                // A slab beyond a process's budget: the table on the processes' disks.
+                let slab = plan::largest_slab(s.size(), s.slab_planes(), p);
+                if let Some(slabs) = plan_of(s, job, threads, None, Some(&slab)).disk_slabs {
+                    let most = slabs.count.div_ceil(p);
+                    text += &format!(
+                        "  the table on the processes' disks: {} slabs of at most {} entries, each process searching a run of {} to {most} of them in {}: up to {} of its disk (and the batches it sends to other processes' slabs, until a pass ends)\n",
+                        slabs.count,
+                        slabs.entries,
+                        slabs.count / p,
+                        slabs.folder.join("process-P").display(),
+                        bytes(slabs.disk() / slabs.count as u64 * most as u64),
+                    );
+                }
+                text
+            }
         };
         let device = planned_device(s, job)?;
         let device = device.as_ref().map(|(layout, budget)| (layout, budget.clone()));

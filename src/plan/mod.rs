@@ -11,7 +11,7 @@ mod tiers;
 
 pub use disk::{DiskPlan, free_disk};
 pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_name};
-pub use slab::{describe_slabs, slab_memory};
+pub use slab::{describe_slabs, largest_slab, slab_memory};
 pub use tiers::DiskSlabs;
 
 use crate::gpu::layout::{Layout, READBACK_BLOCKS, SLAB_READBACK_BLOCKS};
@@ -144,9 +144,12 @@ impl Plan {
         // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
         // with a GPU that sweeps a slab at a time. One the GPU sweeps but the host holds, slabs
         // and all, is searched in slabs in host memory.
+        // So is a process's slab of an MPI job that its budget cannot hold (on the CPU): the
+        // table is cut into slabs on disk, each process searching a run of them.
         let in_slabs = (device.is_none() || sweeps || unused)
-            && slab.is_none()
+            && (slab.is_none() || device.is_none())
             && (host_refusal.is_some() || inputs.slab_bytes.is_some() || sweeps);
+        let processes = slab.as_ref().map_or(1, |(s, _)| s.processes);
         // A GPU that sweeps the slabs holds one at 2 bits an entry and its frontier lists: its
         // table at most half the GPU's memory.
         let gpu_most = (device.as_ref().filter(|_| sweeps))
@@ -160,7 +163,7 @@ impl Plan {
             let fit = |in_memory| {
                 DiskSlabs::fit(
                     (shape.entries, shape.planes, &inputs.slab_units),
-                    shape.threads,
+                    (shape.threads, processes),
                     (inputs.memory.bytes, most),
                     inputs.slab_folder.clone(),
                     in_memory,

@@ -25,7 +25,7 @@ pub fn slab_memory(slab: &Slab) -> Vec<(&'static str, u64)> {
 }
 
 /// The largest slab of a space of `entries` ranks in `planes` planes across `processes`.
-fn largest_slab(entries: u64, planes: u64, processes: usize) -> Slab {
+pub fn largest_slab(entries: u64, planes: u64, processes: usize) -> Slab {
     (0..processes)
         .map(|p| Slab::of(entries, planes, p, processes))
         .max_by_key(|s| (s.entries(), std::cmp::Reverse(s.process)))

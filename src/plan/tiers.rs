@@ -4,7 +4,7 @@
 
 use super::FIXED_BYTES;
 use crate::gpu::layout::READBACK_BLOCKS;
-use crate::search::disk::{IO_BYTES, bits_disk_bytes, inbox_disk_bytes};
+use crate::search::disk::{IO_BYTES, SHIP_BYTES, bits_disk_bytes, inbox_disk_bytes};
 use crate::search::slab::{self, ROUND_BYTES};
 use crate::store;
 use crate::table::DistanceTable;
@@ -43,25 +43,32 @@ impl DiskSlabs {
     /// The fewest slabs of a space of `entries` ranks in `planes` planes, cut at multiples of
     /// the first of `units` (columns) that fits, whose largest, with what its passes hold
     /// beside it on `threads` workers (`in_memory`: and every slab's table and bits), fits
-    /// `budget` bytes, and whose table is at most `most` bytes, where given; `None` where no
+    /// `budget` bytes, and whose table is at most `most` bytes, where given; at least one
+    /// for each of `processes` (an MPI job's, each searching a run of them); `None` where no
     /// cut fits.
     pub fn fit(
         (entries, planes, units): (u64, u64, &[u64]),
-        threads: usize,
+        (threads, processes): (usize, usize),
         (budget, most): (u64, Option<u64>),
         folder: PathBuf,
         in_memory: bool,
     ) -> Option<DiskSlabs> {
         (units.iter()).find_map(|&unit| {
             let cut = (entries, planes, unit);
-            DiskSlabs::fit_unit(cut, threads, (budget, most), &folder, in_memory)
+            DiskSlabs::fit_unit(
+                cut,
+                (threads, processes),
+                (budget, most),
+                &folder,
+                in_memory,
+            )
         })
     }
 
     /// [`DiskSlabs::fit`], cut at multiples of `unit` columns.
     fn fit_unit(
         (entries, planes, unit): (u64, u64, u64),
-        threads: usize,
+        (threads, processes): (usize, usize),
         (budget, most): (u64, Option<u64>),
         folder: &std::path::Path,
         in_memory: bool,
@@ -76,7 +83,7 @@ impl DiskSlabs {
         let round_bytes = round_bytes(budget);
         let memory_of = |count: u64, largest: u64| match in_memory {
             true => held_memory((whole, count, largest), threads, round_bytes),
-            false => slab_memory(largest, threads, round_bytes),
+            false => slab_memory(largest, (threads, processes), round_bytes),
         };
         // The distances file's chunks (last) do not take room from the search.
         let parts = memory_of(0, 0);
@@ -87,7 +94,7 @@ impl DiskSlabs {
             false => entries.div_ceil(room),
         };
         let by_most = most.map_or(1, |m| whole.div_ceil(m.max(8)));
-        let first = by_memory.max(by_most).max(1);
+        let first = by_memory.max(by_most).max(processes as u64).max(1);
         let first = usize::try_from(first).ok()?;
         (first..=most_slabs.min(first.saturating_add(64))).find_map(|count| {
             let columns = (slab::bounds_in(width, count, unit).windows(2))
@@ -220,11 +227,15 @@ fn round_bytes(budget: u64) -> u64 {
 }
 
 /// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part: first
-/// the three that grow with it ([`DiskSlabs::loaded_bytes`]), then those of the exchanges and
-/// the slabs' I/O; last the fixed room and the distances file's chunks, written after the
-/// search.
-fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static str, u64)> {
-    vec![
+/// the three that grow with it ([`DiskSlabs::loaded_bytes`]), then those of the exchanges
+/// (with the other `processes` of an MPI job too) and the slabs' I/O; last the fixed room and
+/// the distances file's chunks, written after the search.
+fn slab_memory(
+    entries: u64,
+    (threads, processes): (usize, usize),
+    round_bytes: u64,
+) -> Vec<(&'static str, u64)> {
+    let mut parts = vec![
         (
             "a slab's table (2 bits an entry)",
             DistanceTable::bytes_for(entries),
@@ -250,7 +261,13 @@ fn slab_memory(entries: u64, threads: usize, round_bytes: u64) -> Vec<(&'static 
             "chunks in flight (writing, after the search)",
             store::batch_bytes(threads),
         ),
-    ]
+    ];
+    if processes > 1 {
+        // Sent and received: up to two pieces a process each way.
+        let exchange = 4 * processes as u64 * SHIP_BYTES as u64;
+        parts.insert(7, ("batches to and from other processes", exchange));
+    }
+    parts
 }
 
 /// What the slabs of a table of `whole` bytes held in host memory, `count` slabs of at most

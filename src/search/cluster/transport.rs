@@ -266,6 +266,34 @@ impl MpiJob {
     }
 }
 
+/// A job's processes as the disk engine's slabs see them: one table, each process's slabs on
+/// its disk.
+impl crate::search::disk::Peers for MpiJob {
+    fn rank(&self) -> usize {
+        MpiJob::rank(self)
+    }
+
+    fn size(&self) -> usize {
+        MpiJob::size(self)
+    }
+
+    fn total(&self, value: u64) -> u64 {
+        self.sum([value])[0]
+    }
+
+    fn gather(&self, mine: &[u64]) -> Vec<u64> {
+        self.gather_all(mine)
+    }
+
+    fn swap(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        let (received, counts) = self.exchange(&outgoing);
+        per_sender(&received, &counts)
+            .into_iter()
+            .map(<[u8]>::to_vec)
+            .collect()
+    }
+}
+
 // SAFETY: MPI is initialised for serialized calls from any thread, and only the thread that
 // runs the level loop calls MPI, one call at a time (the workers of a pass see the table, never
 // the communicator).

@@ -79,6 +79,9 @@ pub(super) struct SlabFiles {
     /// Each slab's inboxes as bits, for levels of even and of odd depth, where the slabs live
     /// in host memory ([`SlabFiles::deliver`]).
     pub(super) held_inboxes: Vec<[Option<Bitmap>; 2]>,
+    /// The slabs this process owns (all, but in an MPI job): of the others it keeps only the
+    /// batches it sends them, until they go ([`super::DiskEngine::ship`]).
+    pub(super) own: std::ops::Range<usize>,
 }
 
 impl SlabFiles {
@@ -113,6 +116,7 @@ impl SlabFiles {
             spare_bits: Vec::new(),
             held: in_memory.then(|| (0..slabs).map(|_| None).collect()),
             held_inboxes: (0..slabs).map(|_| [None, None]).collect(),
+            own: 0..slabs,
         })
     }
 
@@ -436,6 +440,12 @@ impl SlabFiles {
         let len = |path: &Path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let parity = (depth % 2) as usize;
         for slab in 0..self.current.len() {
+            if !self.own.contains(&slab) {
+                // Batches for another process's slab: no checkpoint names them.
+                self.remove_inbox(slab, 0)?;
+                self.remove_inbox(slab, 1)?;
+                continue;
+            }
             let entries = self.entries[slab];
             let g = generations[slab];
             self.current[slab] = g;

@@ -143,6 +143,55 @@ impl SlabFiles {
         Ok(self.inbox_bytes[slab][parity] >= merge_at(self.entries[slab]))
     }
 
+    /// Appends batches that another process's pass sent (as [`SlabFiles::send`] writes them:
+    /// each its number of ranks, its bytes' length, its bytes) to slab `slab`'s inbox for level
+    /// `depth`. Returns whether its batches have grown to be merged ([`SlabFiles::merge`]).
+    pub(super) fn append(
+        &mut self,
+        slab: usize,
+        depth: u64,
+        batches: &[u8],
+    ) -> Result<bool, String> {
+        let started = Instant::now();
+        let parity = (depth % 2) as usize;
+        let mut ranks = 0;
+        let mut rest = batches;
+        while !rest.is_empty() {
+            let field = |i: usize| {
+                rest.get(i..i + 8)
+                    .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+            };
+            let (Some(count), Some(len)) = (field(0), field(8)) else {
+                return Err(format!("the batches sent to slab {slab} are damaged"));
+            };
+            if count > (IO_BYTES / 8) as u64 || len > 10 * count || 16 + len > rest.len() as u64 {
+                return Err(format!("the batches sent to slab {slab} are damaged"));
+            }
+            ranks += count;
+            rest = &rest[16 + len as usize..];
+        }
+        let path = self.inbox(slab, depth % 2);
+        let mut file = (OpenOptions::new().create(true).append(true))
+            .open(&path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        (file.write_all(batches)).map_err(|e| write_error(&path, e, batches.len() as u64))?;
+        let n = batches.len() as u64;
+        self.io.written += n;
+        self.io.seconds += started.elapsed().as_secs_f64();
+        self.inbox_bytes[slab][parity] += n;
+        self.pending[slab][parity] += ranks;
+        Ok(self.inbox_bytes[slab][parity] >= merge_at(self.entries[slab]))
+    }
+
+    /// Removes the batches kept for slab `slab` of another process, for level `depth`, once
+    /// they are sent ([`super::DiskEngine::ship`]).
+    pub(super) fn drop_spool(&mut self, slab: usize, depth: u64) -> Result<(), String> {
+        let parity = (depth % 2) as usize;
+        self.pending[slab][parity] = 0;
+        self.inbox_bytes[slab][parity] = 0;
+        self.remove(&self.inbox(slab, depth % 2))
+    }
+
     /// Merges slab `slab`'s inbox for level `depth` into its bits: the bits there are (if any)
     /// and the batches' ranks (`local`: a rank's entry in the slab) are written as the inbox's
     /// bits, and the batches emptied. The bits are written beside the ones before and then take

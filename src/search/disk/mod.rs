@@ -25,6 +25,7 @@ mod io;
 mod lists;
 mod local;
 mod owners;
+mod peers;
 mod rounds;
 mod state;
 mod tail;
@@ -35,6 +36,7 @@ pub use bits::disk_bytes as bits_disk_bytes;
 pub use inbox::disk_bytes as inbox_disk_bytes;
 pub use io::{FREE_SOME_SPACE, IO_BYTES, Io};
 pub use local::slab_units;
+pub use peers::{Peers, SHIP_BYTES, owned};
 pub use state::SlabsState;
 
 use crate::puzzle::{BlockMove, StateSpace, Structure};
@@ -164,6 +166,8 @@ pub struct DiskEngine<'s, S: StateSpace> {
     steps: Vec<[u64; 2]>,
     /// Where the slabs' block moves are swept, if not here.
     sweeper: Option<Box<dyn SlabSweep + Sync + 's>>,
+    /// The other processes of an MPI job, each searching its own slabs ([`peers`]).
+    peers: Option<&'s dyn Peers>,
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
@@ -212,9 +216,29 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             tail: None,
             steps: Vec::new(),
             sweeper: None,
+            peers: None,
             slabs,
             unit,
         })
+    }
+
+    /// This engine as one process of a job of `peers`: it searches its own run of the slabs
+    /// ([`owned`]), in its folder, and sends the others theirs' neighbours.
+    pub fn across(mut self, peers: &'s dyn Peers) -> Self {
+        self.peers = Some(peers);
+        self.files.own = self.mine();
+        self
+    }
+
+    /// The first column of each process's slabs, and the end.
+    pub fn process_bounds(&self) -> Vec<u64> {
+        let processes = self.peers.map_or(1, |p| p.size());
+        let width = self.slabs[0].width;
+        (0..processes)
+            .map(|q| owned(self.slabs.len(), q, processes))
+            .map(|run| self.slabs.get(run.start).map_or(width, |s| s.first))
+            .chain([width])
+            .collect()
     }
 
     /// This engine with the slabs' block moves swept by `sweeper`.
@@ -253,7 +277,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     fn prime(&mut self, source: Source, depth: u64) -> Result<(), String> {
         let value = (depth % 3) as u8;
         let mut smallest = Vec::new();
-        for i in 0..self.slabs.len() {
+        for i in self.mine() {
             let slab = self.slabs[i].clone();
             let part = self.files.unreached_table(slab.entries());
             let level = match source {
@@ -295,8 +319,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             self.files.flush()?;
             self.files.keep_bits(level);
         }
-        self.smallest = smallest;
-        self.files.flush()
+        self.smallest = self.job_smallest(smallest);
+        self.files.flush()?;
+        self.ship(depth + 1)
     }
 
     /// Lays the slabs out from the lists of the first levels, where they are still lists.
@@ -313,7 +338,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     /// again, and the inboxes are dropped).
     fn unreached(&mut self) -> Result<Tail, String> {
         let mut remaining = Vec::new();
-        for i in 0..self.slabs.len() {
+        for i in self.mine() {
             let slab = &self.slabs[i];
             let loaded = self.files.read(i, slab.entries())?;
             let (table, next) = (&loaded.table, &loaded.next);
@@ -331,6 +356,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             self.found[i] = 0;
             self.files.forget_inboxes(i);
         }
+        let mut remaining = self.job_ranks(remaining);
         remaining.par_sort_unstable();
         Ok(Tail {
             remaining,
@@ -418,8 +444,12 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     /// The table as the slabs hold it, their states of the next level found so far as
     /// unreached where `found_unreached` (slabs held in memory).
     fn view_with(&self, found_unreached: bool) -> Result<SlabsView<'_>, String> {
+        let mine = self.mine();
         let tables = (0..self.slabs.len())
-            .map(|i| self.files.slab_table(i, found_unreached))
+            .map(|i| match mine.contains(&i) {
+                true => self.files.slab_table(i, found_unreached),
+                false => Ok(view::SlabTable::Away),
+            })
             .collect::<Result<_, _>>()?;
         Ok(SlabsView {
             slabs: &self.slabs,
@@ -496,7 +526,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         let depth = levels.len();
         let mut count = 0;
         let mut smallest = Vec::new();
-        let order: Vec<usize> = (0..self.slabs.len())
+        let order: Vec<usize> = (self.mine())
             .filter(|&i| self.found[i] > 0 || self.files.has_inbox(i, depth))
             .collect();
         self.files.clear_inboxes(depth + 1)?;
@@ -533,6 +563,11 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
             self.files.keep_bits(level);
         }
         self.files.flush()?;
+        // The job's level: its neighbours in other processes' slabs sent there, its count and
+        // smallest ranks over the processes.
+        self.ship(depth + 1)?;
+        let count = self.job_total(count);
+        let smallest = self.job_smallest(smallest);
         // After a pass that finds nothing, the last level stays the one found before.
         if count > 0 {
             self.smallest = smallest;

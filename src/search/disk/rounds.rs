@@ -126,7 +126,8 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                     (count, &bytemuck::cast_slice::<u64, u8>(ranks)[..len])
                 })
                 .collect();
-            if self.files.send(owner, depth, &mine)? {
+            // Another process's slab is merged by its owner, once sent there.
+            if self.files.send(owner, depth, &mine)? && self.files.own.contains(&owner) {
                 let slab = &self.slabs[owner];
                 self.files.merge(owner, depth, &|r| slab.local(r))?;
             }

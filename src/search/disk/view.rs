@@ -14,6 +14,8 @@ pub(super) enum SlabTable<'e> {
     /// Held in host memory, with the bits of the states of the next level found in it so far
     /// where they are to read as unreached (a checkpoint's table, at the last whole level).
     Held(&'e DistanceTable, Option<&'e Bitmap>),
+    /// Another process's (an MPI job's), not to be read here.
+    Away,
 }
 
 /// The whole table of a search that is over (or, of slabs in memory, at its last whole level:
@@ -56,6 +58,9 @@ impl TableView for SlabsView<'_> {
                     let fail =
                         |e: std::io::Error| format!("cannot read slab {i} of the table: {e}");
                     (file.read_exact_at(&mut out[at..], 8 * local)).map_err(fail)?;
+                }
+                SlabTable::Away => {
+                    return Err(format!("slab {i} of the table is another process's"));
                 }
                 SlabTable::Held(table, found) => {
                     let local = local as usize;
