@@ -102,37 +102,31 @@ impl SlabSweep for GpuSweeper<'_> {
         &mut self,
         blocks: &[BlockMove],
         table: &DistanceTable,
-        level: &Bitmap,
         next: &Bitmap,
         depth: u64,
     ) -> Result<u64, String> {
         self.engine(table.entries(), blocks)?
-            .sweep_slab(table, level, next, depth)
+            .sweep_slab(table, next, depth)
     }
 }
 
 impl GpuEngine<'_> {
-    /// One sweep of a slab's `table` from its states of level `depth` (`level`): the slab to
-    /// the device and back, the entries it sets to level `depth + 1` set in `next` too.
+    /// One sweep of a slab's `table` from its states of level `depth`: the slab to the device
+    /// and back, the entries it sets to level `depth + 1` set in `next` too.
     fn sweep_slab(
         &mut self,
         table: &DistanceTable,
-        level: &Bitmap,
         next: &Bitmap,
         depth: u64,
     ) -> Result<u64, String> {
         self.read = None;
         self.listed = Lists::default();
         self.remaining = None;
-        let counts = self.put(table, |block, _| {
-            level.bits_at(block * BLOCK_ENTRIES, BLOCK_ENTRIES) as u32
-        })?;
-        // What the push kernels expand: the level, or with 2 bits an entry every entry of its
-        // value (older levels too).
-        let frontier = match self.layout.seen {
-            true => level.count_in(0..table.entries()),
-            false => counts[(depth % 3) as usize],
-        };
+        // A slab is on the device at 2 bits an entry ([`Layout::slab`]): no seen words to make.
+        debug_assert!(!self.layout.seen);
+        let counts = self.put(table, |_, _| 0)?;
+        // What the push kernels expand: every entry of the level's value (older levels too).
+        let frontier = counts[(depth % 3) as usize];
         let unreached = counts[3];
         let sweeps = self.sweeps.as_ref().expect("a sweeper's engine sweeps");
         let kernels = self.sweep_kernels(sweeps, frontier <= unreached);

@@ -99,16 +99,15 @@ enum Source<'a> {
 
 /// Sweeps a slab's block moves elsewhere than on the host's cores (the GPU: [`crate::gpu`]).
 pub trait SlabSweep {
-    /// Sets the unreached neighbours of `level` (a slab's states of level `depth`) by `blocks`
-    /// (moves that stay in the slab, in its entries) to level `depth + 1` in `table`, and their
-    /// bits in `next`, as [`Sweep::pass_bits`] does; returns how many. `table` holds every
-    /// level of the slab up to `depth` and none after, so a sweeper may take the entries holding
-    /// `depth`'s value for its states (older levels of that value have no unreached neighbour).
+    /// Sets the unreached neighbours of a slab's states of level `depth` by `blocks` (moves
+    /// that stay in the slab, in its entries) to level `depth + 1` in `table`, and their bits
+    /// in `next`, as [`Sweep::pass_bits`] does; returns how many. `table` holds every level of
+    /// the slab up to `depth` and none after, so the entries holding `depth`'s value are its
+    /// states, and older levels of that value (which have no unreached neighbour).
     fn sweep(
         &mut self,
         blocks: &[BlockMove],
         table: &DistanceTable,
-        level: &Bitmap,
         next: &Bitmap,
         depth: u64,
     ) -> Result<u64, String>;
@@ -120,11 +119,10 @@ impl<T: SlabSweep + ?Sized> SlabSweep for &mut T {
         &mut self,
         blocks: &[BlockMove],
         table: &DistanceTable,
-        level: &Bitmap,
         next: &Bitmap,
         depth: u64,
     ) -> Result<u64, String> {
-        (**self).sweep(blocks, table, level, next, depth)
+        (**self).sweep(blocks, table, next, depth)
     }
 }
 
@@ -410,7 +408,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         let value = ((depth + 1) % 3) as u8;
         let mut found = 0;
         if let Some(sweeper) = self.sweeper.as_mut().filter(|_| !self.swept[i].is_empty()) {
-            found += sweeper.sweep(&self.swept[i], table, level, next, depth)?;
+            found += sweeper.sweep(&self.swept[i], table, next, depth)?;
         } else if !self.swept[i].is_empty() {
             let structure = Structure {
                 blocks: self.swept[i].clone(),
