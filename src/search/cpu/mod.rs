@@ -120,6 +120,15 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
         count
     }
 
+    /// The last level's list, taken for a pass of another kind: its smallest ranks are kept,
+    /// the level's antipodes should that pass find nothing.
+    fn take_list(&mut self) -> Option<Vec<u64>> {
+        let list = self.list.take()?;
+        // Lists are ascending.
+        self.smallest = list[..list.len().min(self.limit)].to_vec();
+        Some(list)
+    }
+
     /// Keeps a pass's result: its smallest ranks, unless it found nothing.
     fn found(&mut self, (count, smallest): (u64, Vec<u64>)) -> u64 {
         if count > 0 {
@@ -158,11 +167,16 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         let depth = levels.len() - 1;
         let current = (depth % 3) as u8;
         let next = ((depth + 1) % 3) as u8;
+        // Every pass but a frontier pass takes the last level's list (if any) for its own.
+        let list = match step {
+            Step::Frontier => None,
+            _ => self.take_list(),
+        };
         let (table, limit) = (&self.table, self.limit);
         let count = match step {
             Step::Frontier => self.frontier(current, next, progress),
             Step::Remaining => {
-                (self.sweep, self.unseen, self.list) = (None, None, None);
+                (self.sweep, self.unseen) = (None, None);
                 let list = self
                     .remaining
                     .take()
@@ -178,7 +192,6 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                         .structure
                         .take()
                         .ok_or("a sweep of a space without block moves")?;
-                    let list = self.list.take();
                     let last = (!self.lean()).then(|| last_level(table, list, current));
                     self.sweep = Some(Sweep::new(structure, table.entries(), last));
                 }
@@ -187,7 +200,7 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                 self.found(found)
             }
             Step::BottomUp => {
-                (self.unseen, self.list) = (None, None);
+                self.unseen = None;
                 // The entries holding `current` as bits: half the table's bytes, so that more of
                 // what the checks load stays in cache.
                 let last = (!self.lean())
@@ -207,7 +220,6 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
             }
             Step::TopDown => {
                 // The first scan: the last level as a bitmap, and from it the unseen entries.
-                let list = self.list.take();
                 if !self.lean() && self.unseen.is_none() {
                     self.unseen = Some(Unseen::new(table, &last_level(table, list, current)));
                 }
