@@ -64,7 +64,8 @@ fn distances_with(
 #[test]
 fn processes_write_the_single_process_file() {
     let dir = scratch("files");
-    let puzzles: [&[&str]; 9] = [
+    let puzzles: [&[&str]; 10] = [
+        &["--puzzle", "hanoi", "--pegs", "4", "--discs", "7"],
         &["--puzzle", "turnstyle", "--n", "9"],
         &["--puzzle", "turnstyle", "--n", "10"],
         &["--puzzle", "turnstyle", "--n", "11"],
@@ -140,9 +141,10 @@ fn processes_on_their_gpus_write_the_single_process_file() {
 #[test]
 fn processes_search_slabs_on_their_disks_into_the_single_process_file() {
     let dir = scratch("disk");
-    let puzzles: [&[&str]; 5] = [
+    let puzzles: [&[&str]; 6] = [
         &["--puzzle", "turnstyle", "--n", "10"],
         &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
+        &["--puzzle", "hanoi", "--pegs", "4", "--discs", "7"],
         &["--puzzle", "topspin", "--n", "9"],
         &[
             "--puzzle",

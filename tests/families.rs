@@ -3,6 +3,7 @@
 
 mod common;
 use common::{Naive, naive_bfs, perm_from_gens};
+use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
@@ -258,6 +259,81 @@ fn rings_give_the_published_values() {
         assert_eq!(outcome.levels.runs().len(), 1, "one state per level");
         let to_start = path_to_solved(&space, &outcome.table, 0).unwrap().len() as u64;
         assert_eq!(to_start, (2 * all).div_ceil(3), "n={n}");
+    }
+}
+
+// The Towers of Hanoi: a state lists each disc's peg (1-based), the smallest disc first; a
+// move takes the top disc of a peg (its smallest) onto an empty peg or a larger top disc.
+
+fn hanoi_moves(s: &[u32], pegs: u32) -> Vec<Vec<u32>> {
+    let top = |p: u32| s.iter().position(|&q| q == p);
+    let mut out = Vec::new();
+    for from in 1..=pegs {
+        let Some(disc) = top(from) else { continue };
+        for to in (1..=pegs).filter(|&to| to != from) {
+            if top(to).is_none_or(|t| t > disc) {
+                let mut next = s.to_vec();
+                next[disc] = to;
+                out.push(next);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn hanoi_matches_naive_bfs() {
+    for (pegs, discs) in [
+        (3, 1),
+        (3, 2),
+        (3, 5),
+        (3, 7),
+        (4, 1),
+        (4, 3),
+        (4, 5),
+        (5, 4),
+        (6, 3),
+    ] {
+        let space = Hanoi::new(pegs as usize, discs).unwrap();
+        let naive = naive_bfs(vec![vec![1u32; discs]], |s: &Vec<u32>| hanoi_moves(s, pegs));
+        let what = format!("hanoi {pegs} pegs {discs} discs");
+        check(&what, &space, &naive, |s| s);
+        // A pair of pegs moves the one disc that may go between them, or none where both
+        // are empty (the state stays).
+        check_ranks(&what, &space, |s| {
+            let mut moves = hanoi_moves(s, pegs);
+            let empty = (1..=pegs).filter(|p| !s.contains(p)).count();
+            moves.extend(std::iter::repeat_n(
+                s.to_vec(),
+                empty * empty.saturating_sub(1) / 2,
+            ));
+            moves
+        });
+    }
+}
+
+#[test]
+fn hanoi_gives_the_published_values() {
+    // Three pegs: the diameter from a perfect state is 2^N - 1, the moves to bring every disc
+    // onto another peg (Lucas).
+    for discs in 1..=12 {
+        let space = Hanoi::new(3, discs).unwrap();
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Lean);
+        assert_eq!(outcome.diameter(), (1 << discs) - 1, "{discs} discs");
+        let goal = space.rank(&vec![3; discs]).unwrap();
+        let moves = path_to_solved(&space, &outcome.table, goal).unwrap().len() as u64;
+        assert_eq!(moves, (1 << discs) - 1);
+    }
+    // Four pegs: every disc onto the last peg takes the Frame-Stewart number of moves (OEIS
+    // A007664, proved optimal by Bousch, 2014).
+    let frame_stewart = [1, 3, 5, 9, 13, 17, 25, 33, 41, 49];
+    for (d, &want) in frame_stewart.iter().enumerate() {
+        let discs = d + 1;
+        let space = Hanoi::new(4, discs).unwrap();
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Lean);
+        let goal = space.rank(&vec![4; discs]).unwrap();
+        let moves = path_to_solved(&space, &outcome.table, goal).unwrap().len();
+        assert_eq!(moves, want, "{discs} discs");
     }
 }
 

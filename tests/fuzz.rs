@@ -1131,6 +1131,7 @@ fn checkpoint_files() -> Vec<(Base, Vec<u8>, Levels)> {
             Space::Perm(s) => checkpoints_of(&s),
             Space::Rings(s) => checkpoints_of(&s),
             Space::Key(s) => checkpoints_of(&s),
+            Space::Hanoi(s) => checkpoints_of(&s),
             Space::Twisty(s) => checkpoints_of(&s),
         };
         for (bytes, levels) in checkpoints {

@@ -8,6 +8,7 @@ use gpusearch::gpu::engine::GpuSweeper;
 use gpusearch::gpu::layout::Layout;
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::family::Request;
+use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
@@ -120,6 +121,13 @@ fn the_generic_permutation_shader_gives_the_cpu_tables() {
         compare_space(&gpu, &space, name, Some(3 << 10), PassPolicy::BottomUp);
     }
     let board = rotation::board(3, 3, 2).unwrap();
+    // Moves that leave some positions as they are (two empty pegs): the Towers of Hanoi.
+    for (pegs, discs) in [(3, 7), (4, 6), (5, 5)] {
+        let hanoi = Hanoi::new(pegs, discs).unwrap();
+        let name = format!("hanoi {pegs} pegs {discs} discs");
+        compare_space(&gpu, &hanoi, &name, None, PassPolicy::Auto);
+        compare_space(&gpu, &hanoi, &name, Some(1 << 10), PassPolicy::BottomUp);
+    }
     compare_space(
         &gpu,
         &board,
@@ -649,6 +657,7 @@ fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
             Space::Perm(s) => sweep_slabs(&gpu, &what, &s),
             Space::Rings(s) => sweep_slabs(&gpu, &what, &s),
             Space::Key(s) => sweep_slabs(&gpu, &what, &s),
+            Space::Hanoi(s) => sweep_slabs(&gpu, &what, &s),
             Space::Twisty(s) => sweep_slabs(&gpu, &what, &s),
         }
     }

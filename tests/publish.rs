@@ -137,6 +137,12 @@ fn solve_works_for_every_family() {
         ),
         // The key's start (position 0, rotation 0) in the example file: 44 moves off.
         (vec!["--puzzle", "key", "--def", &key], "0 0", 44),
+        // The tower of 5 discs on the fourth peg: the Frame-Stewart number, 13 moves.
+        (
+            vec!["--puzzle", "hanoi", "--pegs", "4", "--discs", "5"],
+            "4 4 4 4 4",
+            13,
+        ),
     ];
     for (i, (puzzle, state, length)) in cases.into_iter().enumerate() {
         let out = dir.join(format!("run{i}"));

@@ -5,6 +5,7 @@
 //! rank *means* lives here.
 
 pub mod family;
+pub mod hanoi;
 pub mod key;
 pub mod path;
 pub mod perm;

@@ -43,6 +43,8 @@ registry! { $
     Rings(crate::puzzle::rings::Rings) for [crate::puzzle::rings::RINGS];
     /// Free the Key.
     Key(crate::puzzle::key::Key) for [crate::puzzle::key::KEY];
+    /// The Towers of Hanoi.
+    Hanoi(crate::puzzle::hanoi::Hanoi) for [crate::puzzle::hanoi::HANOI];
     /// Twisty puzzles from definitions (several sets, orientations, identical pieces), which
     /// the perm family builds.
     Twisty(crate::puzzle::twisty::Twisty) for [];
