@@ -32,6 +32,7 @@ fn requests() -> Vec<Request> {
         Request::new("perm").with("gens", "(1,2,3,4,5,6,7)(8,9); (1,2)"),
         Request::new("rings").with("n", "9"),
         Request::new("hanoi").with("pegs", "4").with("discs", "6"),
+        Request::new("sliding").with("rows", "2").with("cols", "4"),
         Request::new("key").with("def", format!("{root}/puzzles/free-the-key.txt")),
         Request::new("perm").with("def", format!("{root}/puzzles/turnstyle-8.tws")),
     ]
@@ -235,6 +236,7 @@ fn every_family_from_disk_equals_the_search_in_memory() {
             Space::Rings(s) => check(&what, &s),
             Space::Key(s) => check(&what, &s),
             Space::Hanoi(s) => check(&what, &s),
+            Space::Sliding(s) => check(&what, &s),
             Space::Twisty(s) => check(&what, &s),
         };
         resumed += usize::from(table);

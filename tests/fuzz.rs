@@ -1132,6 +1132,7 @@ fn checkpoint_files() -> Vec<(Base, Vec<u8>, Levels)> {
             Space::Rings(s) => checkpoints_of(&s),
             Space::Key(s) => checkpoints_of(&s),
             Space::Hanoi(s) => checkpoints_of(&s),
+            Space::Sliding(s) => checkpoints_of(&s),
             Space::Twisty(s) => checkpoints_of(&s),
         };
         for (bytes, levels) in checkpoints {

@@ -11,6 +11,7 @@ use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
+use gpusearch::puzzle::sliding::Sliding;
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, Space, StateSpace, registry};
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
@@ -127,6 +128,13 @@ fn the_generic_permutation_shader_gives_the_cpu_tables() {
         let name = format!("hanoi {pegs} pegs {discs} discs");
         compare_space(&gpu, &hanoi, &name, None, PassPolicy::Auto);
         compare_space(&gpu, &hanoi, &name, Some(1 << 10), PassPolicy::BottomUp);
+    }
+    // Tiles that are not there at the edges, and ranks of the reachable half: sliding puzzles.
+    for (rows, cols) in [(3, 3), (2, 4), (4, 2)] {
+        let sliding = Sliding::new(rows, cols).unwrap();
+        let name = format!("sliding {rows}x{cols}");
+        compare_space(&gpu, &sliding, &name, None, PassPolicy::Auto);
+        compare_space(&gpu, &sliding, &name, Some(12 << 10), PassPolicy::TopDown);
     }
     compare_space(
         &gpu,
@@ -658,6 +666,7 @@ fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
             Space::Rings(s) => sweep_slabs(&gpu, &what, &s),
             Space::Key(s) => sweep_slabs(&gpu, &what, &s),
             Space::Hanoi(s) => sweep_slabs(&gpu, &what, &s),
+            Space::Sliding(s) => sweep_slabs(&gpu, &what, &s),
             Space::Twisty(s) => sweep_slabs(&gpu, &what, &s),
         }
     }

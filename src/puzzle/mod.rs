@@ -13,6 +13,7 @@ pub mod registry;
 pub mod ring;
 pub mod rings;
 pub mod rotation;
+pub mod sliding;
 pub mod twisty;
 
 use crate::rank::window::WindowMove;

@@ -45,6 +45,8 @@ registry! { $
     Key(crate::puzzle::key::Key) for [crate::puzzle::key::KEY];
     /// The Towers of Hanoi.
     Hanoi(crate::puzzle::hanoi::Hanoi) for [crate::puzzle::hanoi::HANOI];
+    /// Sliding-tile puzzles.
+    Sliding(crate::puzzle::sliding::Sliding) for [crate::puzzle::sliding::SLIDING];
     /// Twisty puzzles from definitions (several sets, orientations, identical pieces), which
     /// the perm family builds.
     Twisty(crate::puzzle::twisty::Twisty) for [];
