@@ -203,32 +203,8 @@ fn a_job_from_disk_killed_mid_run_goes_on_from_its_slabs() {
         c.arg(if resume { "--resume" } else { "--quiet" });
         c
     };
-    let mut job = (mpirun(false).stdout(std::process::Stdio::null()))
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     // Both processes saved level 16 (of 32): kill process 1 while it searches on.
-    let saved = |p| out.join(format!("checkpoint.process-{p}-of-2.level-16.gsc"));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
-    while !(saved(0).exists() && saved(1).exists()) {
-        assert!(
-            job.try_wait().unwrap().is_none(),
-            "the job ended before level 16"
-        );
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no checkpoint of level 16"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let victim = process_of(1, &out).expect("process 1 runs");
-    let killed = Command::new("kill")
-        .args(["-9", &victim.to_string()])
-        .status();
-    assert!(killed.unwrap().success());
-    let ended = job.wait_with_output().unwrap();
-    assert!(!ended.status.success(), "the job went on without process 1");
-    assert!(!out.join("distances.gsd").exists());
+    kill_process_1_after(mpirun(false), &out, 16);
     let resumed = mpirun(true).output().unwrap();
     let progress = String::from_utf8_lossy(&resumed.stderr);
     assert!(resumed.status.success(), "{progress}");
@@ -244,6 +220,33 @@ fn a_job_from_disk_killed_mid_run_goes_on_from_its_slabs() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Starts `job` (2 processes searching into `out`), waits until both saved level `level`, and
+/// kills process 1 with `kill -9`: the job ends in an error, with no distances file or report.
+fn kill_process_1_after(mut job: Command, out: &Path, level: u64) {
+    let mut job = (job.stdout(std::process::Stdio::null()))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let saved = |p| out.join(format!("checkpoint.process-{p}-of-2.level-{level}.gsc"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    while !(saved(0).exists() && saved(1).exists()) {
+        let running = job.try_wait().unwrap().is_none();
+        assert!(running, "the job ended before level {level}");
+        let early = std::time::Instant::now() < deadline;
+        assert!(early, "no checkpoint of level {level}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let victim = process_of(1, out).expect("process 1 runs");
+    let killed = Command::new("kill")
+        .args(["-9", &victim.to_string()])
+        .status();
+    assert!(killed.unwrap().success());
+    let ended = job.wait_with_output().unwrap();
+    assert!(!ended.status.success(), "the job went on without process 1");
+    assert!(!out.join("distances.gsd").exists());
+    assert!(!out.join("report.json").exists());
 }
 
 /// The process of rank `rank` of an MPI job whose command line names `out`, once it runs.
@@ -283,34 +286,8 @@ fn a_job_killed_mid_run_goes_on_from_its_last_checkpoint() {
         c
     };
     let mpirun = |processes: usize, resume: bool| mpirun_on(processes, resume, "cpu", &out);
-    let mut job = mpirun(2, false)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     // Both processes saved level 20 (of 36): kill process 1 while it searches on.
-    let saved = |p| out.join(format!("checkpoint.process-{p}-of-2.level-20.gsc"));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
-    while !(saved(0).exists() && saved(1).exists()) {
-        assert!(
-            job.try_wait().unwrap().is_none(),
-            "the job ended before level 20"
-        );
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no checkpoint of level 20"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let victim = process_of(1, &out).expect("process 1 runs");
-    let killed = Command::new("kill")
-        .args(["-9", &victim.to_string()])
-        .status();
-    assert!(killed.unwrap().success());
-    let ended = job.wait_with_output().unwrap();
-    assert!(!ended.status.success(), "the job went on without process 1");
-    assert!(!out.join("distances.gsd").exists());
-    assert!(!out.join("report.json").exists());
+    kill_process_1_after(mpirun(2, false), &out, 20);
 
     // Another number of processes, or none, is refused with both counts.
     let refused = mpirun(3, true).output().unwrap();
