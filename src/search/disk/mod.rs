@@ -57,7 +57,6 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Mutex;
 use tail::Tail;
-use view::SlabsView;
 
 /// How a table on disk is cut ([`DiskEngine::new`]).
 #[derive(Clone, Copy, Debug)]
@@ -218,25 +217,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             slabs,
             unit,
         })
-    }
-
-    /// This engine as one process of a job of `peers`: it searches its own run of the slabs
-    /// ([`owned`]), in its folder, and sends the others theirs' neighbours.
-    pub fn across(mut self, peers: &'s dyn Peers) -> Self {
-        self.peers = Some(peers);
-        self.files.own = self.mine();
-        self
-    }
-
-    /// The first column of each process's slabs, and the end.
-    pub fn process_bounds(&self) -> Vec<u64> {
-        let processes = self.peers.map_or(1, |p| p.size());
-        let width = self.slabs[0].width;
-        (0..processes)
-            .map(|q| owned(self.slabs.len(), q, processes))
-            .map(|run| self.slabs.get(run.start).map_or(width, |s| s.first))
-            .chain([width])
-            .collect()
     }
 
     /// This engine with the slabs' block moves swept by `sweeper`.
@@ -418,44 +398,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             found += sweep.pass_bits(self.space, table, level, next, value, &Silent);
         }
         Ok(found + self.push_rounds(i, table, level, next, depth)?)
-    }
-
-    /// The table of a search that is over, read from the slabs' files as it is asked for.
-    fn view(&self) -> Result<SlabsView<'_>, String> {
-        // Once the search is over no slab holds states of a next level (their bits are not
-        // in the view).
-        if let Some(i) = self.found.iter().position(|&f| f > 0) {
-            return Err(format!(
-                "slab {i} holds states of a level not yet written: the search is not over"
-            ));
-        }
-        self.view_with(false)
-    }
-
-    /// The table at the last whole level, for a checkpoint of slabs held in memory: their
-    /// states of the next level found so far read as unreached (the next level's states that
-    /// inboxes hold are not in the table yet).
-    fn view_at_level(&self) -> Result<SlabsView<'_>, String> {
-        self.view_with(true)
-    }
-
-    /// The table as the slabs hold it, their states of the next level found so far as
-    /// unreached where `found_unreached` (slabs held in memory).
-    fn view_with(&self, found_unreached: bool) -> Result<SlabsView<'_>, String> {
-        let mine = self.mine();
-        let tables = (0..self.slabs.len())
-            .map(|i| match mine.contains(&i) {
-                true => self.files.slab_table(i, found_unreached),
-                false => Ok(view::SlabTable::Away),
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(SlabsView {
-            slabs: &self.slabs,
-            owners: &self.owners,
-            tables,
-            entries: self.space.size(),
-            tail: self.tail.as_ref().map_or(&[][..], |t| &t.levels[..]),
-        })
     }
 }
 

@@ -47,7 +47,26 @@ struct Spool {
     at: u64,
 }
 
-impl<S: StateSpace> DiskEngine<'_, S> {
+impl<'s, S: StateSpace> DiskEngine<'s, S> {
+    /// This engine as one process of a job of `peers`: it searches its own run of the slabs
+    /// ([`owned`]), in its folder, and sends the others the neighbours it finds in theirs.
+    pub fn across(mut self, peers: &'s dyn Peers) -> Self {
+        self.peers = Some(peers);
+        self.files.own = self.mine();
+        self
+    }
+
+    /// The first column of each process's slabs, and the end.
+    pub fn process_bounds(&self) -> Vec<u64> {
+        let processes = self.peers.map_or(1, |p| p.size());
+        let width = self.slabs[0].width;
+        (0..processes)
+            .map(|q| owned(self.slabs.len(), q, processes))
+            .map(|run| self.slabs.get(run.start).map_or(width, |s| s.first))
+            .chain([width])
+            .collect()
+    }
+
     /// The slabs this process owns: all of them, alone.
     pub(super) fn mine(&self) -> Range<usize> {
         match self.peers {

@@ -1,7 +1,9 @@
 //! The whole table of a search in slabs, as their files (or host memory) hold it
 //! ([`SlabsView`]): what the distances file is written from, and a checkpoint of slabs in memory.
 
+use super::DiskEngine;
 use super::owners::Owners;
+use crate::puzzle::StateSpace;
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::Slab;
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableView};
@@ -82,6 +84,46 @@ impl TableView for SlabsView<'_> {
             w += run;
         }
         Ok(())
+    }
+}
+
+impl<S: StateSpace> DiskEngine<'_, S> {
+    /// The table of a search that is over, read from the slabs' files as it is asked for.
+    pub(super) fn view(&self) -> Result<SlabsView<'_>, String> {
+        // Once the search is over no slab holds states of a next level (their bits are not
+        // in the view).
+        if let Some(i) = self.found.iter().position(|&f| f > 0) {
+            return Err(format!(
+                "slab {i} holds states of a level not yet written: the search is not over"
+            ));
+        }
+        self.view_with(false)
+    }
+
+    /// The table at the last whole level, for a checkpoint of slabs held in memory: their
+    /// states of the next level found so far read as unreached (the next level's states that
+    /// inboxes hold are not in the table yet).
+    pub(super) fn view_at_level(&self) -> Result<SlabsView<'_>, String> {
+        self.view_with(true)
+    }
+
+    /// The table as the slabs hold it, their states of the next level found so far as
+    /// unreached where `found_unreached` (slabs held in memory).
+    fn view_with(&self, found_unreached: bool) -> Result<SlabsView<'_>, String> {
+        let mine = self.mine();
+        let tables = (0..self.slabs.len())
+            .map(|i| match mine.contains(&i) {
+                true => self.files.slab_table(i, found_unreached),
+                false => Ok(SlabTable::Away),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(SlabsView {
+            slabs: &self.slabs,
+            owners: &self.owners,
+            tables,
+            entries: self.space.size(),
+            tail: self.tail.as_ref().map_or(&[][..], |t| &t.levels[..]),
+        })
     }
 }
 
