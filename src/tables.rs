@@ -235,9 +235,9 @@ fn index(done: &[Result<Report, String>]) -> String {
          Every table here was computed by gpusearch and can be regenerated with one command each (the\n\
          distances files, too large to commit, come back with them). The quick runs take a minute or two:\n\n\
          ```sh\ncargo run --release -- tables\n```\n\n\
-         The large runs (n = 13 and 14, and Turnstyle 15 in the flips metric; a 20.3 GiB table each\n\
-         for Turnstyle and TopSpin 14, 10.1 GiB for Turnstyle 15, searched within the memory\n\
-         available) take a few hours on a 2-core machine with 24 GiB and need up to 41 GiB of free\n\
+         The large runs (n = 13 and 14, Turnstyle 15 in the flips metric and the 2x7 sliding puzzle;\n\
+         a 20.3 GiB table each for Turnstyle and TopSpin 14, 10.1 GiB for Turnstyle 15 and for 2x7,\n\
+         searched within the memory available) take a few hours on a 2-core machine with 24 GiB and need up to 41 GiB of free\n\
          disk while one runs (its file and a checkpoint, uncompressed sizes):\n\n\
          ```sh\ncargo run --release -- tables --large\n```\n\n\
          Each folder holds `report.md`, `report.json` (with the search time, the threads and the distances\n\

@@ -33,6 +33,8 @@ fn requests() -> Vec<Request> {
         Request::new("rings").with("n", "9"),
         Request::new("hanoi").with("pegs", "4").with("discs", "6"),
         Request::new("sliding").with("rows", "2").with("cols", "4"),
+        // Odd width: left and right shift whole blocks, up and down are windows between them.
+        Request::new("sliding").with("rows", "3").with("cols", "3"),
         Request::new("key").with("def", format!("{root}/puzzles/free-the-key.txt")),
         Request::new("perm").with("def", format!("{root}/puzzles/turnstyle-8.tws")),
     ]

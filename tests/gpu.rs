@@ -658,6 +658,7 @@ fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
             .with("block", "2"),
         Request::new("perm").with("def", format!("{root}/puzzles/turnstyle-8.tws")),
         Request::new("rings").with("n", "9"),
+        Request::new("sliding").with("rows", "3").with("cols", "3"),
     ] {
         let what = format!("{request:?}");
         match registry::space(&request).unwrap() {

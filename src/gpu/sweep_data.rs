@@ -196,6 +196,16 @@ fn blocks_of(structure: &Structure, kind: Kind) -> Vec<Range<u64>> {
     )
 }
 
+/// Whether the sources of every block move of short runs lie in the range it pulls into (its
+/// `from` is its `to`, as where a move's inverse works the same range): the push kernel, run
+/// over the blocks the moves pull into, then reaches every source. Otherwise those moves are
+/// pulled at every level.
+pub fn short_pushes_reach(structure: &Structure) -> bool {
+    (structure.blocks.iter())
+        .filter(|b| Kind::of(b) == Kind::Short)
+        .all(|b| b.from == b.to)
+}
+
 /// Whether every plain shift of `structure` moves whole blocks of 32 ranks (its `from`, `to` and
 /// `len` multiples of 32): the `sweep_aligned_shifts` kernel then runs them.
 pub fn aligned_shifts(structure: &Structure) -> bool {

@@ -16,13 +16,16 @@
 //! its cell and the blank's: a rotation of `cols` consecutive tiles of the order.
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
-use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
+use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure};
+use crate::rank::window::{WindowMove, window_move};
 use crate::rank::{self, factorial, lex_rank, lex_unrank};
 
 /// Most cells: the tiles' order is ranked as a permutation of up to 19 tiles.
 pub const MAX_CELLS: usize = 20;
 /// The moves, by the way the tile moves.
 const MOVES: [&str; 4] = ["U", "D", "L", "R"];
+/// Most window values of an up or down move applied in bulk (a table of 4 bytes each).
+const MAX_WINDOW_VALUES: u64 = 1 << 24;
 
 /// A sliding-tile puzzle.
 #[derive(Clone, Debug)]
@@ -69,20 +72,22 @@ impl Family for SlidingTiles {
 
     fn runs(&self) -> &'static [Run] {
         macro_rules! boards {
-            ($(($r:literal, $c:literal)),*) => {
-                &[$(Run { options: &[("rows", $r), ("cols", $c)], large: false }),*]
+            ($(($r:literal, $c:literal, $large:literal)),*) => {
+                &[$(Run { options: &[("rows", $r), ("cols", $c)], large: $large }),*]
             };
         }
         boards![
-            ("2", "2"),
-            ("2", "3"),
-            ("3", "2"),
-            ("2", "4"),
-            ("3", "3"),
-            ("2", "5"),
-            ("2", "6"),
-            ("3", "4"),
-            ("4", "3")
+            ("2", "2", false),
+            ("2", "3", false),
+            ("3", "2", false),
+            ("2", "4", false),
+            ("3", "3", false),
+            ("2", "5", false),
+            ("2", "6", false),
+            ("3", "4", false),
+            ("4", "3", false),
+            // 4.4e10 positions, a 10.1 GiB table.
+            ("2", "7", true)
         ]
     }
 }
@@ -221,6 +226,77 @@ impl StateSpace for Sliding {
 
     fn slug(&self) -> String {
         format!("sliding-{}x{}", self.rows, self.cols)
+    }
+
+    /// On boards of odd width every order is even: each blank cell's ranks are the even
+    /// orders' indices, so left and right move whole blocks of them, and up and down rotate a
+    /// window of `cols` tiles of the order ([`window_move`]). A move with no tile to move maps
+    /// a block onto itself. Boards of even width have none (half their blocks rank odd orders).
+    fn structure(&self) -> Option<Structure> {
+        if !self.has_structure() {
+            return None;
+        }
+        let (cols, cells, half) = (self.cols, self.cells(), self.half);
+        let tiles = cells - 1;
+        // The tile at the end of the window comes first (up); the first goes last (down).
+        let up: Vec<usize> = (0..cols).map(|i| (i + cols - 1) % cols).collect();
+        let mut ups: Vec<Option<WindowMove>> = vec![None; cells];
+        let mut blocks = Vec::new();
+        let mut residual = Vec::new();
+        for cell in 0..cells {
+            let (row, col) = (cell / cols, cell % cols);
+            let from = cell as u64 * half;
+            let block = |to: usize, window: WindowMove| BlockMove {
+                from,
+                to: to as u64 * half,
+                len: half,
+                window,
+                first_block: 0,
+            };
+            for (mv, name) in MOVES.iter().enumerate() {
+                // The blank's cell after the move, and where the window of tiles starts.
+                let (to, at) = match *name {
+                    "U" if row + 1 < self.rows => (cell + cols, cell),
+                    "D" if row > 0 => (cell - cols, cell - cols),
+                    "L" if col + 1 < cols => {
+                        blocks.push(block(cell + 1, WindowMove::identity(half)));
+                        continue;
+                    }
+                    "R" if col > 0 => {
+                        blocks.push(block(cell - 1, WindowMove::identity(half)));
+                        continue;
+                    }
+                    _ => {
+                        blocks.push(block(cell, WindowMove::identity(half)));
+                        continue;
+                    }
+                };
+                // Ranks sharing the digits before the window, and those of the window too
+                // (halved: even orders, while a digit is left to halve).
+                let halve = |f: u64| if f > 1 { f / 2 } else { f };
+                let values = factorial(tiles - at) / factorial(tiles - at - cols);
+                let (block_ranks, run) = (
+                    halve(factorial(tiles - at)),
+                    halve(factorial(tiles - at - cols)),
+                );
+                if values > MAX_WINDOW_VALUES || !super::applies_in_bulk(block_ranks, run) {
+                    residual.push((from..from + half, mv));
+                    continue;
+                }
+                // Down from this cell undoes up from the cell above.
+                let up_at = ups[at].get_or_insert_with(|| window_move(tiles, at, &up, true));
+                let window = match *name {
+                    "U" => up_at.clone(),
+                    _ => up_at.inverse(),
+                };
+                blocks.push(block(to, window));
+            }
+        }
+        Some(Structure { blocks, residual })
+    }
+
+    fn has_structure(&self) -> bool {
+        self.cols % 2 == 1
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {

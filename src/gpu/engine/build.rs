@@ -279,8 +279,13 @@ impl Pipelines {
                 // Only where there are such moves (they have blocks to pull into).
                 runs: (!slots.runs.is_empty())
                     .then(|| (pipeline("sweep_runs"), slots.runs.clone())),
-                short: (!slots.short.is_empty())
-                    .then(|| push_pull("sweep_short_push", "sweep_short_pull", &slots.short)),
+                short: (!slots.short.is_empty()).then(|| {
+                    let push = match sweep_data::short_pushes_reach(structure) {
+                        true => "sweep_short_push",
+                        false => "sweep_short_pull",
+                    };
+                    push_pull(push, "sweep_short_pull", &slots.short)
+                }),
                 residual: push_pull(
                     "sweep_residual_push",
                     "sweep_residual_pull",

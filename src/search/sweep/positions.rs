@@ -76,7 +76,9 @@ impl Positions {
             let mut from = vec![0u32; w.block as usize];
             for (x, &y) in map.iter().enumerate() {
                 for s in 0..w.run {
-                    let (source, target) = (x as u64 * w.run + s, y as u64 * w.run + s);
+                    // Target position x pulls from source position map[x] (as
+                    // `WindowMove::apply` reads a move).
+                    let (target, source) = (x as u64 * w.run + s, y as u64 * w.run + s);
                     to[source as usize] = target as u32;
                     from[target as usize] = source as u32;
                 }
