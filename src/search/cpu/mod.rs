@@ -153,6 +153,8 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         _depth: u64,
         list: Option<Vec<u64>>,
     ) -> Result<(), String> {
+        // The fresh table goes first: the loaded one takes its place, not room beside it.
+        self.table = DistanceTable::new(0);
         self.table = table.into_table()?;
         self.list = list;
         Ok(())
