@@ -71,7 +71,12 @@ impl Family for TowersOfHanoi {
     fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
         let pegs = given.need_count("pegs")?;
         let discs = given.need_count("discs")?;
-        let hanoi = Hanoi::new(pegs, discs).map_err(PuzzleError::value("discs", discs))?;
+        // The option at fault: the pegs where they are out of range, else the discs.
+        let named = match (3..=MAX_PEGS).contains(&pegs) {
+            true => PuzzleError::value("discs", discs),
+            false => PuzzleError::value("pegs", pegs),
+        };
+        let hanoi = Hanoi::new(pegs, discs).map_err(named)?;
         Ok(Space::Hanoi(hanoi))
     }
 
@@ -103,7 +108,7 @@ impl Hanoi {
     pub fn new(pegs: usize, discs: usize) -> Result<Hanoi, String> {
         if !(3..=MAX_PEGS).contains(&pegs) {
             return Err(format!(
-                "{pegs} pegs: the Towers of Hanoi take 3 to {MAX_PEGS} pegs (--pegs)"
+                "out of range: the Towers of Hanoi take 3 to {MAX_PEGS} pegs"
             ));
         }
         let positions = (pegs as u128).checked_pow(discs as u32);

@@ -66,7 +66,12 @@ impl Family for SlidingTiles {
     fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
         let rows = given.need_count("rows")?;
         let cols = given.need_count("cols")?;
-        let sliding = Sliding::new(rows, cols).map_err(PuzzleError::value("cols", cols))?;
+        // The option at fault: the rows where there are too few, else the columns.
+        let named = match rows < 2 {
+            true => PuzzleError::value("rows", rows),
+            false => PuzzleError::value("cols", cols),
+        };
+        let sliding = Sliding::new(rows, cols).map_err(named)?;
         Ok(Space::Sliding(sliding))
     }
 
