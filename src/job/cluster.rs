@@ -12,10 +12,7 @@ use crate::report::DiskReport;
 use crate::search::levels::Levels;
 use crate::search::slab::Slab;
 #[cfg(feature = "mpi")]
-use crate::search::{
-    Engine,
-    disk::{Cut, DiskEngine},
-};
+use crate::search::{Engine, disk::DiskEngine};
 use crate::search::{Options, Resume};
 use crate::store::atomic;
 #[cfg(feature = "mpi")]
@@ -158,15 +155,8 @@ fn search_slabs_across<S: StateSpace>(
     run: &MpiRun,
     resume: Option<Resume>,
 ) -> Result<Across, String> {
-    let cut = Cut {
-        slabs: slabs.count,
-        unit: slabs.unit,
-        list_bytes: slabs.loaded_bytes(),
-        round_bytes: slabs.round_bytes,
-        in_memory: false,
-    };
     let folder = slabs.folder.join(format!("process-{}", cluster.rank()));
-    let engine = DiskEngine::new(space, cut, &folder, options.antipode_limit)?;
+    let engine = DiskEngine::new(space, slabs.cut(), &folder, options.antipode_limit)?;
     let mut engine = engine.across(cluster);
     let saver = Some(run.saver as &dyn search::Checkpoints);
     let (levels, antipodes) = search::drive(space, &mut engine, options, run.bar, saver, resume)?;

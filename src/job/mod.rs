@@ -25,7 +25,7 @@ use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::puzzle::{PuzzleInfo, StateSpace};
 use crate::report::{DiskReport, Report};
-use crate::search::disk::{Cut, DiskEngine, FREE_SOME_SPACE};
+use crate::search::disk::{DiskEngine, FREE_SOME_SPACE};
 use crate::search::levels::{Levels, Written};
 use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options, Resume};
 use crate::store::{
@@ -330,14 +330,8 @@ fn search_placed<S: StateSpace>(
         }
         _ if plan.disk_slabs.is_some() => {
             let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
-            let cut = Cut {
-                slabs: slabs.count,
-                unit: slabs.unit,
-                list_bytes: slabs.loaded_bytes(),
-                round_bytes: slabs.round_bytes,
-                in_memory: slabs.in_memory,
-            };
-            let mut engine = DiskEngine::new(space, cut, &slabs.folder, options.antipode_limit)?;
+            let (cut, limit) = (slabs.cut(), options.antipode_limit);
+            let mut engine = DiskEngine::new(space, cut, &slabs.folder, limit)?;
             // A GPU that cannot hold the table sweeps each slab's block moves, in windows of at
             // most the whole table's (as the plan lays a slab out).
             if let Some((gpu, table)) = placement

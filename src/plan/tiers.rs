@@ -4,7 +4,7 @@
 
 use super::FIXED_BYTES;
 use crate::gpu::layout::READBACK_BLOCKS;
-use crate::search::disk::{IO_BYTES, SHIP_BYTES, bits_disk_bytes, inbox_disk_bytes};
+use crate::search::disk::{Cut, IO_BYTES, SHIP_BYTES, bits_disk_bytes, inbox_disk_bytes};
 use crate::search::slab::{self, ROUND_BYTES};
 use crate::store;
 use crate::table::DistanceTable;
@@ -134,6 +134,17 @@ impl DiskSlabs {
     /// the distances file's chunks (written after the search, its slabs let go).
     pub fn total(&self) -> u64 {
         total(&self.memory, self.in_memory)
+    }
+
+    /// How the disk engine cuts the table ([`Cut`]), as this plan places it.
+    pub fn cut(&self) -> Cut {
+        Cut {
+            slabs: self.count,
+            unit: self.unit,
+            list_bytes: self.loaded_bytes(),
+            round_bytes: self.round_bytes,
+            in_memory: self.in_memory,
+        }
     }
 
     /// The bytes a loaded slab and what its passes hold beside it take, except the fixed parts
