@@ -292,6 +292,7 @@ fn hanoi_matches_naive_bfs() {
         (4, 1),
         (4, 3),
         (4, 5),
+        (4, 7),
         (5, 4),
         (6, 3),
     ] {
@@ -299,6 +300,9 @@ fn hanoi_matches_naive_bfs() {
         let naive = naive_bfs(vec![vec![1u32; discs]], |s: &Vec<u32>| hanoi_moves(s, pegs));
         let what = format!("hanoi {pegs} pegs {discs} discs");
         check(&what, &space, &naive, |s| s);
+        if space.has_structure() {
+            check_structure(&what, &space);
+        }
         // A pair of pegs moves the one disc that may go between them, or none where both
         // are empty (the state stays).
         check_ranks(&what, &space, |s| {

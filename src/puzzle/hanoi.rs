@@ -8,18 +8,28 @@
 //! move has no disc to take and leaves the position as it is (no neighbour there: the level
 //! loop finds nothing new along it, on every engine). So 3 pegs have 3 moves and 4 pegs 6.
 //!
-//! Rank order: `sum over discs d of (peg of d) * pegs^d`, disc 0 the smallest and pegs from 0:
-//! the small discs, which move most, are the low digits.
+//! Rank order: `sum over discs d of (peg of d) * pegs^(discs - 1 - d)`, disc 0 the smallest and
+//! pegs from 0: the smallest discs are the high digits. So the positions that share where the
+//! smallest discs lie are a range of consecutive ranks, and where one of them is on peg `a` or
+//! `b` (the smallest such moves) move `ab` takes the whole range to another one in order: a block
+//! move of [`StateSpace::structure`], applied 64 positions at a time. The rest of a move's
+//! positions (none of the first discs on its pegs) split likewise by the next disc.
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
-use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
+use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure};
+use crate::rank::window::WindowMove;
 
 /// Most pegs.
 pub const MAX_PEGS: usize = 8;
 /// Most positions: `pegs^discs` at most 2^48 (a table of 64 TiB at 2 bits an entry).
 const MAX_POSITIONS: u128 = 1 << 48;
-/// Discs a table of [`Hanoi::tops`] covers at a time, at most.
+/// The largest discs a table of [`Hanoi::tops`] covers, at most.
 const CHUNK_DISCS: usize = 8;
+/// The fewest positions of a block move of [`StateSpace::structure`] (whole table words).
+const MIN_BLOCK: u64 = 64;
+/// The most ranges a move's structure splits into by the smallest discs' pegs (the ranges with
+/// none of them on the move's pegs, split again by the next disc).
+const MAX_SPLITS: u64 = 1 << 12;
 /// No disc: the top of an empty peg.
 const NONE: u8 = u8::MAX;
 
@@ -28,16 +38,16 @@ const NONE: u8 = u8::MAX;
 pub struct Hanoi {
     pegs: usize,
     discs: usize,
-    /// `pegs^d` for each disc `d`.
+    /// `pegs^k` for `k` in `0..=discs`.
     power: Vec<u64>,
     /// The pairs of pegs each move joins, in move order.
     pairs: Vec<(u8, u8)>,
-    /// Discs a chunk of [`Hanoi::tops`] covers.
+    /// The largest discs, whose digits (the lowest) a table of [`Hanoi::tops`] covers.
     chunk: usize,
-    /// Bits of the first chunk's digits, where the pegs are a power of two.
+    /// Bits of those digits, where the pegs are a power of two.
     chunk_bits: Option<u32>,
-    /// For each value of a chunk's digits, the smallest disc (within the chunk) on each peg,
-    /// [`NONE`] for none, a byte a peg.
+    /// For each value of those digits, the smallest of those discs on each peg (its number
+    /// among all discs), [`NONE`] for none, a byte a peg.
     tops: Vec<u64>,
 }
 
@@ -98,6 +108,11 @@ impl Family for TowersOfHanoi {
                 options: &[("pegs", "4"), ("discs", "14")],
                 large: false,
             },
+            // 6.9e10 positions, a 16 GiB table.
+            Run {
+                options: &[("pegs", "4"), ("discs", "18")],
+                large: true,
+            },
         ]
     }
 }
@@ -129,12 +144,10 @@ impl Hanoi {
             .map(|value| {
                 let mut top = [NONE; 8];
                 let mut rest = value;
-                for d in 0..chunk {
-                    let peg = (rest % pegs as u64) as usize;
+                // The lowest digit is the largest disc's: a smaller disc on a peg covers it.
+                for d in (discs - chunk..discs).rev() {
+                    top[(rest % pegs as u64) as usize] = d as u8;
                     rest /= pegs as u64;
-                    if top[peg] == NONE {
-                        top[peg] = d as u8;
-                    }
                 }
                 u64::from_le_bytes(top)
             })
@@ -151,7 +164,13 @@ impl Hanoi {
         })
     }
 
-    /// The position `rank` as its first chunk's digits (the smallest discs) and the rest.
+    /// How far disc `d`'s peg moves the rank: `pegs^(discs - 1 - d)`.
+    #[inline]
+    fn step(&self, d: usize) -> u64 {
+        self.power[self.discs - 1 - d]
+    }
+
+    /// The position `rank` as the largest discs' digits (the table's) and the rest's.
     #[inline]
     fn split(&self, rank: u64) -> (u64, u64) {
         match self.chunk_bits {
@@ -163,35 +182,70 @@ impl Hanoi {
         }
     }
 
-    /// The top disc of each peg among the discs past the first chunk, `rest` their digits
+    /// The top disc of each peg among the discs before the table's, `rest` their digits
     /// ([`Hanoi::split`]): a byte a peg, [`NONE`] where none is on it.
-    fn tops_after_first(&self, rest: u64) -> u64 {
+    fn tops_of_rest(&self, mut rest: u64) -> u64 {
         let mut top = [NONE; 8];
-        let (mut rest, mut first) = (rest, self.chunk);
-        let per = self.power[self.chunk];
-        while first < self.discs {
-            let chunk = u64::to_le_bytes(self.tops[(rest % per) as usize]);
-            for peg in 0..self.pegs {
-                // Past the last disc a chunk's digits are 0s, not discs on the first peg.
-                let disc = first + chunk[peg] as usize;
-                if top[peg] == NONE && chunk[peg] != NONE && disc < self.discs {
-                    top[peg] = disc as u8;
-                }
-            }
-            rest /= per;
-            first += self.chunk;
+        for d in (0..self.discs - self.chunk).rev() {
+            top[(rest % self.pegs as u64) as usize] = d as u8;
+            rest /= self.pegs as u64;
         }
         u64::from_le_bytes(top)
     }
 
-    /// The top disc of each peg of the position whose first chunk's digits are `first`, over
-    /// the tops of the discs after them (`after`): a byte a peg, [`NONE`] where a peg is empty.
+    /// The top disc of each peg of the position whose largest discs' digits are `low`, under
+    /// the tops of the smaller discs (`above`): a byte a peg, [`NONE`] where a peg is empty.
     #[inline]
-    fn tops(&self, first: u64, after: u64) -> u64 {
-        let low = self.tops[first as usize];
-        // The pegs with no disc of the first chunk (NONE's high bit: its discs are below 128).
-        let empty = ((low >> 7) & 0x0101_0101_0101_0101) * 0xff;
-        (low & !empty) | (after & empty)
+    fn tops(&self, low: u64, above: u64) -> u64 {
+        // The pegs with none of the smaller discs (NONE's high bit: discs are below 128).
+        let empty = ((above >> 7) & 0x0101_0101_0101_0101) * 0xff;
+        (above & !empty) | (self.tops[low as usize] & empty)
+    }
+
+    /// Move `mv`'s block moves and residual ranges: the positions with one of the smallest
+    /// discs on its pegs move as whole ranges; those with none split by the next disc, until
+    /// the ranges are short or many, which are left residual.
+    fn structure_of(&self, mv: usize, structure: &mut Structure) {
+        let (a, b) = self.pairs[mv];
+        let (a, b) = (u64::from(a), u64::from(b));
+        // The ranges whose `fixed` smallest discs are all off pegs a and b.
+        let mut open = vec![0u64];
+        let mut fixed = 0;
+        loop {
+            let sub = match fixed < self.discs {
+                true => self.power[self.discs - fixed - 1],
+                false => 0,
+            };
+            let splits = open.len() as u64 * (self.pegs as u64 - 2);
+            if sub < MIN_BLOCK || splits > MAX_SPLITS {
+                let len = self.power[self.discs - fixed];
+                let ranges = open.iter().map(|&start| (start..start + len, mv));
+                structure.residual.extend(ranges);
+                return;
+            }
+            let mut next = Vec::with_capacity(splits as usize);
+            for start in open {
+                for peg in 0..self.pegs as u64 {
+                    let to = match peg {
+                        _ if peg == a => b,
+                        _ if peg == b => a,
+                        _ => {
+                            next.push(start + peg * sub);
+                            continue;
+                        }
+                    };
+                    structure.blocks.push(BlockMove {
+                        from: start + peg * sub,
+                        to: start + to * sub,
+                        len: sub,
+                        window: WindowMove::identity(sub),
+                        first_block: 0,
+                    });
+                }
+            }
+            open = next;
+            fixed += 1;
+        }
     }
 }
 
@@ -222,14 +276,14 @@ impl StateSpace for Hanoi {
             rank: 0,
             top: u64::MAX,
             rest: 0,
-            after: self.tops_after_first(0),
+            above: self.tops_of_rest(0),
         }
     }
 
     /// The peg (1-based) of each disc, the smallest first.
     fn state(&self, rank: u64) -> Vec<u32> {
         (0..self.discs)
-            .map(|d| (rank / self.power[d] % self.pegs as u64) as u32 + 1)
+            .map(|d| (rank / self.step(d) % self.pegs as u64) as u32 + 1)
             .collect()
     }
 
@@ -244,7 +298,7 @@ impl StateSpace for Hanoi {
         }
         (state.iter().enumerate()).try_fold(0u64, |rank, (d, &peg)| {
             match (1..=self.pegs as u32).contains(&peg) {
-                true => Ok(rank + u64::from(peg - 1) * self.power[d]),
+                true => Ok(rank + u64::from(peg - 1) * self.step(d)),
                 false => Err(format!(
                     "disc {} is on peg {peg}: the pegs are 1 to {}",
                     d + 1,
@@ -263,13 +317,28 @@ impl StateSpace for Hanoi {
             params,
             metric: "moves".into(),
             moves: self.move_names(),
-            rank_order: "rank = sum over discs d (1 the smallest) of (peg of d - 1) * pegs^(d-1); move ab moves the smaller top disc of pegs a and b onto the other".into(),
+            rank_order: "rank = sum over discs d (1 the smallest) of (peg of d - 1) * pegs^(discs-d); move ab moves the smaller top disc of pegs a and b onto the other".into(),
             group_order: None,
         }
     }
 
     fn slug(&self) -> String {
         format!("hanoi-p{}-d{}", self.pegs, self.discs)
+    }
+
+    fn structure(&self) -> Option<Structure> {
+        let mut structure = Structure {
+            blocks: Vec::new(),
+            residual: Vec::new(),
+        };
+        for mv in 0..self.pairs.len() {
+            self.structure_of(mv, &mut structure);
+        }
+        (!structure.blocks.is_empty()).then_some(structure)
+    }
+
+    fn has_structure(&self) -> bool {
+        self.power[self.discs - 1] >= MIN_BLOCK
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {
@@ -293,27 +362,27 @@ impl StateSpace for Hanoi {
     }
 }
 
-/// Walks the positions of the Towers of Hanoi: the top disc of each peg, found once a seek from
-/// a table of the smallest discs' and those of the others, kept while they stay.
+/// Walks the positions of the Towers of Hanoi: the top disc of each peg, from a table of the
+/// largest discs' digits under the tops of the smaller discs, found again only where those change.
 pub struct HanoiCursor<'a> {
     hanoi: &'a Hanoi,
     rank: u64,
     /// The top disc of each peg, a byte a peg.
     top: u64,
-    /// The digits of the discs after the first chunk, and their tops.
+    /// The digits of the discs before the table's, and their tops.
     rest: u64,
-    after: u64,
+    above: u64,
 }
 
 impl Cursor for HanoiCursor<'_> {
     fn seek(&mut self, rank: u64) {
-        let (first, rest) = self.hanoi.split(rank);
+        let (low, rest) = self.hanoi.split(rank);
         if rest != self.rest {
             self.rest = rest;
-            self.after = self.hanoi.tops_after_first(rest);
+            self.above = self.hanoi.tops_of_rest(rest);
         }
         self.rank = rank;
-        self.top = self.hanoi.tops(first, self.after);
+        self.top = self.hanoi.tops(low, self.above);
     }
 
     fn neighbour(&mut self, mv: usize) -> u64 {
@@ -326,7 +395,7 @@ impl Cursor for HanoiCursor<'_> {
             false if tb != NONE => (tb, b, a),
             false => return self.rank,
         };
-        let step = self.hanoi.power[disc as usize];
+        let step = self.hanoi.step(disc as usize);
         (self.rank + u64::from(to) * step) - u64::from(from) * step
     }
 }
@@ -364,8 +433,8 @@ mod tests {
         }
     }
 
-    /// The cursor's tops, from the first chunk's table and the others' kept, are each peg's
-    /// smallest disc, past one chunk too (by shifts for 4 pegs, by divisions for 3 and 5).
+    /// The cursor's tops, from the largest discs' table and the others' kept, are each peg's
+    /// smallest disc (by shifts for 4 pegs, by divisions for 3 and 5).
     #[test]
     fn a_seek_finds_every_peg_s_top_disc() {
         for (pegs, discs) in [(3, 11), (4, 10), (4, 17), (5, 9), (8, 16)] {

@@ -258,6 +258,8 @@ pub fn applies_in_bulk(block: u64, run: u64) -> bool {
 /// `from` range holds the rank, or by exactly one `residual` entry (ranks, move) that holds it;
 /// those are applied state by state with a [`Cursor`]. The residual set must be closed under
 /// inverse moves: when `(r, m)` is residual, so is the way back from the neighbour to `r`.
+/// Two residual ranges are the same range or disjoint. Block moves' ranges may overlap in part
+/// (the passes cut them apart), but not inside a block of a move of short runs.
 #[derive(Clone, Debug)]
 pub struct Structure {
     /// The block moves.

@@ -21,6 +21,7 @@ pub mod cpu;
 pub mod disk;
 pub mod engine;
 pub mod levels;
+pub mod segments;
 pub mod slab;
 pub mod smallest;
 pub mod sweep;

@@ -47,26 +47,31 @@ impl SlabMoves {
         size: u64,
         slab: &Slab,
     ) -> SlabMoves {
-        let mut starts: Vec<u64> = (blocks.iter().flat_map(|b| [b.from, b.from + b.len]))
-            .chain(residual.iter().flat_map(|(r, _)| [r.start, r.end]))
-            .chain([0])
-            .filter(|&r| r < size)
+        let ranges: Vec<Range<u64>> = (blocks.iter())
+            .map(|b| b.from..b.from + b.len)
+            .chain(residual.iter().map(|(r, _)| r.clone()))
             .collect();
-        starts.sort_unstable();
-        starts.dedup();
-        let segments = (starts.iter())
-            .map(|&first| {
-                let covering = |r: Range<u64>| r.contains(&first);
-                let block_moves = (0..blocks.len())
-                    .filter(|&i| covering(blocks[i].from..blocks[i].from + blocks[i].len))
-                    .collect();
-                let residual_moves = (residual.iter())
-                    .filter(|(r, _)| covering(r.clone()))
-                    .map(|&(_, m)| m)
-                    .collect();
-                (block_moves, residual_moves)
-            })
-            .collect();
+        // The pieces, and the gaps between them, from rank 0 to the end.
+        let (mut starts, mut segments) = (Vec::new(), Vec::new());
+        let mut at = 0;
+        for (piece, holding) in crate::search::segments::segments(&ranges) {
+            if piece.start > at {
+                starts.push(at);
+                segments.push((Vec::new(), Vec::new()));
+            }
+            let (block_moves, residual_moves): (Vec<usize>, Vec<usize>) =
+                holding.into_iter().partition(|&i| i < blocks.len());
+            let residual_moves = (residual_moves.into_iter())
+                .map(|i| residual[i - blocks.len()].1)
+                .collect();
+            starts.push(piece.start);
+            segments.push((block_moves, residual_moves));
+            at = piece.end;
+        }
+        if at < size || starts.is_empty() {
+            starts.push(at);
+            segments.push((Vec::new(), Vec::new()));
+        }
         let (plane, sources) = plane_moves(&blocks, slab);
         SlabMoves {
             size,

@@ -27,6 +27,7 @@ mod positions;
 
 use super::Progress;
 use super::bitmap::{Bitmap, mask};
+use super::segments::segments;
 use super::smallest::{Smallest, merge_smallest};
 use crate::puzzle::{BlockMove, Cursor, MAX_TABLE_BLOCK, SHORT_RUN, StateSpace, Structure};
 use crate::rank::window::WindowMove;
@@ -36,6 +37,7 @@ use crate::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
 use frontier::*;
 use positions::*;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -90,60 +92,67 @@ impl Sweep {
                 mv,
             })
             .collect();
-        // Group the block moves by the range they pull into.
-        let mut domains: Vec<(u64, u64, Vec<usize>)> = Vec::new();
-        for (i, p) in prepared.iter().enumerate() {
-            match domains
-                .iter_mut()
-                .find(|(from, len, _)| *from == p.mv.from && *len == p.mv.len)
-            {
-                Some(d) => d.2.push(i),
-                None => domains.push((p.mv.from, p.mv.len, vec![i])),
-            }
-        }
+        // The ranks the block moves pull into, cut where any move's range starts or ends: a
+        // task owns its ranks alone.
+        let ranges: Vec<Range<u64>> = (prepared.iter())
+            .map(|p| p.mv.from..p.mv.from + p.mv.len)
+            .collect();
         let mut tasks = Vec::new();
-        for (from, len, mut moves) in domains {
+        for (piece, mut moves) in segments(&ranges) {
             // Long runs first: they are cheap, and each entry they find is one the moves
             // through tables of positions need not look for.
             moves.sort_by_key(|&i| prepared[i].positions.is_some());
             // Tasks hold whole blocks of the moves that go through position tables.
-            let align = moves
-                .iter()
-                .filter(|&&i| prepared[i].positions.is_some())
-                .map(|&i| prepared[i].mv.window.block)
-                .fold(1, lcm);
+            let mut align = 1;
+            for &i in moves.iter().filter(|&&i| prepared[i].positions.is_some()) {
+                let mv = &prepared[i].mv;
+                let block = mv.window.block;
+                assert!(
+                    (piece.start - mv.from).is_multiple_of(block)
+                        && (piece.end - mv.from).is_multiple_of(block),
+                    "another block move cuts a block of a move through tables of positions"
+                );
+                align = lcm(align, block);
+            }
             let step = TASK_RANKS.div_ceil(align) * align;
-            let mut start = 0;
-            while start < len {
-                let end = (start + step).min(len);
+            let mut start = piece.start;
+            while start < piece.end {
+                let end = (start + step).min(piece.end);
                 tasks.push(Task {
-                    ranks: from + start..from + end,
+                    ranks: start..end,
                     moves: moves.clone(),
                 });
                 start = end;
             }
         }
+        // Ranges of one length share a bundle; short ones fill a task's ranks a bundle.
         let mut bundles: Vec<ResidualRanges> = Vec::new();
+        let mut placed: HashMap<(u64, u64), (usize, usize)> = HashMap::new();
+        let mut filling: HashMap<u64, usize> = HashMap::new();
         for (ranks, mv) in structure.residual {
             let len = ranks.end - ranks.start;
-            let bundle = match bundles.iter_mut().find(|b| b.len == len) {
-                Some(b) => b,
-                None => {
+            if let Some(&(b, r)) = placed.get(&(len, ranks.start)) {
+                bundles[b].ranges[r].1.push(mv);
+                continue;
+            }
+            let b = match filling.get(&len) {
+                Some(&b)
+                    if len >= RESIDUAL_TASK_RANKS
+                        || (bundles[b].ranges.len() as u64 * len) < RESIDUAL_TASK_RANKS =>
+                {
+                    b
+                }
+                _ => {
                     bundles.push(ResidualRanges {
                         len,
                         ranges: Vec::new(),
                     });
-                    bundles.last_mut().expect("just pushed")
+                    filling.insert(len, bundles.len() - 1);
+                    bundles.len() - 1
                 }
             };
-            match bundle
-                .ranges
-                .iter_mut()
-                .find(|(start, _)| *start == ranks.start)
-            {
-                Some(r) => r.1.push(mv),
-                None => bundle.ranges.push((ranks.start, vec![mv])),
-            }
+            placed.insert((len, ranks.start), (b, bundles[b].ranges.len()));
+            bundles[b].ranges.push((ranks.start, vec![mv]));
         }
         Sweep {
             prepared,
@@ -380,9 +389,10 @@ impl Sweep {
             .residual_ranges()
             .map(|(r, moves)| frontier.count_in(r) * moves)
             .sum();
+        // A pulled state looks along all its residual moves, as a pushed one does.
         let pulled: u64 = self
             .residual_ranges()
-            .map(|(r, _)| unreached_in(table, r))
+            .map(|(r, moves)| unreached_in(table, r) * moves)
             .sum();
         let push = pushed * PUSH_COST <= pulled;
         let tasks: Vec<(&ResidualRanges, Range<u64>)> = self
