@@ -39,8 +39,9 @@ enum Command {
         run: RunOpts,
         /// The position: the pieces by position (numbers; Turnstyle and TopSpin also take the
         /// seeds' 0, A, B for 10, 11, 12), a Chinese rings state number or ring list, a key
-        /// position and rotation; a twisty puzzle's sets, each its labels then orientations.
-        #[arg(long)]
+        /// position and rotation; a twisty puzzle's sets, each its labels then orientations; a
+        /// stack of burnt pancakes, one turned up negative.
+        #[arg(long, allow_hyphen_values = true)]
         state: Option<String>,
         /// The position as the moves that make it from solved, e.g. "R U R' U'" (the
         /// puzzle's move names, as the report lists them).
@@ -152,6 +153,11 @@ impl Args for FamilyOptions {
                     .value_name(kind.placeholder())
                     .help(format!("{}.", help.join("; ")))
                     .allow_negative_numbers(true);
+                if kind == Kind::Switch {
+                    // Given alone; the family reads it as the text "true".
+                    arg = (arg.num_args(0).default_missing_value("true"))
+                        .action(clap::ArgAction::Set);
+                }
                 if kind == Kind::Count {
                     // Checked here for a clear error; the family reads the text again.
                     arg = arg.value_parser(|text: &str| {
@@ -172,7 +178,11 @@ fn puzzles_help() -> String {
     let lines: Vec<String> = (FAMILIES.iter())
         .map(|f| {
             let options: Vec<String> = (f.options().iter())
-                .map(|o| format!("--{} {}", o.name, o.kind.placeholder()))
+                .map(|o| {
+                    format!("--{} {}", o.name, o.kind.placeholder())
+                        .trim_end()
+                        .to_string()
+                })
                 .collect();
             format!("  --puzzle {} {}", f.name(), options.join(" "))
         })

@@ -161,8 +161,9 @@ fn listing<S: StateSpace>(space: &S, rank: u64, path: &[usize]) -> String {
     }
     let _ = writeln!(
         out,
-        "{} moves, optimal in the {} metric",
+        "{} move{}, optimal in the {} metric",
         path.len(),
+        if path.len() == 1 { "" } else { "s" },
         space.info().metric
     );
     out

@@ -64,8 +64,10 @@ fn distances_with(
 #[test]
 fn processes_write_the_single_process_file() {
     let dir = scratch("files");
-    let puzzles: [&[&str]; 11] = [
+    let puzzles: [&[&str]; 13] = [
         &["--puzzle", "hanoi", "--pegs", "4", "--discs", "7"],
+        &["--puzzle", "pancake", "--n", "8"],
+        &["--puzzle", "pancake", "--n", "6", "--burnt"],
         &["--puzzle", "sliding", "--rows", "2", "--cols", "4"],
         &["--puzzle", "turnstyle", "--n", "9"],
         &["--puzzle", "turnstyle", "--n", "10"],
@@ -142,8 +144,9 @@ fn processes_on_their_gpus_write_the_single_process_file() {
 #[test]
 fn processes_search_slabs_on_their_disks_into_the_single_process_file() {
     let dir = scratch("disk");
-    let puzzles: [&[&str]; 7] = [
+    let puzzles: [&[&str]; 8] = [
         &["--puzzle", "sliding", "--rows", "3", "--cols", "3"],
+        &["--puzzle", "pancake", "--n", "6", "--burnt"],
         &["--puzzle", "turnstyle", "--n", "10"],
         &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
         &["--puzzle", "hanoi", "--pegs", "4", "--discs", "7"],

@@ -32,6 +32,8 @@ fn requests() -> Vec<Request> {
         Request::new("perm").with("gens", "(1,2,3,4,5,6,7)(8,9); (1,2)"),
         Request::new("rings").with("n", "9"),
         Request::new("hanoi").with("pegs", "4").with("discs", "6"),
+        Request::new("pancake").with("n", "7"),
+        Request::new("pancake").with("n", "5").with("burnt", "true"),
         Request::new("sliding").with("rows", "2").with("cols", "4"),
         // Odd width: left and right shift whole blocks, up and down are windows between them.
         Request::new("sliding").with("rows", "3").with("cols", "3"),
@@ -239,6 +241,7 @@ fn every_family_from_disk_equals_the_search_in_memory() {
             Space::Key(s) => check(&what, &s),
             Space::Hanoi(s) => check(&what, &s),
             Space::Sliding(s) => check(&what, &s),
+            Space::Pancake(s) => check(&what, &s),
             Space::Twisty(s) => check(&what, &s),
         };
         resumed += usize::from(table);

@@ -4,6 +4,7 @@
 mod common;
 use common::{Naive, naive_bfs, perm_from_gens};
 use gpusearch::puzzle::hanoi::Hanoi;
+use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
@@ -400,6 +401,83 @@ fn sliding_puzzles_have_their_published_level_counts() {
         let space = Sliding::new(rows, cols).unwrap();
         let outcome = run(&space, PassPolicy::Auto, Footprint::Full);
         assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), published);
+    }
+}
+
+// Pancakes: a stack lists the sizes from the top; a burnt pancake turned up is negative here. A
+// flip of k reverses the top k (and turns them over, burnt).
+
+fn pancake_flips(s: &[i32], burnt: bool) -> Vec<Vec<i32>> {
+    let first = if burnt { 1 } else { 2 };
+    (first..=s.len())
+        .map(|k| {
+            let mut t = s.to_vec();
+            t[..k].reverse();
+            if burnt {
+                t[..k].iter_mut().for_each(|p| *p = -*p);
+            }
+            t
+        })
+        .collect()
+}
+
+/// The library's state (a turned pancake is its size plus n) as the naive BFS writes it.
+fn signed(state: Vec<u32>, n: usize) -> Vec<i32> {
+    let n = n as i32;
+    (state.into_iter())
+        .map(|p| match p as i32 > n {
+            true => n - p as i32,
+            false => p as i32,
+        })
+        .collect()
+}
+
+#[test]
+fn pancakes_match_naive_bfs() {
+    for (n, burnt) in [
+        (2, false),
+        (4, false),
+        (6, false),
+        (7, false),
+        (1, true),
+        (3, true),
+        (5, true),
+    ] {
+        let space = Pancake::new(n, burnt).unwrap();
+        let what = format!("pancake {n} burnt {burnt}");
+        if space.has_structure() {
+            check_structure(&what, &space);
+        }
+        let solved: Vec<i32> = (1..=n as i32).collect();
+        let naive = naive_bfs(vec![solved], |s: &Vec<i32>| pancake_flips(s, burnt));
+        check(&what, &space, &naive, |s| signed(s, n));
+        check_ranks(&what, &space, |s| {
+            let flips = pancake_flips(&signed(s.to_vec(), n), burnt);
+            let n = n as i32;
+            let unsigned = |p: &i32| if *p < 0 { (n - p) as u32 } else { *p as u32 };
+            flips
+                .iter()
+                .map(|t| t.iter().map(unsigned).collect())
+                .collect()
+        });
+    }
+}
+
+#[test]
+fn pancakes_have_their_published_diameters() {
+    // OEIS A058986, the pancake numbers, and A078941, the burnt pancake numbers (Cohen and
+    // Blum 1995), from the sorted stack.
+    let pancake = [1, 3, 4, 5, 7, 8, 9];
+    for (i, &want) in pancake.iter().enumerate() {
+        let space = Pancake::new(i + 2, false).unwrap();
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Lean);
+        assert_eq!(outcome.diameter(), want, "{} pancakes", i + 2);
+    }
+    let burnt = [1, 4, 6, 8, 10, 12, 14];
+    for (i, &want) in burnt.iter().enumerate() {
+        let space = Pancake::new(i + 1, true).unwrap();
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Lean);
+        assert_eq!(outcome.diameter(), want, "{} burnt pancakes", i + 1);
     }
 }
 

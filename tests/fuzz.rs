@@ -703,6 +703,11 @@ fn bases(test: &str) -> Vec<Base> {
             request: Request::new("perm").with("gens", "(1,2,3); (3,4,5,6)"),
             moves: "g1 g2",
         },
+        Base {
+            name: "burnt-pancake-5",
+            request: Request::new("pancake").with("n", 5).with("burnt", true),
+            moves: "3 1",
+        },
     ]
 }
 
@@ -1133,6 +1138,7 @@ fn checkpoint_files() -> Vec<(Base, Vec<u8>, Levels)> {
             Space::Key(s) => checkpoints_of(&s),
             Space::Hanoi(s) => checkpoints_of(&s),
             Space::Sliding(s) => checkpoints_of(&s),
+            Space::Pancake(s) => checkpoints_of(&s),
             Space::Twisty(s) => checkpoints_of(&s),
         };
         for (bytes, levels) in checkpoints {

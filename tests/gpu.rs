@@ -9,6 +9,7 @@ use gpusearch::gpu::layout::Layout;
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::hanoi::Hanoi;
+use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
@@ -128,6 +129,13 @@ fn the_generic_permutation_shader_gives_the_cpu_tables() {
         let name = format!("hanoi {pegs} pegs {discs} discs");
         compare_space(&gpu, &hanoi, &name, None, PassPolicy::Auto);
         compare_space(&gpu, &hanoi, &name, Some(1 << 10), PassPolicy::BottomUp);
+    }
+    // Flips of whole runs of ranks and flips state by state, burnt or not: pancakes.
+    for (n, burnt) in [(8, false), (6, true)] {
+        let pancake = Pancake::new(n, burnt).unwrap();
+        let name = format!("pancake {n} burnt {burnt}");
+        compare_space(&gpu, &pancake, &name, None, PassPolicy::Auto);
+        compare_space(&gpu, &pancake, &name, Some(1 << 10), PassPolicy::BottomUp);
     }
     // Tiles that are not there at the edges, and ranks of the reachable half: sliding puzzles.
     for (rows, cols) in [(3, 3), (2, 4), (4, 2)] {
@@ -659,6 +667,8 @@ fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
         Request::new("perm").with("def", format!("{root}/puzzles/turnstyle-8.tws")),
         Request::new("rings").with("n", "9"),
         Request::new("sliding").with("rows", "3").with("cols", "3"),
+        Request::new("pancake").with("n", "8"),
+        Request::new("pancake").with("n", "6").with("burnt", "true"),
     ] {
         let what = format!("{request:?}");
         match registry::space(&request).unwrap() {
@@ -668,6 +678,7 @@ fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
             Space::Key(s) => sweep_slabs(&gpu, &what, &s),
             Space::Hanoi(s) => sweep_slabs(&gpu, &what, &s),
             Space::Sliding(s) => sweep_slabs(&gpu, &what, &s),
+            Space::Pancake(s) => sweep_slabs(&gpu, &what, &s),
             Space::Twisty(s) => sweep_slabs(&gpu, &what, &s),
         }
     }

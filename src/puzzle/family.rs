@@ -23,11 +23,11 @@ pub trait Family: Sync {
         for opt in self.options() {
             match opt.name {
                 "metric" => request = request.with("metric", &info.metric),
-                name => {
-                    if let Some(value) = info.params.get(name).and_then(|v| v.as_u64()) {
-                        request = request.with(name, value);
-                    }
-                }
+                name => match info.params.get(name) {
+                    Some(serde_json::Value::Number(n)) => request = request.with(name, n),
+                    Some(serde_json::Value::Bool(true)) => request = request.with(name, true),
+                    _ => {}
+                },
             }
         }
         build(self, &request)
@@ -60,6 +60,8 @@ pub enum Kind {
     Text,
     /// A file's path.
     File,
+    /// A switch, given or not (`--burnt`): no value.
+    Switch,
 }
 
 impl Kind {
@@ -69,6 +71,7 @@ impl Kind {
             Kind::Count => "N",
             Kind::Text => "TEXT",
             Kind::File => "FILE",
+            Kind::Switch => "",
         }
     }
 }
@@ -136,6 +139,11 @@ impl Given<'_> {
     /// Whether option `name` was given.
     pub fn has(&self, name: &'static str) -> bool {
         self.request.get(name).is_some()
+    }
+
+    /// Whether switch `name` is on (given, or given as `true`).
+    pub fn switch(&self, name: &'static str) -> bool {
+        self.text(name) == Some("true")
     }
 
     /// The count of option `name` as given, or its default.
@@ -277,7 +285,11 @@ impl PuzzleError {
             }
             PuzzleError::Missing { family, options } => {
                 let options: Vec<String> = (options.iter())
-                    .map(|(o, kind)| format!("{} {}", flag(o), kind.placeholder()))
+                    .map(|(o, kind)| {
+                        format!("{} {}", flag(o), kind.placeholder())
+                            .trim_end()
+                            .to_string()
+                    })
                     .collect();
                 format!("the {family} puzzle needs {}", options.join(" or "))
             }

@@ -7,6 +7,7 @@
 pub mod family;
 pub mod hanoi;
 pub mod key;
+pub mod pancake;
 pub mod path;
 pub mod perm;
 pub mod registry;

@@ -47,6 +47,8 @@ registry! { $
     Hanoi(crate::puzzle::hanoi::Hanoi) for [crate::puzzle::hanoi::HANOI];
     /// Sliding-tile puzzles.
     Sliding(crate::puzzle::sliding::Sliding) for [crate::puzzle::sliding::SLIDING];
+    /// Pancakes, burnt or not.
+    Pancake(crate::puzzle::pancake::Pancake) for [crate::puzzle::pancake::PANCAKE];
     /// Twisty puzzles from definitions (several sets, orientations, identical pieces), which
     /// the perm family builds.
     Twisty(crate::puzzle::twisty::Twisty) for [];

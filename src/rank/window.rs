@@ -52,6 +52,18 @@ impl WindowMove {
         }
     }
 
+    /// The move that sends window value `x` to `map[x]` in blocks of `map.len() * run`
+    /// consecutive indices, whatever the prefix (a family's own window, not a permutation of
+    /// consecutive entries: a burnt pancake's flip also turns its pancakes).
+    pub fn of_map(run: u64, map: Vec<u32>) -> WindowMove {
+        WindowMove {
+            block: map.len() as u64 * run,
+            run,
+            maps: vec![map],
+            prefix: Vec::new(),
+        }
+    }
+
     /// The move that undoes this one (its maps inverted: a move keeps the prefix, so the parity
     /// that picks a map is the same before and after).
     pub fn inverse(&self) -> WindowMove {
