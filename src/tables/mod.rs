@@ -2,6 +2,8 @@
 //! under `results/` (reports, levels, plot, distances file), the index `results/README.md`, and
 //! `results/seeds.md`, the seeds' Turnstyle results read back from our own distances files.
 
+mod published;
+
 use crate::job::{self, Error, Job};
 use crate::puzzle::family::Request;
 use crate::puzzle::path::path_to_solved;
@@ -102,7 +104,7 @@ pub fn run(
         let seeds = seeds(folder)?;
         write(&folder.join("seeds.md"), &seeds)?;
     }
-    write(&folder.join("published.md"), &published(&done))?;
+    write(&folder.join("published.md"), &published::published(&done))?;
     let seconds = started.elapsed().as_secs_f64();
     write(&folder.join("README.md"), &index(&done))?;
     Ok(format!(
@@ -235,8 +237,9 @@ fn index(done: &[Result<Report, String>]) -> String {
          Every table here was computed by gpusearch and can be regenerated with one command each (the\n\
          distances files, too large to commit, come back with them). The quick runs take a minute or two:\n\n\
          ```sh\ncargo run --release -- tables\n```\n\n\
-         The large runs (n = 13 and 14, Turnstyle 15 in the flips metric and the 2x7 sliding puzzle;\n\
-         a 20.3 GiB table each for Turnstyle and TopSpin 14, 10.1 GiB for Turnstyle 15 and for 2x7,\n\
+         The large runs (n = 13 and 14, Turnstyle 15 in the flips metric, the 2x7 sliding puzzle, 18\n\
+         discs on 4 pegs and 13 and 14 pancakes; a 20.3 GiB table each for Turnstyle, TopSpin and\n\
+         pancakes 14, 16 GiB for the discs, 10.1 GiB for Turnstyle 15 and for 2x7,\n\
          searched within the memory available) take a few hours on a 2-core machine with 24 GiB and need up to 41 GiB of free\n\
          disk while one runs (its file and a checkpoint, uncompressed sizes):\n\n\
          ```sh\ncargo run --release -- tables --large\n```\n\n\
@@ -285,138 +288,6 @@ fn index(done: &[Result<Report, String>]) -> String {
                 let _ = writeln!(md, "| not run: {} | | | | | | | | |", why.replace('|', "/"));
             }
         }
-    }
-    md
-}
-
-/// Level counts published elsewhere: (our folder, where they were published, the counts).
-const PUBLISHED: &[(&str, &str, &[u64])] = &[
-    (
-        "topspin-n12-k4-lrf",
-        CAYLEYPY,
-        &[
-            1, 3, 6, 12, 24, 48, 95, 188, 373, 737, 1449, 2851, 5599, 10945, 21323, 41348, 79325,
-            151021, 285576, 535014, 991289, 1816126, 3277994, 5805760, 10030016, 16761135,
-            26779190, 40326341, 56177720, 70685978, 77836140, 72055787, 53234670, 29234710,
-            10640109, 2066922, 143807, 1960, 8,
-        ],
-    ),
-    (
-        "topspin-n13-k4-lrf",
-        CAYLEYPY,
-        &[
-            1, 3, 6, 12, 24, 48, 96, 190, 378, 749, 1475, 2907, 5727, 11226, 21959, 42834, 82889,
-            159479, 305078, 578974, 1090974, 2042963, 3789560, 6958004, 12594418, 22437431,
-            39129192, 66379769, 108681750, 170016014, 250870067, 343815335, 429247123, 476702678,
-            456442062, 362227516, 225928936, 101979928, 28370155, 3490525, 101707, 238,
-        ],
-    ),
-    (
-        "topspin-n14-k4-lrf",
-        CAYLEYPY,
-        &[
-            1,
-            3,
-            6,
-            12,
-            24,
-            48,
-            96,
-            191,
-            380,
-            754,
-            1489,
-            2943,
-            5813,
-            11432,
-            22426,
-            43904,
-            85372,
-            165170,
-            317764,
-            607957,
-            1157512,
-            2195180,
-            4140894,
-            7771938,
-            14507535,
-            26929373,
-            49643198,
-            90799337,
-            164557042,
-            294757686,
-            520131832,
-            900768296,
-            1523615723,
-            2500725527,
-            3948709317,
-            5933399606,
-            8368716920,
-            10890884810,
-            12797035306,
-            13205873933,
-            11548086801,
-            8159329572,
-            4344330490,
-            1553516190,
-            303033704,
-            22090201,
-            317234,
-            258,
-        ],
-    ),
-];
-
-/// Where the TopSpin counts were published.
-const CAYLEYPY: &str = "CayleyPy";
-
-/// The sources, as the footnotes of `published.md`.
-const SOURCES: &[(&str, &str)] = &[(
-    CAYLEYPY,
-    "Chervov, Fedoriaka, Konstantinova et al., \"CayleyPy Growth: Efficient growth computations and hundreds of new conjectures on Cayley graphs\" (arXiv 2509.19162), data file `cayleypy/data/top_spin_cayley_growth.csv` of the cayleypy/cayleypy repository (the n = 14 row added in commit a2529069). Their TopSpin has the shifts left and right and the reversal of the first 4 pieces, each one move, searched from the identity: our lrf metric with k = 4.",
-)];
-
-/// `results/published.md`: our level counts against those published elsewhere.
-fn published(done: &[Result<Report, String>]) -> String {
-    let mut md = String::from(
-        "# Level counts published elsewhere, against ours\n\n\
-         Each row compares the positions at every distance in our report with a table published by\n\
-         others, computed by other code.\n\n\
-         | our run | source | distances | agreement |\n|---|---|---:|---|\n",
-    );
-    for (slug, source, theirs) in PUBLISHED.iter().copied() {
-        let ours = done
-            .iter()
-            .flatten()
-            .find(|r| slug_of(r) == slug)
-            .map(|r| r.levels.levels().iter().collect::<Vec<u64>>());
-        let verdict = match ours {
-            None => "not run yet".to_string(),
-            Some(ours) if ours == theirs => {
-                format!("**agrees** at every distance (diameter {})", ours.len() - 1)
-            }
-            Some(ours) => {
-                let d = ours
-                    .iter()
-                    .zip(theirs.iter())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(ours.len().min(theirs.len()));
-                format!(
-                    "**differs** from distance {d}: ours {:?}, theirs {:?}",
-                    ours.get(d),
-                    theirs.get(d)
-                )
-            }
-        };
-        let _ = writeln!(
-            md,
-            "| [{slug}]({slug}/report.md) | {source} | {} | {verdict} |",
-            theirs.len() - 1
-        );
-    }
-    md.push('\n');
-    for (name, description) in SOURCES {
-        let _ = writeln!(md, "**{name}**: {description}\n");
     }
     md
 }

@@ -1,0 +1,393 @@
+//! `results/published.md`: our runs beside what others published about the same puzzles,
+//! computed by other code: the positions at every distance, the first distances of a search
+//! stopped early, or the diameter. Each verdict is read from our reports when the file is
+//! written.
+
+use super::slug_of;
+use crate::report::Report;
+use Claim::*;
+use std::fmt::Write;
+
+/// What a source published about one of our runs.
+enum Claim {
+    /// The positions at every distance.
+    Levels(&'static [u64]),
+    /// The positions at the first distances (a table cut short, or a search stopped early).
+    First(&'static [u64]),
+    /// The diameter: the farthest any position lies from the start.
+    Diameter(u64),
+}
+
+/// (our folder, the source, what it published).
+const PUBLISHED: &[(&str, &str, Claim)] = &[
+    (
+        "topspin-n12-k4-lrf",
+        CAYLEYPY,
+        Levels(&[
+            1, 3, 6, 12, 24, 48, 95, 188, 373, 737, 1449, 2851, 5599, 10945, 21323, 41348, 79325,
+            151021, 285576, 535014, 991289, 1816126, 3277994, 5805760, 10030016, 16761135,
+            26779190, 40326341, 56177720, 70685978, 77836140, 72055787, 53234670, 29234710,
+            10640109, 2066922, 143807, 1960, 8,
+        ]),
+    ),
+    (
+        "topspin-n13-k4-lrf",
+        CAYLEYPY,
+        Levels(&[
+            1, 3, 6, 12, 24, 48, 96, 190, 378, 749, 1475, 2907, 5727, 11226, 21959, 42834, 82889,
+            159479, 305078, 578974, 1090974, 2042963, 3789560, 6958004, 12594418, 22437431,
+            39129192, 66379769, 108681750, 170016014, 250870067, 343815335, 429247123, 476702678,
+            456442062, 362227516, 225928936, 101979928, 28370155, 3490525, 101707, 238,
+        ]),
+    ),
+    (
+        "topspin-n14-k4-lrf",
+        CAYLEYPY,
+        Levels(&[
+            1,
+            3,
+            6,
+            12,
+            24,
+            48,
+            96,
+            191,
+            380,
+            754,
+            1489,
+            2943,
+            5813,
+            11432,
+            22426,
+            43904,
+            85372,
+            165170,
+            317764,
+            607957,
+            1157512,
+            2195180,
+            4140894,
+            7771938,
+            14507535,
+            26929373,
+            49643198,
+            90799337,
+            164557042,
+            294757686,
+            520131832,
+            900768296,
+            1523615723,
+            2500725527,
+            3948709317,
+            5933399606,
+            8368716920,
+            10890884810,
+            12797035306,
+            13205873933,
+            11548086801,
+            8159329572,
+            4344330490,
+            1553516190,
+            303033704,
+            22090201,
+            317234,
+            258,
+        ]),
+    ),
+    (
+        "pancake-n8",
+        CAYLEYPY,
+        Levels(&[1, 7, 42, 251, 1191, 4281, 10561, 15011, 8520, 455]),
+    ),
+    (
+        "pancake-n10",
+        CAYLEYPY,
+        Levels(&[
+            1, 9, 72, 575, 3963, 22825, 106461, 377863, 919365, 1309756, 814678, 73232,
+        ]),
+    ),
+    (
+        "pancake-n11",
+        CAYLEYPY,
+        Levels(&[
+            1, 10, 90, 809, 6429, 43891, 252737, 1174766, 4126515, 9981073, 14250471, 9123648,
+            956354, 6,
+        ]),
+    ),
+    (
+        "pancake-n12",
+        CAYLEYPY,
+        Levels(&[
+            1, 11, 110, 1099, 9883, 77937, 533397, 3064788, 14141929, 49337252, 118420043,
+            169332213, 111050066, 13032704, 167,
+        ]),
+    ),
+    (
+        "pancake-n13",
+        CAYLEYPY,
+        Levels(&[
+            1, 12, 132, 1451, 14556, 130096, 1030505, 7046318, 40309555, 184992275, 639783475,
+            1525125357, 2183056566, 1458653648, 186874852, 2001,
+        ]),
+    ),
+    (
+        "pancake-n14",
+        CAYLEYPY,
+        Levels(&[
+            1,
+            13,
+            156,
+            1871,
+            20703,
+            206681,
+            1858149,
+            14721545,
+            100464346,
+            572626637,
+            2609061935,
+            8950336881,
+            21189628403,
+            30330792508,
+            20584311501,
+            2824234896,
+            24974,
+        ]),
+    ),
+    (
+        "pancake-n7-burnt",
+        CAYLEYPY,
+        Levels(&[
+            1, 7, 42, 252, 1386, 6230, 24024, 71568, 159326, 222995, 136301, 21951, 1021, 15, 1,
+        ]),
+    ),
+    (
+        "pancake-n8-burnt",
+        CAYLEYPY,
+        Levels(&[
+            1, 8, 56, 392, 2548, 14056, 68656, 276136, 901970, 2195663, 3531887, 2743477, 562095,
+            24627, 347, 1,
+        ]),
+    ),
+    (
+        "pancake-n9-burnt",
+        CAYLEYPY,
+        Levels(&[
+            1, 9, 72, 576, 4320, 28224, 166740, 843822, 3636954, 12675375, 33773653, 60758618,
+            57953163, 15244962, 701298, 6721, 51, 1,
+        ]),
+    ),
+    ("hanoi-p3-d10", LUCAS, Diameter(1023)),
+    ("hanoi-p3-d15", LUCAS, Diameter(32767)),
+    ("hanoi-p4-d10", KORF, Diameter(49)),
+    ("hanoi-p4-d14", KORF, Diameter(113)),
+    ("hanoi-p4-d18", KORF, Diameter(225)),
+    (
+        "hanoi-p4-d18",
+        PUZZLE_SEARCH,
+        First(&[
+            1, 3, 6, 12, 30, 30, 66, 96, 126, 210, 330, 318, 462, 816, 1032, 936, 1044, 1752, 2610,
+            3036, 3528, 3306, 4578, 6318, 9108, 10674, 11580, 11844, 13374, 17124, 23664, 32184,
+            36984, 39822, 38544, 39936, 45936, 57990, 77262, 96366, 116052, 127092, 122142, 112086,
+            116814, 135078, 157326, 192498, 246468, 304650, 354018, 388128, 415206, 427710, 411804,
+            402504, 451236, 521094, 600684, 714750, 883602, 1064970, 1228656, 1349322, 1464336,
+            1539426, 1565634, 1554408, 1610640, 1703436, 1890282, 2144742, 2533656, 2988834,
+            3506376, 4017900, 4551204, 4999416, 5378250, 5623770, 5778096, 5794866, 5857608,
+            6013998, 6447654, 7084050, 7998492, 9102018, 10433148, 11919366, 13440804, 14761050,
+            16074066, 17531574, 18802386, 19692462, 19862262, 19671618, 19386408, 19539486,
+            20568270, 22353276, 24582186, 27002898, 29769948, 32947008, 36487218, 40325658,
+            44952132, 49926018, 54298296, 57553218, 59394084, 60022518, 59865438, 60725514,
+            63215988, 65922816, 68038434, 69284418, 70569216,
+        ]),
+    ),
+    (
+        "sliding-2x3",
+        OEIS_A090034,
+        Levels(&[
+            1, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
+        ]),
+    ),
+    (
+        "sliding-3x2",
+        OEIS_A090034,
+        Levels(&[
+            1, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
+        ]),
+    ),
+    (
+        "sliding-2x4",
+        OEIS_A090035,
+        Levels(&[
+            1, 2, 3, 6, 10, 14, 19, 28, 42, 61, 85, 119, 161, 215, 293, 396, 506, 632, 788, 985,
+            1194, 1414, 1664, 1884, 1999, 1958, 1770, 1463, 1076, 667, 361, 190, 88, 39, 19, 7, 1,
+        ]),
+    ),
+    (
+        "sliding-3x3",
+        OEIS_A089473,
+        Levels(&[
+            1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638,
+            9529, 10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
+        ]),
+    ),
+    (
+        "sliding-2x5",
+        OEIS_A090036,
+        Levels(&[
+            1, 2, 3, 6, 11, 19, 30, 44, 68, 112, 176, 271, 411, 602, 851, 1232, 1783, 2530, 3567,
+            4996, 6838, 9279, 12463, 16597, 21848, 28227, 35682, 44464, 54597, 65966, 78433, 91725,
+            104896, 116966, 126335, 131998, 133107, 128720, 119332, 106335, 91545, 75742, 60119,
+            45840, 33422, 23223, 15140, 9094, 5073, 2605, 1224, 528, 225, 75, 20, 2,
+        ]),
+    ),
+    (
+        "sliding-3x4",
+        OEIS_A090166,
+        Levels(&[
+            1, 2, 4, 9, 20, 37, 63, 122, 232, 431, 781, 1392, 2494, 4442, 7854, 13899, 24215,
+            41802, 71167, 119888, 198363, 323206, 515778, 811000, 1248011, 1885279, 2782396,
+            4009722, 5621354, 7647872, 10065800, 12760413, 15570786, 18171606, 20299876, 21587248,
+            21841159, 20906905, 18899357, 16058335, 12772603, 9515217, 6583181, 4242753, 2503873,
+            1350268, 643245, 270303, 92311, 27116, 5390, 1115, 86, 18,
+        ]),
+    ),
+    (
+        "sliding-4x3",
+        OEIS_A090166,
+        Levels(&[
+            1, 2, 4, 9, 20, 37, 63, 122, 232, 431, 781, 1392, 2494, 4442, 7854, 13899, 24215,
+            41802, 71167, 119888, 198363, 323206, 515778, 811000, 1248011, 1885279, 2782396,
+            4009722, 5621354, 7647872, 10065800, 12760413, 15570786, 18171606, 20299876, 21587248,
+            21841159, 20906905, 18899357, 16058335, 12772603, 9515217, 6583181, 4242753, 2503873,
+            1350268, 643245, 270303, 92311, 27116, 5390, 1115, 86, 18,
+        ]),
+    ),
+    (
+        "sliding-2x6",
+        OEIS_A090167,
+        First(&[
+            1, 2, 3, 6, 11, 20, 36, 60, 95, 155, 258, 426, 688, 1106, 1723, 2615, 3901, 5885, 8851,
+            13205, 19508, 28593, 41179, 58899, 83582, 118109, 165136, 228596, 312542, 423797,
+            568233, 755727, 994641, 1296097, 1667002, 2119476, 2660415, 3300586, 4038877,
+        ]),
+    ),
+    ("sliding-2x6", OEIS_A151943, Diameter(80)),
+    (
+        "sliding-2x7",
+        OEIS_A346736,
+        First(&[
+            1, 2, 3, 6, 11, 20, 37, 67, 117, 198, 329, 557, 942, 1575, 2597, 4241, 6724, 10535,
+            16396, 25515, 39362, 60532, 92089, 138969, 207274, 307725, 453000, 664240, 964874,
+            1392975, 1992353, 2832063, 3988528, 5586275, 7756511, 10698721, 14621717, 19840724,
+            26676629,
+        ]),
+    ),
+    ("sliding-2x7", OEIS_A151943, Diameter(108)),
+];
+
+/// The sources, as they are named in the table.
+const CAYLEYPY: &str = "CayleyPy";
+const LUCAS: &str = "Lucas";
+const KORF: &str = "Korf";
+const PUZZLE_SEARCH: &str = "PuzzleSearch";
+const OEIS_A090034: &str = "OEIS A090034";
+const OEIS_A090035: &str = "OEIS A090035";
+const OEIS_A089473: &str = "OEIS A089473";
+const OEIS_A090036: &str = "OEIS A090036";
+const OEIS_A090166: &str = "OEIS A090166";
+const OEIS_A090167: &str = "OEIS A090167";
+const OEIS_A346736: &str = "OEIS A346736";
+const OEIS_A151943: &str = "OEIS A151943";
+
+/// The sources, as the footnotes of `published.md`.
+const SOURCES: &[(&str, &str)] = &[
+    (
+        CAYLEYPY,
+        "Chervov, Fedoriaka, Konstantinova et al., \"CayleyPy Growth: Efficient growth computations and hundreds of new conjectures on Cayley graphs\" (arXiv 2509.19162), data files of the cayleypy/cayleypy repository: `cayleypy/data/top_spin_cayley_growth.csv` (the n = 14 row added in commit a2529069), `pancake_cayley_growth.csv` and `burnt_pancake_cayley_growth.csv` (commit 3696b1c7). Their TopSpin has the shifts left and right and the reversal of the first 4 pieces, each one move, searched from the identity: our lrf metric with k = 4. Their pancakes are the prefix reversals (of 2 to n; burnt: of 1 to n, each turning the pancakes it moves), from the sorted stack.",
+    ),
+    (
+        LUCAS,
+        "Lucas (1883): with 3 pegs the tower of N discs takes 2^N - 1 moves, and no position lies farther from a perfect state (the 3-peg graph is a Sierpinski triangle with the perfect states at its corners).",
+    ),
+    (
+        KORF,
+        "OEIS A382111, the largest distance from all discs on one of 4 pegs, its values for 1 to 20 discs from Korf, \"Best-first frontier search with delayed duplicate detection\" (AAAI 2004), table 2. Up to 14 discs and at 18 they equal the Frame-Stewart numbers (A007664); at 15 and 20 they exceed them.",
+    ),
+    (
+        PUZZLE_SEARCH,
+        "lightln2/PuzzleSearch (GPU and disk breadth-first search), its test `HanoiSearchTests.Search18` in `HanoiTowersTests/HanoiSearchTests.cpp` at commit ddd4158b (August 2023): the positions at distances 0 to 120 from all 18 discs on the first of 4 pegs.",
+    ),
+    (
+        "OEIS A090034, A090035, A090036, A089473, A090166, A090167, A346736",
+        "The On-Line Encyclopedia of Integer Sequences: the configurations of the 3x2, 4x2, 5x2, 3x3 (the 8-puzzle), 4x3, 6x2 and 7x2 sliding puzzles at each number of moves from the tiles in order with the blank in a corner (Karlemo and Östergård; Reinefeld 1993 for the 8-puzzle; Hordern); a board and its transpose count alike. A090167's and A346736's data sections hold their first 39 terms (their b-files, the rest, are not in the copy read); A151943 their largest distances, 80 and 108.",
+    ),
+];
+
+/// Runs with no published table to set beside them.
+const NOTES: &str = "The 2x6 and 2x7 sliding boards past distance 38: OEIS holds the rest of their counts only in\n\
+b-files not in the copy read. 2x7 ([sliding-2x7](sliding-2x7/report.md), 14!/2 =\n\
+43,589,145,600 positions) had its levels 0 to 53 from the search state by state and 54 to 108\n\
+from the block-move sweeps of odd-width boards (the same run going on from its checkpoint with\n\
+the sweeps' build); both ways agree with a plain BFS and OEIS on the smaller boards, and on 4x3\n\
+give the same file.\n";
+
+/// `results/published.md`: our level counts against those published elsewhere.
+pub(super) fn published(done: &[Result<Report, String>]) -> String {
+    let mut md = String::from(
+        "# Our results beside those published elsewhere\n\n\
+         Each row compares one of our reports with what others published about the same puzzle,\n\
+         computed by other code: the positions at every distance, at the first distances, or the\n\
+         diameter.\n\n\
+         | our run | source | published | agreement |\n|---|---|---|---|\n",
+    );
+    for (slug, source, claim) in PUBLISHED {
+        let ours = (done.iter().flatten())
+            .find(|r| slug_of(r) == *slug)
+            .map(|r| r.levels.levels().iter().collect::<Vec<u64>>());
+        let (what, verdict) = match claim {
+            Levels(theirs) => (
+                format!("every distance (0 to {})", theirs.len() - 1),
+                ours.map(|ours| compare(&ours, theirs, true)),
+            ),
+            First(theirs) => (
+                format!("distances 0 to {}", theirs.len() - 1),
+                ours.map(|ours| compare(&ours, theirs, false)),
+            ),
+            Diameter(theirs) => (
+                format!("the diameter, {theirs}"),
+                ours.map(|ours| match ours.len() as u64 - 1 {
+                    d if d == *theirs => format!("**agrees** (diameter {d})"),
+                    d => format!("**differs**: ours {d}"),
+                }),
+            ),
+        };
+        let verdict = verdict.unwrap_or_else(|| "not run yet".into());
+        let _ = writeln!(
+            md,
+            "| [{slug}]({slug}/report.md) | {source} | {what} | {verdict} |"
+        );
+    }
+    md.push('\n');
+    for (name, description) in SOURCES {
+        let _ = writeln!(md, "**{name}**: {description}\n");
+    }
+    md.push_str(NOTES);
+    md
+}
+
+/// The verdict on our counts against theirs: all of them (`whole`), or their first ones.
+fn compare(ours: &[u64], theirs: &[u64], whole: bool) -> String {
+    let upto = if whole {
+        ours.len().max(theirs.len())
+    } else {
+        theirs.len()
+    };
+    match (0..upto).find(|&d| ours.get(d) != theirs.get(d)) {
+        None if whole => format!("**agrees** at every distance (diameter {})", ours.len() - 1),
+        None => format!("**agrees** at distances 0 to {}", theirs.len() - 1),
+        Some(d) => format!(
+            "**differs** from distance {d}: ours {:?}, theirs {:?}",
+            ours.get(d),
+            theirs.get(d)
+        ),
+    }
+}
