@@ -151,13 +151,14 @@ impl Args for FamilyOptions {
                 let mut arg = clap::Arg::new(name)
                     .long(name)
                     .value_name(kind.placeholder())
-                    .help(format!("{}.", help.join("; ")))
-                    .allow_negative_numbers(true);
-                if kind == Kind::Switch {
+                    .help(format!("{}.", help.join("; ")));
+                arg = match kind {
                     // Given alone; the family reads it as the text "true".
-                    arg = (arg.num_args(0).default_missing_value("true"))
-                        .action(clap::ArgAction::Set);
-                }
+                    Kind::Switch => {
+                        (arg.num_args(0).default_missing_value("true")).action(clap::ArgAction::Set)
+                    }
+                    _ => arg.allow_negative_numbers(true),
+                };
                 if kind == Kind::Count {
                     // Checked here for a clear error; the family reads the text again.
                     arg = arg.value_parser(|text: &str| {
