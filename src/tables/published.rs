@@ -176,6 +176,16 @@ const PUBLISHED: &[(&str, &str, Claim)] = &[
             57953163, 15244962, 701298, 6721, 51, 1,
         ]),
     ),
+    ("pancake-n8", OEIS_A058986, Diameter(9)),
+    ("pancake-n10", OEIS_A058986, Diameter(11)),
+    ("pancake-n11", OEIS_A058986, Diameter(13)),
+    ("pancake-n12", OEIS_A058986, Diameter(14)),
+    ("pancake-n13", OEIS_A058986, Diameter(15)),
+    ("pancake-n14", OEIS_A058986, Diameter(16)),
+    ("pancake-n7-burnt", OEIS_A078941, Diameter(14)),
+    ("pancake-n8-burnt", OEIS_A078941, Diameter(15)),
+    ("pancake-n9-burnt", OEIS_A078941, Diameter(17)),
+    ("pancake-n10-burnt", OEIS_A078941, Diameter(18)),
     ("hanoi-p3-d10", LUCAS, Diameter(1023)),
     ("hanoi-p3-d15", LUCAS, Diameter(32767)),
     ("hanoi-p4-d10", KORF, Diameter(49)),
@@ -279,12 +289,18 @@ const OEIS_A090166: &str = "OEIS A090166";
 const OEIS_A090167: &str = "OEIS A090167";
 const OEIS_A346736: &str = "OEIS A346736";
 const OEIS_A151943: &str = "OEIS A151943";
+const OEIS_A058986: &str = "OEIS A058986";
+const OEIS_A078941: &str = "OEIS A078941";
 
 /// The sources, as the footnotes of `published.md`.
 const SOURCES: &[(&str, &str)] = &[
     (
         CAYLEYPY,
         "Chervov, Fedoriaka, Konstantinova et al., \"CayleyPy Growth: Efficient growth computations and hundreds of new conjectures on Cayley graphs\" (arXiv 2509.19162), data files of the cayleypy/cayleypy repository: `cayleypy/data/top_spin_cayley_growth.csv` (the n = 14 row added in commit a2529069), `pancake_cayley_growth.csv` and `burnt_pancake_cayley_growth.csv` (commit 3696b1c7). Their TopSpin has the shifts left and right and the reversal of the first 4 pieces, each one move, searched from the identity: our lrf metric with k = 4. Their pancakes are the prefix reversals (of 2 to n; burnt: of 1 to n, each turning the pancakes it moves), from the sorted stack.",
+    ),
+    (
+        "OEIS A058986, A078941",
+        "The On-Line Encyclopedia of Integer Sequences: the pancake numbers (A058986, the most flips that sorting any stack of n pancakes needs; its data section holds n = 1 to 19) and the burnt pancake numbers (A078941, the same with every pancake to end burnt side down; n = 1 to 12, after Cohen and Blum, \"On the problem of sorting burnt pancakes\", 1995, and Cibulka).",
     ),
     (
         LUCAS,
