@@ -129,6 +129,8 @@ fn the_generic_permutation_shader_gives_the_cpu_tables() {
         let name = format!("hanoi {pegs} pegs {discs} discs");
         compare_space(&gpu, &hanoi, &name, None, PassPolicy::Auto);
         compare_space(&gpu, &hanoi, &name, Some(1 << 10), PassPolicy::BottomUp);
+        // Residual moves over many windows: each dispatched once per window they reach.
+        compare_space(&gpu, &hanoi, &name, Some(1 << 10), PassPolicy::Auto);
     }
     // Flips of whole runs of ranks and flips state by state, burnt or not: pancakes.
     for (n, burnt) in [(8, false), (6, true)] {

@@ -9,7 +9,7 @@ use super::device::{
 use super::layout::{BLOCK_ENTRIES, Dispatch, Layout, WORKGROUP};
 use super::sweep_data;
 use crate::puzzle::{GpuShader, StateSpace, Structure};
-use crate::search::engine::Engine;
+use crate::search::engine::{Engine, Passes};
 use crate::search::levels::Levels;
 use crate::search::{self, Options, Outcome, Progress, Step};
 use crate::setting::Setting;
@@ -438,8 +438,8 @@ impl Engine for GpuEngine<'_> {
         let depth = levels.len() - 1;
         // Frontier lists run from the device's lists where both are whole, else as top-down
         // scans that list what they find; the last few unreached are checked from the remaining
-        // list (made by a bottom-up scan); where the kernels cannot sweep a space, sweeps are
-        // bottom-up scans: each sets the same entries.
+        // list (made by a bottom-up scan); the loop asks for sweeps only where there are
+        // sweep kernels ([`Engine::passes`]).
         let listing = step == Step::Frontier;
         let (count, listed) = match (step, &self.sweeps) {
             (Step::Frontier, _) if self.listed.prev.is_some() && self.listed.cur.is_some() => self
@@ -491,6 +491,17 @@ impl Engine for GpuEngine<'_> {
         };
         progress.found(count);
         Ok(count)
+    }
+
+    /// Sweeps where the kernels can sweep the space ([`sweep_data::of`]): elsewhere the loop
+    /// weighs top-down against bottom-up scans, as for a space without structure (4-peg Hanoi,
+    /// whose thousands of residual ranges no kernel takes: a bottom-up scan of the whole table
+    /// a level took 6.4 s at 18 discs on an H100, a top-down one from 3 % of it 0.2 s).
+    fn passes(&self) -> Passes {
+        Passes {
+            sweep: self.sweeps.is_some(),
+            ..Passes::ALL
+        }
     }
 
     fn expands_older_levels(&self) -> bool {

@@ -55,7 +55,8 @@ pub struct SweepData {
 
 /// The words of `structure` as `shaders/sweep.wgsl` reads them, or `None` where the kernels
 /// cannot sweep it (more than 32 residual ranges, prefix radices of 2^16 or more, runs of 2^32
-/// ranks or more in blocks of several runs): the engine then runs bottom-up passes.
+/// ranks or more in blocks of several runs): the engine then offers no sweeps, and the level
+/// loop weighs top-down against bottom-up scans.
 pub fn of(structure: &Structure) -> Option<SweepData> {
     // The kernel's prefix parities divide in 32 bits (radices below 2^16 are plenty), and its
     // block and run indices are below 2^32 (`div64`).
