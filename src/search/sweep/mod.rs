@@ -16,18 +16,19 @@
 //!
 //! Under [`Footprint::Full`] the entries set in the pass form the next frontier bitmap.
 //!
-//! One idea, the pass and its two phases, holds this module under 700 lines; what a pass
-//! reads ([`frontier`]) and the block moves it prepares ([`positions`]) stand apart.
+//! The pass and its two phases are this module; what a pass reads ([`frontier`]), the block
+//! moves it prepares ([`positions`]) and how its work is split into tasks ([`tasks`]) stand
+//! apart.
 //!
 //! [`Footprint::Full`]: super::Footprint::Full
 //! [`Footprint::Lean`]: super::Footprint::Lean
 
 mod frontier;
 mod positions;
+mod tasks;
 
 use super::Progress;
 use super::bitmap::{Bitmap, mask};
-use super::segments::segments;
 use super::smallest::{Smallest, merge_smallest};
 use crate::puzzle::{BlockMove, Cursor, MAX_TABLE_BLOCK, SHORT_RUN, StateSpace, Structure};
 use crate::rank::window::WindowMove;
@@ -37,28 +38,16 @@ use crate::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
 use frontier::*;
 use positions::*;
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
+use tasks::*;
 
 /// The most bytes all tables of positions of a search take together (counted in the plan's
 /// fixed room); moves past it move run by run.
 const MAX_POSITION_BYTES: u64 = 64 << 20;
 
-/// Target ranks per block-move task (rounded up to the blocks of its position tables).
-const TASK_RANKS: u64 = 1 << 18;
-
-/// Ranks per residual task.
-const RESIDUAL_TASK_RANKS: u64 = 1 << 16;
-
 /// A pushed state costs about this many pulled ones (atomic claims on scattered words).
 const PUSH_COST: u64 = 1;
-
-/// A range of target ranks and the block moves that land there.
-struct Task {
-    ranks: Range<u64>,
-    moves: Vec<usize>,
-}
 
 /// The sweep state of one search: the frontier bitmaps and the work split into tasks.
 pub(super) struct Sweep {
@@ -92,68 +81,8 @@ impl Sweep {
                 mv,
             })
             .collect();
-        // The ranks the block moves pull into, cut where any move's range starts or ends: a
-        // task owns its ranks alone.
-        let ranges: Vec<Range<u64>> = (prepared.iter())
-            .map(|p| p.mv.from..p.mv.from + p.mv.len)
-            .collect();
-        let mut tasks = Vec::new();
-        for (piece, mut moves) in segments(&ranges) {
-            // Long runs first: they are cheap, and each entry they find is one the moves
-            // through tables of positions need not look for.
-            moves.sort_by_key(|&i| prepared[i].positions.is_some());
-            // Tasks hold whole blocks of the moves that go through position tables.
-            let mut align = 1;
-            for &i in moves.iter().filter(|&&i| prepared[i].positions.is_some()) {
-                let mv = &prepared[i].mv;
-                let block = mv.window.block;
-                assert!(
-                    (piece.start - mv.from).is_multiple_of(block)
-                        && (piece.end - mv.from).is_multiple_of(block),
-                    "another block move cuts a block of a move through tables of positions"
-                );
-                align = lcm(align, block);
-            }
-            let step = TASK_RANKS.div_ceil(align) * align;
-            let mut start = piece.start;
-            while start < piece.end {
-                let end = (start + step).min(piece.end);
-                tasks.push(Task {
-                    ranks: start..end,
-                    moves: moves.clone(),
-                });
-                start = end;
-            }
-        }
-        // Ranges of one length share a bundle; short ones fill a task's ranks a bundle.
-        let mut bundles: Vec<ResidualRanges> = Vec::new();
-        let mut placed: HashMap<(u64, u64), (usize, usize)> = HashMap::new();
-        let mut filling: HashMap<u64, usize> = HashMap::new();
-        for (ranks, mv) in structure.residual {
-            let len = ranks.end - ranks.start;
-            if let Some(&(b, r)) = placed.get(&(len, ranks.start)) {
-                bundles[b].ranges[r].1.push(mv);
-                continue;
-            }
-            let b = match filling.get(&len) {
-                Some(&b)
-                    if len >= RESIDUAL_TASK_RANKS
-                        || (bundles[b].ranges.len() as u64 * len) < RESIDUAL_TASK_RANKS =>
-                {
-                    b
-                }
-                _ => {
-                    bundles.push(ResidualRanges {
-                        len,
-                        ranges: Vec::new(),
-                    });
-                    filling.insert(len, bundles.len() - 1);
-                    bundles.len() - 1
-                }
-            };
-            placed.insert((len, ranks.start), (b, bundles[b].ranges.len()));
-            bundles[b].ranges.push((ranks.start, vec![mv]));
-        }
+        let tasks = block_tasks(&prepared);
+        let bundles = residual_bundles(structure.residual);
         Sweep {
             prepared,
             tasks,
@@ -670,10 +599,4 @@ fn for_units(bitmap: &Bitmap, ranks: Range<u64>, f: impl Fn(u64, u64) -> u64 + S
                 bitmap.store_word(u, (old & !m) | bits);
             }
         });
-}
-
-/// Equally long ranges of ranks with residual moves: (first rank, moves) each.
-struct ResidualRanges {
-    len: u64,
-    ranges: Vec<(u64, Vec<usize>)>,
 }
