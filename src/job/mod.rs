@@ -262,7 +262,8 @@ fn run_space<S: StateSpace>(
                 disk,
             };
             let report = report_of(space, searched);
-            let done = write_files(&out, file, &report, picture.as_ref());
+            let notation = |state: &[u32]| space.format_state(state);
+            let done = write_files(&out, file, &report, &notation, picture.as_ref());
             Some(done.map(|()| Finished {
                 report,
                 out: out.clone(),
@@ -486,6 +487,7 @@ fn write_files(
     out: &Path,
     file: AtomicFile,
     report: &Report,
+    notation: &dyn Fn(&[u32]) -> String,
     picture: Option<&(&'static str, String)>,
 ) -> Result<(), Error> {
     let write_error = |what: &Path, e: std::io::Error| {
@@ -496,7 +498,7 @@ fn write_files(
     let mut files = vec![
         ("levels.csv", report.levels_csv()),
         ("levels.svg", report.levels_svg()),
-        ("report.md", report.to_markdown()),
+        ("report.md", report.to_markdown(notation)),
         ("report.json", report.to_json()),
     ];
     if let Some((name, text)) = picture {

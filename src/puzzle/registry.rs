@@ -100,6 +100,11 @@ impl Space {
     pub fn info(&self) -> PuzzleInfo {
         with_space!(self, s => s.info())
     }
+
+    /// A state in the family's notation ([`StateSpace::format_state`]).
+    pub fn format_state(&self, state: &[u32]) -> String {
+        with_space!(self, s => s.format_state(state))
+    }
 }
 
 #[cfg(test)]

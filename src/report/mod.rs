@@ -98,8 +98,9 @@ impl Report {
         }
     }
 
-    /// `report.md`: the same facts as tables to paste into a page.
-    pub fn to_markdown(&self) -> String {
+    /// `report.md`: the same facts as tables to paste into a page, each antipode written by
+    /// `notation` (the family's: [`crate::puzzle::StateSpace::format_state`]).
+    pub fn to_markdown(&self, notation: &dyn Fn(&[u32]) -> String) -> String {
         let p = &self.puzzle;
         let params: Vec<String> = (p.shown_params().iter())
             .map(|(k, v)| format!("{k} = {v}"))
@@ -195,8 +196,7 @@ impl Report {
             self.antipode_count
         );
         for a in &self.antipodes {
-            let labels: Vec<String> = a.iter().map(u32::to_string).collect();
-            let _ = writeln!(md, "- `{}`", labels.join(" "));
+            let _ = writeln!(md, "- `{}`", notation(a));
         }
         md
     }

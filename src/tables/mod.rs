@@ -67,7 +67,8 @@ pub fn run(
             if let Some(report) = read_report(&out) {
                 write(&out.join("levels.csv"), &report.levels_csv())?;
                 write(&out.join("levels.svg"), &report.levels_svg())?;
-                write(&out.join("report.md"), &report.to_markdown())?;
+                let notation = |state: &[u32]| space.format_state(state);
+                write(&out.join("report.md"), &report.to_markdown(&notation))?;
                 done.push(Ok(report));
             }
             continue;
@@ -264,13 +265,8 @@ fn index(done: &[Result<Report, String>]) -> String {
                     .map(|(k, v)| format!("{k} = {v}"))
                     .collect();
                 let slug = slug_of(r);
-                let antipode = r
-                    .antipodes
-                    .first()
-                    .map(|a| {
-                        let words: Vec<String> = a.iter().map(u32::to_string).collect();
-                        format!("`{}`", words.join(" "))
-                    })
+                let antipode = (r.antipodes.first())
+                    .map(|a| format!("`{}`", shown(r, a)))
                     .unwrap_or_default();
                 let _ = writeln!(
                     md,
@@ -422,6 +418,17 @@ fn seeds(folder: &Path) -> Result<String, Error> {
 }
 
 /// The folder name of a finished run.
+/// `state` as the family of `report` writes it (the numbers, spaced, where it cannot be rebuilt).
+fn shown(report: &Report, state: &[u32]) -> String {
+    match registry::space_of(&report.puzzle) {
+        Ok(space) => space.format_state(state),
+        Err(_) => {
+            let words: Vec<String> = state.iter().map(u32::to_string).collect();
+            words.join(" ")
+        }
+    }
+}
+
 fn slug_of(report: &Report) -> String {
     (registry::space_of(&report.puzzle).map(|space| space.slug()))
         .unwrap_or_else(|_| report.puzzle.puzzle.clone())
