@@ -96,10 +96,11 @@ impl Family for Pancakes {
             run(&[("n", "7"), ("burnt", "true")]),
             run(&[("n", "8"), ("burnt", "true")]),
             run(&[("n", "9"), ("burnt", "true")]),
-            // 6.2e9, 8.7e10 and 3.7e9 positions: tables of 1.5, 20.3 and 0.9 GiB.
+            // 6.2e9, 8.7e10, 3.7e9 and 8.2e10 positions: tables of 1.5, 20.3, 0.9 and 19.0 GiB.
             large(&[("n", "13")]),
             large(&[("n", "14")]),
             large(&[("n", "10"), ("burnt", "true")]),
+            large(&[("n", "11"), ("burnt", "true")]),
         ];
         RUNS
     }

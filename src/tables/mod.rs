@@ -239,8 +239,9 @@ fn index(done: &[Result<Report, String>]) -> String {
          distances files, too large to commit, come back with them). The quick runs take a minute or two:\n\n\
          ```sh\ncargo run --release -- tables\n```\n\n\
          The large runs (n = 13 and 14, Turnstyle 15 in the flips metric, the 2x7 sliding puzzle, 18\n\
-         discs on 4 pegs and 13 and 14 pancakes; a 20.3 GiB table each for Turnstyle, TopSpin and\n\
-         pancakes 14, 16 GiB for the discs, 10.1 GiB for Turnstyle 15 and for 2x7,\n\
+         discs on 4 pegs, 13 and 14 pancakes and 10 and 11 burnt ones; a 20.3 GiB table each for\n\
+         Turnstyle, TopSpin and pancakes 14, 19 GiB for 11 burnt pancakes, 16 GiB for the discs,\n\
+         10.1 GiB for Turnstyle 15 and for 2x7,\n\
          searched within the memory available) take a few hours on a 2-core machine with 24 GiB and need up to 41 GiB of free\n\
          disk while one runs (its file and a checkpoint, uncompressed sizes):\n\n\
          ```sh\ncargo run --release -- tables --large\n```\n\n\
@@ -248,7 +249,8 @@ fn index(done: &[Result<Report, String>]) -> String {
          file's SHA-256), `levels.csv` and `levels.svg` (the positions at each distance, log scale), and\n\
          after a regeneration `distances.gsd`. `seeds.md` checks the seeds' published Turnstyle results\n\
          against these tables. `hardware.md` has the GPU engine's runs on an H100 (Turnstyle 12 to 14,\n\
-         TopSpin 13 and 14, each file equal to the one here).\n\n",
+         TopSpin 13 and 14, pancakes 13, burnt pancakes 10, sliding 4x3 and 2x6, Hanoi 14 discs,\n\
+         each file equal to the one here).\n\n",
     );
     md.push_str(
         "| puzzle | size | metric | positions | diameter | antipodes | an antipode | search | folder |\n",

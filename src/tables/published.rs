@@ -186,6 +186,7 @@ const PUBLISHED: &[(&str, &str, Claim)] = &[
     ("pancake-n8-burnt", OEIS_A078941, Diameter(15)),
     ("pancake-n9-burnt", OEIS_A078941, Diameter(17)),
     ("pancake-n10-burnt", OEIS_A078941, Diameter(18)),
+    ("pancake-n11-burnt", OEIS_A078941, Diameter(19)),
     ("hanoi-p3-d10", LUCAS, Diameter(1023)),
     ("hanoi-p3-d15", LUCAS, Diameter(32767)),
     ("hanoi-p4-d10", KORF, Diameter(49)),
