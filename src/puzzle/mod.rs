@@ -124,6 +124,15 @@ pub trait StateSpace: Sync {
         None
     }
 
+    /// The runs in which residual move `mv` ([`Structure::residual`]) keeps ranks together: for
+    /// every rank `r` that is a multiple of the returned length and every `i` below it, the
+    /// neighbour of `r + i` is that of `r` plus `i`. A move and its inverse have the same runs.
+    /// 1 (the default) where the move has none; a sweep pulls long ones run by run.
+    fn residual_run(&self, mv: usize) -> u64 {
+        let _ = mv;
+        1
+    }
+
     /// Whether [`StateSpace::structure`] is `Some`, without building it (its move tables can
     /// take a while).
     fn has_structure(&self) -> bool {

@@ -1,5 +1,6 @@
 //! One bit per rank, in atomic 64-bit words: bit `r % 64` of word `r / 64`.
 
+use crate::table::huge_pages;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -12,11 +13,7 @@ pub struct Bitmap {
 impl Bitmap {
     /// An empty set over `len` ranks.
     pub fn new(len: u64) -> Bitmap {
-        let words = (0..len.div_ceil(64) as usize)
-            .into_par_iter()
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        Bitmap { words, len }
+        Bitmap::from_fn(len, |_| 0)
     }
 
     /// This bitmap's memory as a bitmap over `len` ranks whose every word the caller will store
@@ -34,10 +31,11 @@ impl Bitmap {
 
     /// The set whose word `w` is `word(w)`.
     pub fn from_fn(len: u64, word: impl Fn(usize) -> u64 + Sync) -> Bitmap {
-        let words = (0..len.div_ceil(64) as usize)
-            .into_par_iter()
-            .map(|w| AtomicU64::new(word(w)))
-            .collect();
+        let count = len.div_ceil(64) as usize;
+        let mut words = Vec::with_capacity(count);
+        // Lookups land anywhere in a level, as in the table.
+        huge_pages(words.as_ptr(), count * 8);
+        words.par_extend((0..count).into_par_iter().map(|w| AtomicU64::new(word(w))));
         Bitmap { words, len }
     }
 

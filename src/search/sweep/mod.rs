@@ -10,29 +10,30 @@
 //!    as bit strings, then short runs bit by bit through tables of positions, pushed from the
 //!    frontier states or pulled into the entries still open, whichever are fewer — and sets the
 //!    unreached ones. No atomic operation but at the task's edges.
-//! 2. **Residual moves**, state by state with a cursor: *pushed* from the frontier states (each
-//!    claims its unreached neighbours atomically) while the frontier is small, *pulled* into the
-//!    unreached states (each looks for a neighbour in the frontier) once those are fewer.
+//! 2. **Residual moves** ([`residual`]), state by state with a cursor, pushed from the frontier
+//!    or pulled into the unreached entries, whichever are fewer; moves with runs of ranks pulled
+//!    run by run where the runs are fewer still.
 //!
 //! Under [`Footprint::Full`] the entries set in the pass form the next frontier bitmap.
 //!
-//! The pass and its two phases are this module; what a pass reads ([`frontier`]), the block
-//! moves it prepares ([`positions`]) and how its work is split into tasks ([`tasks`]) stand
-//! apart.
+//! The pass and phase 1 are this module; phase 2 ([`residual`]), what a pass reads
+//! ([`frontier`]), the block moves it prepares ([`positions`]) and how its work is split into
+//! tasks ([`tasks`]) stand apart.
 //!
 //! [`Footprint::Full`]: super::Footprint::Full
 //! [`Footprint::Lean`]: super::Footprint::Lean
 
 mod frontier;
 mod positions;
+mod residual;
 mod tasks;
 
 use super::Progress;
 use super::bitmap::{Bitmap, mask};
-use super::smallest::{Smallest, merge_smallest};
-use crate::puzzle::{BlockMove, Cursor, MAX_TABLE_BLOCK, SHORT_RUN, StateSpace, Structure};
+use super::smallest::merge_smallest;
+use crate::puzzle::{BlockMove, MAX_TABLE_BLOCK, SHORT_RUN, StateSpace, Structure};
 use crate::rank::window::{WindowMove, prefix_parity};
-use crate::table::{BATCH, DistanceTable, UNREACHED, matches, spread, squeeze};
+use crate::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
 use frontier::*;
 use positions::*;
 use rayon::prelude::*;
@@ -43,9 +44,6 @@ use tasks::*;
 /// The most bytes all tables of positions of a search take together (counted in the plan's
 /// fixed room); moves past it move run by run.
 const MAX_POSITION_BYTES: u64 = 64 << 20;
-
-/// A pushed state costs about this many pulled ones (atomic claims on scattered words).
-const PUSH_COST: u64 = 1;
 
 /// The sweep state of one search: the frontier bitmaps and the work split into tasks.
 pub(super) struct Sweep {
@@ -297,70 +295,6 @@ impl Sweep {
         }
         (count, smallest)
     }
-
-    /// Phase 2: the residual moves, pushed or pulled; returns the number of entries set and the
-    /// smallest `limit` of them.
-    fn residual_pass<S: StateSpace, F: Frontier>(
-        &self,
-        frontier: &F,
-        space: &S,
-        table: &DistanceTable,
-        next: u8,
-        limit: usize,
-        progress: &dyn Progress,
-    ) -> (u64, Vec<u64>) {
-        if self.bundles.is_empty() {
-            return (0, Vec::new());
-        }
-        let pushed: u64 = self
-            .residual_ranges()
-            .map(|(r, moves)| frontier.count_in(r) * moves)
-            .sum();
-        // A pulled state looks along all its residual moves, as a pushed one does.
-        let pulled: u64 = self
-            .residual_ranges()
-            .map(|(r, moves)| unreached_in(table, r) * moves)
-            .sum();
-        let push = pushed * PUSH_COST <= pulled;
-        let tasks: Vec<(&ResidualRanges, Range<u64>)> = self
-            .bundles
-            .iter()
-            .flat_map(|b| {
-                (0..b.len)
-                    .step_by(RESIDUAL_TASK_RANKS as usize)
-                    .map(move |s| (b, s..(s + RESIDUAL_TASK_RANKS).min(b.len)))
-            })
-            .collect();
-        tasks
-            .par_iter()
-            .map(|(bundle, offsets)| {
-                let (count, smallest) = residual_task(
-                    frontier,
-                    space,
-                    table,
-                    bundle,
-                    offsets.clone(),
-                    push,
-                    next,
-                    limit,
-                );
-                progress.found(count);
-                (count, smallest)
-            })
-            .reduce(
-                || (0, Vec::new()),
-                |(ca, a), (cb, b)| (ca + cb, merge_smallest(a, b, limit)),
-            )
-    }
-
-    /// The residual ranges, each with its number of moves.
-    fn residual_ranges(&self) -> impl Iterator<Item = (Range<u64>, u64)> + '_ {
-        self.bundles.iter().flat_map(|b| {
-            b.ranges
-                .iter()
-                .map(move |(start, moves)| (*start..*start + b.len, moves.len() as u64))
-        })
-    }
 }
 
 /// Long runs: each run of the task's ranks pulls the frontier bits of its source run as a bit
@@ -482,83 +416,6 @@ fn frontier_count<F: Frontier>(frontier: &F, ranks: Range<u64>) -> u64 {
             (frontier.word(unit as i64) & mask(lo, hi - lo)).count_ones() as u64
         })
         .sum()
-}
-
-/// The residual moves of `bundle` at `offsets` of its ranges. Push: each frontier state claims
-/// its unreached neighbours. Pull: each unreached state joins the next level if a neighbour is
-/// in the frontier. Returns the entries set and the smallest `limit` of them.
-#[allow(clippy::too_many_arguments)]
-fn residual_task<S: StateSpace, F: Frontier>(
-    frontier: &F,
-    space: &S,
-    table: &DistanceTable,
-    bundle: &ResidualRanges,
-    offsets: Range<u64>,
-    push: bool,
-    next: u8,
-    limit: usize,
-) -> (u64, Vec<u64>) {
-    let mut cursor = space.cursor();
-    // (state, neighbour) pairs waiting for their lookups.
-    let mut batch: Vec<(u64, u64)> = Vec::with_capacity(BATCH + 16);
-    let mut count = 0;
-    let mut smallest = Smallest::new(limit);
-    let mut flush = |batch: &mut Vec<(u64, u64)>| {
-        for &(rank, n) in batch.iter() {
-            let (target, hit) = if push {
-                (n, true)
-            } else {
-                (rank, frontier.contains(n))
-            };
-            if hit && table.claim(target, next) {
-                count += 1;
-                smallest.push(target);
-            }
-        }
-        batch.clear();
-    };
-    let bits = |start: u64, at: u64, take: u64| {
-        if push {
-            frontier.bits_at(start + at, take)
-        } else {
-            unreached_run(table, start + at, take)
-        }
-    };
-    let mut words = vec![0u64; bundle.ranges.len()];
-    let mut at = offsets.start;
-    while at < offsets.end {
-        let take = (offsets.end - at).min(64);
-        for (word, (start, _)) in words.iter_mut().zip(&bundle.ranges) {
-            *word = bits(*start, at, take);
-        }
-        let mut any = words.iter().fold(0, |a, &w| a | w);
-        while any != 0 {
-            let i = any.trailing_zeros() as u64;
-            any &= any - 1;
-            for ((start, moves), word) in bundle.ranges.iter().zip(&words) {
-                if word >> i & 1 == 0 {
-                    continue;
-                }
-                let rank = start + at + i;
-                cursor.seek(rank);
-                for &mv in moves {
-                    let n = cursor.neighbour(mv);
-                    if push {
-                        table.prefetch(n);
-                    } else {
-                        frontier.prefetch(n);
-                    }
-                    batch.push((rank, n));
-                }
-            }
-            if batch.len() >= BATCH {
-                flush(&mut batch);
-            }
-        }
-        at += take;
-    }
-    flush(&mut batch);
-    (count, smallest.into_sorted())
 }
 
 /// Sets the bits of `ranks` in `next` to their unreached entries.

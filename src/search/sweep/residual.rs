@@ -1,0 +1,399 @@
+//! Phase 2 of a pass: the residual moves. State by state with a cursor, *pushed* from the
+//! frontier states (each claims its unreached neighbours atomically) while they are few,
+//! *pulled* into the unreached states (each looks for a neighbour in the frontier) once those
+//! are fewer. A move that keeps ranks together in runs ([`StateSpace::residual_run`]) is pulled
+//! *run by run* where its runs are fewer than the states either way would take: the unreached
+//! entries of a run read the frontier bits of its source run as one bit string (a pancake's
+//! middle flips, whose tables of top digits are too large for block moves).
+
+use super::frontier::{Frontier, or_run, unreached_in, unreached_run};
+use super::tasks::{RESIDUAL_TASK_RANKS, ResidualRanges};
+use super::{Progress, Sweep};
+use crate::puzzle::{Cursor, StateSpace};
+use crate::search::bitmap::mask;
+use crate::search::smallest::{Smallest, merge_smallest};
+use crate::table::{BATCH, DistanceTable, UNREACHED, matches, spread, squeeze};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// A pushed state costs about this many pulled ones (atomic claims on scattered words).
+const PUSH_COST: u64 = 1;
+
+/// Units of 64 ranks whose runs are pulled together, their sources prefetched first.
+const RUN_UNITS: usize = 256;
+
+/// A run read costs about this many states pushed or pulled (its neighbour found afresh, a
+/// scattered read); measured on 13 pancakes.
+const RUN_COST: u64 = 4;
+
+/// [`RUN_COST`], or in the tests 0 where one forces every run to be pulled.
+fn run_cost() -> u64 {
+    #[cfg(test)]
+    if tests::EVERY_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+        return 0;
+    }
+    RUN_COST
+}
+
+/// How one pass applies the residual moves.
+struct Plan {
+    /// Whether the moves taken state by state are pushed from the frontier (else pulled).
+    push: bool,
+    /// The run lengths ([`StateSpace::residual_run`]) of the moves pulled run by run.
+    run_lengths: Vec<u64>,
+}
+
+impl Plan {
+    /// Whether move `mv` is pulled run by run.
+    fn by_runs<S: StateSpace>(&self, space: &S, mv: usize) -> bool {
+        self.run_lengths.contains(&space.residual_run(mv))
+    }
+}
+
+impl Sweep {
+    /// Phase 2: the residual moves; returns the number of entries set and the smallest `limit`
+    /// of them.
+    pub(super) fn residual_pass<S: StateSpace, F: Frontier>(
+        &self,
+        frontier: &F,
+        space: &S,
+        table: &DistanceTable,
+        next: u8,
+        limit: usize,
+        progress: &dyn Progress,
+    ) -> (u64, Vec<u64>) {
+        if self.bundles.is_empty() {
+            return (0, Vec::new());
+        }
+        let plan = self.residual_plan(frontier, space, table);
+        let tasks: Vec<(&ResidualRanges, Range<u64>)> = self
+            .bundles
+            .iter()
+            .flat_map(|b| {
+                (0..b.len)
+                    .step_by(RESIDUAL_TASK_RANKS as usize)
+                    .map(move |s| (b, s..(s + RESIDUAL_TASK_RANKS).min(b.len)))
+            })
+            .collect();
+        tasks
+            .par_iter()
+            .map(|(bundle, offsets)| {
+                let (count, smallest) = residual_task(
+                    frontier,
+                    space,
+                    table,
+                    bundle,
+                    offsets.clone(),
+                    &plan,
+                    next,
+                    limit,
+                );
+                progress.found(count);
+                (count, smallest)
+            })
+            .reduce(
+                || (0, Vec::new()),
+                |(ca, a), (cb, b)| (ca + cb, merge_smallest(a, b, limit)),
+            )
+    }
+
+    /// The residual ranges, each with its number of moves.
+    pub(super) fn residual_ranges(&self) -> impl Iterator<Item = (Range<u64>, u64)> + '_ {
+        self.bundles.iter().flat_map(|b| {
+            b.ranges
+                .iter()
+                .map(move |(start, moves)| (*start..*start + b.len, moves.len() as u64))
+        })
+    }
+
+    /// This pass's way with each residual move, from the frontier and unreached states of each
+    /// range. The choice for a run length holds for every range, so that a move and its inverse
+    /// (which has the same runs) go the same way: a pushed state reaches every neighbour that a
+    /// pulled one would find.
+    fn residual_plan<S: StateSpace, F: Frontier>(
+        &self,
+        frontier: &F,
+        space: &S,
+        table: &DistanceTable,
+    ) -> Plan {
+        // (ranks, frontier states, unreached states, moves) of each range.
+        let ranges: Vec<(u64, u64, u64, &Vec<usize>)> = (self.bundles.iter())
+            .flat_map(|b| {
+                b.ranges
+                    .iter()
+                    .map(move |(start, moves)| (b.len, *start, moves))
+            })
+            .map(|(len, start, moves)| {
+                let ranks = start..start + len;
+                let open = unreached_in(table, ranks.clone());
+                (len, frontier.count_in(ranks), open, moves)
+            })
+            .collect();
+        let mut lengths: Vec<u64> = (ranges.iter())
+            .flat_map(|(_, _, _, moves)| moves.iter().map(|&mv| space.residual_run(mv)))
+            .filter(|&run| run > 1)
+            .collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        // A run read (once per run holding an open entry, and where a group of units cuts
+        // one) costs RUN_COST states.
+        let run_lengths = (lengths.into_iter())
+            .filter(|&run| {
+                let (mut runs, mut states) = (0, 0);
+                for &(len, pushed, open, moves) in &ranges {
+                    let with = moves.iter().filter(|&&mv| space.residual_run(mv) == run);
+                    let moves = with.count() as u64;
+                    let reads = len.div_ceil(run) + len.div_ceil(64 * RUN_UNITS as u64);
+                    runs += reads.min(open) * moves;
+                    states += pushed.min(open) * moves;
+                }
+                runs * run_cost() < states
+            })
+            .collect();
+        let mut plan = Plan {
+            push: false,
+            run_lengths,
+        };
+        let (mut pushed, mut pulled) = (0, 0);
+        for &(_, frontier, open, moves) in &ranges {
+            let moves = moves.iter().filter(|&&mv| !plan.by_runs(space, mv)).count() as u64;
+            pushed += frontier * moves;
+            // A pulled state looks along all its residual moves, as a pushed one does.
+            pulled += open * moves;
+        }
+        plan.push = pushed * PUSH_COST <= pulled;
+        plan
+    }
+}
+
+/// The residual moves of `bundle` at `offsets` of its ranges: first those pulled run by run,
+/// then the rest state by state. Push: each frontier state claims its unreached neighbours.
+/// Pull: each unreached state joins the next level if a neighbour is in the frontier. Returns
+/// the entries set and the smallest `limit` of them.
+#[allow(clippy::too_many_arguments)]
+fn residual_task<S: StateSpace, F: Frontier>(
+    frontier: &F,
+    space: &S,
+    table: &DistanceTable,
+    bundle: &ResidualRanges,
+    offsets: Range<u64>,
+    plan: &Plan,
+    next: u8,
+    limit: usize,
+) -> (u64, Vec<u64>) {
+    let push = plan.push;
+    let mut cursor = space.cursor();
+    let mut count = 0;
+    let mut smallest = Smallest::new(limit);
+    // Each range's moves taken state by state.
+    let mut state_moves = Vec::with_capacity(bundle.ranges.len());
+    for (start, moves) in &bundle.ranges {
+        let (mut runs, states): (Vec<usize>, Vec<usize>) =
+            moves.iter().partition(|&&mv| plan.by_runs(space, mv));
+        if !runs.is_empty() {
+            // Longest runs first: each entry they find is one the others need not look for.
+            runs.sort_by_key(|&mv| std::cmp::Reverse(space.residual_run(mv)));
+            let ranks = start + offsets.start..start + offsets.end;
+            let claims = &mut |unit, bits| {
+                let new = claim_unit(table, unit, bits, next);
+                count += new.count_ones() as u64;
+                let mut bits = new;
+                while bits != 0 {
+                    smallest.push(unit * 64 + bits.trailing_zeros() as u64);
+                    bits &= bits - 1;
+                }
+            };
+            pull_runs(frontier, space, table, &mut cursor, ranks, &runs, claims);
+        }
+        state_moves.push(states);
+    }
+    // (state, neighbour) pairs waiting for their lookups.
+    let mut batch: Vec<(u64, u64)> = Vec::with_capacity(BATCH + 16);
+    let mut flush = |batch: &mut Vec<(u64, u64)>| {
+        for &(rank, n) in batch.iter() {
+            let (target, hit) = if push {
+                (n, true)
+            } else {
+                (rank, frontier.contains(n))
+            };
+            if hit && table.claim(target, next) {
+                count += 1;
+                smallest.push(target);
+            }
+        }
+        batch.clear();
+    };
+    let bits = |start: u64, at: u64, take: u64| {
+        if push {
+            frontier.bits_at(start + at, take)
+        } else {
+            unreached_run(table, start + at, take)
+        }
+    };
+    let mut words = vec![0u64; bundle.ranges.len()];
+    let mut at = offsets.start;
+    while at < offsets.end {
+        let take = (offsets.end - at).min(64);
+        for ((word, (start, _)), moves) in words.iter_mut().zip(&bundle.ranges).zip(&state_moves) {
+            *word = match moves.is_empty() {
+                true => 0,
+                false => bits(*start, at, take),
+            };
+        }
+        let mut any = words.iter().fold(0, |a, &w| a | w);
+        while any != 0 {
+            let i = any.trailing_zeros() as u64;
+            any &= any - 1;
+            for (((start, _), moves), word) in bundle.ranges.iter().zip(&state_moves).zip(&words) {
+                if word >> i & 1 == 0 {
+                    continue;
+                }
+                let rank = start + at + i;
+                cursor.seek(rank);
+                for &mv in moves {
+                    let n = cursor.neighbour(mv);
+                    if push {
+                        table.prefetch(n);
+                    } else {
+                        frontier.prefetch(n);
+                    }
+                    batch.push((rank, n));
+                }
+            }
+            if batch.len() >= BATCH {
+                flush(&mut batch);
+            }
+        }
+        at += take;
+    }
+    flush(&mut batch);
+    (count, smallest.into_sorted())
+}
+
+/// Pulls `moves` (each with runs) run by run into the unreached entries of `ranks`: a group of
+/// units at a time, move by move, each run holding an entry still open reads its source run's
+/// frontier bits (the first word prefetched) as one bit string. Hands each unit with entries
+/// found to `claims`, as (unit, bits), in ascending order.
+fn pull_runs<S: StateSpace, F: Frontier, C: Cursor>(
+    frontier: &F,
+    space: &S,
+    table: &DistanceTable,
+    cursor: &mut C,
+    ranks: Range<u64>,
+    moves: &[usize],
+    claims: &mut dyn FnMut(u64, u64),
+) {
+    let last = (ranks.end - 1) / 64;
+    let mut first = ranks.start / 64;
+    // (first bit in the group, source rank, bits) of each run read.
+    let mut pieces: Vec<(u64, u64, u64)> = Vec::new();
+    while first <= last {
+        let units = ((last + 1 - first) as usize).min(RUN_UNITS);
+        let origin = first * 64;
+        let end = ranks.end.min(origin + 64 * units as u64);
+        let mut open = [0u64; RUN_UNITS];
+        let mut found = [0u64; RUN_UNITS];
+        for (i, o) in open[..units].iter_mut().enumerate() {
+            let unit = first + i as u64;
+            let lo = (unit * 64).max(ranks.start);
+            let hi = (unit * 64 + 64).min(ranks.end);
+            *o = table.value_bits(unit as usize, UNREACHED) & mask(lo - unit * 64, hi - lo);
+        }
+        for &mv in moves {
+            let run = space.residual_run(mv);
+            let mut want = [0u64; RUN_UNITS];
+            for i in 0..units {
+                want[i] = open[i] & !found[i];
+            }
+            pieces.clear();
+            let mut from = 0;
+            while let Some(bit) = next_bit(&want[..units], from) {
+                let at = origin + bit;
+                let stop = ((at / run + 1) * run).min(end);
+                cursor.seek(at);
+                let source = cursor.neighbour(mv);
+                frontier.prefetch(source);
+                pieces.push((bit, source, stop - at));
+                from = stop - origin;
+            }
+            for &(bit, source, len) in &pieces {
+                or_run(&mut found[..units], bit, frontier, source, len);
+            }
+        }
+        for i in 0..units {
+            let hits = open[i] & found[i];
+            if hits != 0 {
+                claims(first + i as u64, hits);
+            }
+        }
+        first += units as u64;
+    }
+}
+
+/// The first bit set in `bits` at or after bit `from`.
+fn next_bit(bits: &[u64], from: u64) -> Option<u64> {
+    let mut w = (from / 64) as usize;
+    let mut word = bits.get(w)? & (u64::MAX << (from % 64));
+    while word == 0 {
+        w += 1;
+        word = *bits.get(w)?;
+    }
+    Some(w as u64 * 64 + word.trailing_zeros() as u64)
+}
+
+/// Sets the entries among `bits` of `unit` (64 ranks) still unreached to `next`, atomically
+/// (a pushing task may claim in the same words); returns those this call set.
+fn claim_unit(table: &DistanceTable, unit: u64, bits: u64, next: u8) -> u64 {
+    let clear = (UNREACHED ^ next) as u64;
+    let w = 2 * unit as usize;
+    let low = spread(bits as u32);
+    let old = table.clear_bits(w, low * clear);
+    let mut new = squeeze(low & matches(old, UNREACHED)) as u64;
+    let high = spread((bits >> 32) as u32);
+    if high != 0 {
+        let old = table.clear_bits(w + 1, high * clear);
+        new |= (squeeze(high & matches(old, UNREACHED)) as u64) << 32;
+    }
+    new
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::puzzle::StateSpace;
+    use crate::puzzle::pancake::Pancake;
+    use crate::search::{Footprint, Options, PassPolicy, Silent, search};
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+    /// Set: every move with runs is pulled run by run wherever states are to be found (other
+    /// tests' sweeps then too; they find the same tables, only slower).
+    pub(super) static EVERY_RUN: AtomicBool = AtomicBool::new(false);
+
+    #[test]
+    fn pancakes_pulled_run_by_run_match_cayleypy_and_the_top_down_scans() {
+        // Flips 7 to 10 of 10 pancakes are residual, in runs of 6, 2, 1 and 1 ranks. The levels
+        // are CayleyPy's (results/published.md).
+        let published = [
+            1, 9, 72, 575, 3963, 22825, 106461, 377863, 919365, 1309756, 814678, 73232,
+        ];
+        let space = Pancake::new(10, false).unwrap();
+        assert_eq!(space.structure().unwrap().residual.len(), 4);
+        let options = |policy, footprint| Options {
+            antipode_limit: 100,
+            policy,
+            footprint,
+        };
+        let scanned = search(
+            &space,
+            &options(PassPolicy::TopDown, Footprint::Lean),
+            &Silent,
+        );
+        EVERY_RUN.store(true, Relaxed);
+        for footprint in [Footprint::Full, Footprint::Lean] {
+            let outcome = search(&space, &options(PassPolicy::Sweep, footprint), &Silent);
+            assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), published);
+            assert_eq!(outcome.antipodes, scanned.antipodes);
+            let differ = (0..space.size()).find(|&r| outcome.table.get(r) != scanned.table.get(r));
+            assert_eq!(differ, None, "{footprint:?}");
+        }
+    }
+}
