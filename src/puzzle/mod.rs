@@ -99,8 +99,7 @@ pub trait StateSpace: Sync {
     fn rank(&self, state: &[u32]) -> Result<u64, String>;
     /// A state written out as the family's seed writes it (by default the numbers, spaced).
     fn format_state(&self, state: &[u32]) -> String {
-        let words: Vec<String> = state.iter().map(u32::to_string).collect();
-        words.join(" ")
+        spaced(state)
     }
     /// A state read from text: numbers separated by spaces or commas (families may accept
     /// their own notation too).
@@ -191,6 +190,12 @@ pub fn pieces(state: &[u32], n: usize) -> Result<Vec<u8>, String> {
 }
 
 /// Numbers separated by spaces or commas.
+/// A state as its numbers, spaced (how a state is written where its family has no notation).
+pub fn spaced(state: &[u32]) -> String {
+    let words: Vec<String> = state.iter().map(u32::to_string).collect();
+    words.join(" ")
+}
+
 pub fn numbers(text: &str) -> Result<Vec<u32>, String> {
     text.split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())

@@ -8,7 +8,7 @@ use crate::job::{self, Error, Job};
 use crate::puzzle::family::Request;
 use crate::puzzle::path::path_to_solved;
 use crate::puzzle::{Cursor, Metric, Ring, StateSpace};
-use crate::puzzle::{FAMILIES, registry};
+use crate::puzzle::{FAMILIES, registry, spaced};
 use crate::report::Report;
 use crate::store;
 use crate::table::DistanceTable;
@@ -266,10 +266,8 @@ fn index(done: &[Result<Report, String>]) -> String {
                     .filter(|(_, v)| !v.is_array())
                     .map(|(k, v)| format!("{k} = {v}"))
                     .collect();
-                let slug = slug_of(r);
-                let antipode = (r.antipodes.first())
-                    .map(|a| format!("`{}`", shown(r, a)))
-                    .unwrap_or_default();
+                let (slug, antipode) = slug_and_antipode(r);
+                let antipode = antipode.map(|a| format!("`{a}`")).unwrap_or_default();
                 let _ = writeln!(
                     md,
                     "| {} | {} | {} | {} | {} | {} | {antipode} | {:.1} s | [{slug}]({slug}/report.md) |",
@@ -419,19 +417,12 @@ fn seeds(folder: &Path) -> Result<String, Error> {
     Ok(md)
 }
 
-/// The folder name of a finished run.
-/// `state` as the family of `report` writes it (the numbers, spaced, where it cannot be rebuilt).
-fn shown(report: &Report, state: &[u32]) -> String {
+/// The folder name of a finished run, and its first antipode as the family writes it (the
+/// numbers, spaced, where the space cannot be rebuilt from the report): one rebuild for both.
+fn slug_and_antipode(report: &Report) -> (String, Option<String>) {
+    let first = report.antipodes.first();
     match registry::space_of(&report.puzzle) {
-        Ok(space) => space.format_state(state),
-        Err(_) => {
-            let words: Vec<String> = state.iter().map(u32::to_string).collect();
-            words.join(" ")
-        }
+        Ok(space) => (space.slug(), first.map(|a| space.format_state(a))),
+        Err(_) => (report.puzzle.puzzle.clone(), first.map(|a| spaced(a))),
     }
-}
-
-fn slug_of(report: &Report) -> String {
-    (registry::space_of(&report.puzzle).map(|space| space.slug()))
-        .unwrap_or_else(|_| report.puzzle.puzzle.clone())
 }

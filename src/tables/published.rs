@@ -3,7 +3,7 @@
 //! stopped early, or the diameter. Each verdict is read from our reports when the file is
 //! written.
 
-use super::slug_of;
+use super::slug_and_antipode;
 use crate::report::Report;
 use Claim::*;
 use std::fmt::Write;
@@ -338,9 +338,14 @@ pub(super) fn published(done: &[Result<Report, String>]) -> String {
          diameter.\n\n\
          | our run | source | published | agreement |\n|---|---|---|---|\n",
     );
+    // Each report's folder name, its space rebuilt once.
+    let named: Vec<(String, &Report)> = (done.iter().flatten())
+        .map(|r| (slug_and_antipode(r).0, r))
+        .collect();
     for (slug, source, claim) in PUBLISHED {
-        let ours = (done.iter().flatten())
-            .find(|r| slug_of(r) == *slug)
+        let ours = (named.iter())
+            .find(|(name, _)| name == slug)
+            .map(|(_, r)| r)
             .map(|r| r.levels.levels().iter().collect::<Vec<u64>>());
         let (what, verdict) = match claim {
             Levels(theirs) => (

@@ -358,12 +358,11 @@ impl StateSpace for Twisty {
         let mut out = Vec::new();
         for set in &self.sets {
             let n = set.count;
-            let text = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
             out.push(format!(
                 "{} {} / {}",
                 set.name,
-                text(&state[at..at + n]),
-                text(&state[at + n..at + 2 * n])
+                super::spaced(&state[at..at + n]),
+                super::spaced(&state[at + n..at + 2 * n])
             ));
             at += 2 * n;
         }
