@@ -189,13 +189,13 @@ pub fn pieces(state: &[u32], n: usize) -> Result<Vec<u8>, String> {
     Ok(labels)
 }
 
-/// Numbers separated by spaces or commas.
 /// A state as its numbers, spaced (how a state is written where its family has no notation).
 pub fn spaced(state: &[u32]) -> String {
     let words: Vec<String> = state.iter().map(u32::to_string).collect();
     words.join(" ")
 }
 
+/// Numbers separated by spaces or commas.
 pub fn numbers(text: &str) -> Result<Vec<u32>, String> {
     text.split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())
@@ -271,7 +271,8 @@ pub fn applies_in_bulk(block: u64, run: u64) -> bool {
 ///
 /// For every rank and every move, the neighbour is given either by exactly one block move whose
 /// `from` range holds the rank, or by exactly one `residual` entry (ranks, move) that holds it;
-/// those are applied state by state with a [`Cursor`]. The residual set must be closed under
+/// those are applied with a [`Cursor`], state by state (or run by run where the move has runs:
+/// [`StateSpace::residual_run`]). The residual set must be closed under
 /// inverse moves: when `(r, m)` is residual, so is the way back from the neighbour to `r`.
 /// Two residual ranges are the same range or disjoint. Block moves' ranges may overlap in part
 /// (the passes cut them apart), but not inside a block of a move of short runs.
@@ -279,6 +280,6 @@ pub fn applies_in_bulk(block: u64, run: u64) -> bool {
 pub struct Structure {
     /// The block moves.
     pub blocks: Vec<BlockMove>,
-    /// Ranges of ranks and the move to apply state by state there.
+    /// Ranges of ranks and the move to apply there through a cursor.
     pub residual: Vec<(std::ops::Range<u64>, usize)>,
 }

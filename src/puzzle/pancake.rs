@@ -554,7 +554,11 @@ mod tests {
             // Up (each stack decoded from the last), then down (each afresh).
             for rank in (0..stack.size()).chain((0..stack.size()).rev()) {
                 let state = stack.state(rank);
-                assert!(seen.insert(state.clone()) || seen.len() as u64 == stack.size());
+                let again = !seen.insert(state.clone());
+                assert!(
+                    !again || seen.len() as u64 == stack.size(),
+                    "{state:?} twice"
+                );
                 assert_eq!(stack.rank(&state), Ok(rank), "{n} {burnt} {state:?}");
                 cursor.seek(rank);
                 for (mv, k) in (stack.first_flip()..=n).enumerate() {

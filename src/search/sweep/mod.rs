@@ -50,7 +50,7 @@ pub(super) struct Sweep {
     prepared: Vec<Prepared>,
     tasks: Vec<Task>,
     /// The residual moves: sets of equally long ranges of ranks, each with the moves to apply
-    /// there state by state. A residual task walks the same offsets of all ranges of a bundle
+    /// there through a cursor. A residual task walks the same offsets of all ranges of a bundle
     /// together, so that a cursor often meets the same arrangement in several of them.
     bundles: Vec<ResidualRanges>,
     /// The last level and the level being found, as bitmaps; `None` when lean (the last level

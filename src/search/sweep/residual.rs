@@ -188,11 +188,14 @@ fn residual_task<S: StateSpace, F: Frontier>(
     // Each range's moves taken state by state.
     let mut state_moves = Vec::with_capacity(bundle.ranges.len());
     for (start, moves) in &bundle.ranges {
-        let (mut runs, states): (Vec<usize>, Vec<usize>) =
+        let (runs, states): (Vec<usize>, Vec<usize>) =
             moves.iter().partition(|&&mv| plan.by_runs(space, mv));
         if !runs.is_empty() {
             // Longest runs first: each entry they find is one the others need not look for.
-            runs.sort_by_key(|&mv| std::cmp::Reverse(space.residual_run(mv)));
+            let mut runs: Vec<(usize, u64)> = (runs.into_iter())
+                .map(|mv| (mv, space.residual_run(mv)))
+                .collect();
+            runs.sort_by_key(|&(_, run)| std::cmp::Reverse(run));
             let ranks = start + offsets.start..start + offsets.end;
             let claims = &mut |unit, bits| {
                 let new = claim_unit(table, unit, bits, next);
@@ -203,7 +206,7 @@ fn residual_task<S: StateSpace, F: Frontier>(
                     bits &= bits - 1;
                 }
             };
-            pull_runs(frontier, space, table, &mut cursor, ranks, &runs, claims);
+            pull_by_runs(frontier, table, &mut cursor, ranks, &runs, claims);
         }
         state_moves.push(states);
     }
@@ -270,17 +273,16 @@ fn residual_task<S: StateSpace, F: Frontier>(
     (count, smallest.into_sorted())
 }
 
-/// Pulls `moves` (each with runs) run by run into the unreached entries of `ranks`: a group of
-/// units at a time, move by move, each run holding an entry still open reads its source run's
-/// frontier bits (the first word prefetched) as one bit string. Hands each unit with entries
-/// found to `claims`, as (unit, bits), in ascending order.
-fn pull_runs<S: StateSpace, F: Frontier, C: Cursor>(
+/// Pulls `moves` (each with its runs' length) run by run into the unreached entries of
+/// `ranks`: a group of units at a time, move by move, each run holding an entry still open reads
+/// its source run's frontier bits (the first word prefetched) as one bit string. Hands each unit
+/// with entries found to `claims`, as (unit, bits), in ascending order.
+fn pull_by_runs<F: Frontier, C: Cursor>(
     frontier: &F,
-    space: &S,
     table: &DistanceTable,
     cursor: &mut C,
     ranks: Range<u64>,
-    moves: &[usize],
+    moves: &[(usize, u64)],
     claims: &mut dyn FnMut(u64, u64),
 ) {
     let last = (ranks.end - 1) / 64;
@@ -299,8 +301,7 @@ fn pull_runs<S: StateSpace, F: Frontier, C: Cursor>(
             let hi = (unit * 64 + 64).min(ranks.end);
             *o = table.value_bits(unit as usize, UNREACHED) & mask(lo - unit * 64, hi - lo);
         }
-        for &mv in moves {
-            let run = space.residual_run(mv);
+        for &(mv, run) in moves {
             let mut want = [0u64; RUN_UNITS];
             for i in 0..units {
                 want[i] = open[i] & !found[i];
@@ -346,9 +347,12 @@ fn next_bit(bits: &[u64], from: u64) -> Option<u64> {
 fn claim_unit(table: &DistanceTable, unit: u64, bits: u64, next: u8) -> u64 {
     let clear = (UNREACHED ^ next) as u64;
     let w = 2 * unit as usize;
+    let mut new = 0;
     let low = spread(bits as u32);
-    let old = table.clear_bits(w, low * clear);
-    let mut new = squeeze(low & matches(old, UNREACHED)) as u64;
+    if low != 0 {
+        let old = table.clear_bits(w, low * clear);
+        new = squeeze(low & matches(old, UNREACHED)) as u64;
+    }
     let high = spread((bits >> 32) as u32);
     if high != 0 {
         let old = table.clear_bits(w + 1, high * clear);
@@ -359,10 +363,80 @@ fn claim_unit(table: &DistanceTable, unit: u64, bits: u64, next: u8) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::puzzle::StateSpace;
+    use super::pull_by_runs;
     use crate::puzzle::pancake::Pancake;
+    use crate::puzzle::{Cursor, StateSpace};
+    use crate::search::bitmap::Bitmap;
     use crate::search::{Footprint, Options, PassPolicy, Silent, search};
+    use crate::table::{DistanceTable, UNREACHED};
+    use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+    /// Moves that send each run of consecutive ranks to another: move `m` has runs of
+    /// `moves[m].0` ranks and sends run `x` to run `x * moves[m].1 + 3` (modulo the runs).
+    struct Shuffle {
+        size: u64,
+        moves: Vec<(u64, u64)>,
+        rank: u64,
+    }
+
+    impl Cursor for Shuffle {
+        fn seek(&mut self, rank: u64) {
+            self.rank = rank;
+        }
+        fn neighbour(&mut self, mv: usize) -> u64 {
+            let (run, times) = self.moves[mv];
+            let x = (self.rank / run * times + 3) % (self.size / run);
+            x * run + self.rank % run
+        }
+    }
+
+    /// A well-mixed function of `x`.
+    fn mix(x: u64) -> u64 {
+        let x = (x ^ (x >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (x >> 32)
+    }
+
+    #[test]
+    fn runs_are_pulled_whole_across_units_groups_and_the_edges_of_the_ranks() {
+        // Runs within a unit, of a unit exactly, across units, and across groups of units; 13
+        // runs of the longer (prime to 7), every length prime to 11 in the shorter.
+        for (long, short) in [(64, 1), (200, 5), (3000, 40), (40_000, 8)] {
+            let size = 13 * long;
+            let moves = vec![(long, 7), (short, 11)];
+            let mut cursor = Shuffle {
+                size,
+                moves: moves.clone(),
+                rank: 0,
+            };
+            let table = DistanceTable::new(size);
+            for r in (0..size).filter(|&r| mix(r).is_multiple_of(3)) {
+                table.claim(r, 1);
+            }
+            let frontier = Bitmap::from_fn(size, |w| mix(w as u64 + size));
+            let ranks = 1234 % (size / 2)..size - 77;
+            let moves: Vec<(usize, u64)> = moves.iter().map(|m| m.0).enumerate().collect();
+            let mut got = BTreeMap::new();
+            let claims = &mut |unit, bits| assert!(got.insert(unit, bits).is_none());
+            pull_by_runs(
+                &frontier,
+                &table,
+                &mut cursor,
+                ranks.clone(),
+                &moves,
+                claims,
+            );
+            let mut want = BTreeMap::new();
+            for r in ranks {
+                cursor.seek(r);
+                let hit = (0..2).any(|mv| frontier.contains(cursor.neighbour(mv)));
+                if hit && table.get(r) == UNREACHED {
+                    *want.entry(r / 64).or_insert(0u64) |= 1 << (r % 64);
+                }
+            }
+            assert_eq!(got, want, "runs of {long} and {short}");
+        }
+    }
 
     /// Set: every move with runs is pulled run by run wherever states are to be found (other
     /// tests' sweeps then too; they find the same tables, only slower).
