@@ -2,9 +2,10 @@
 //! frontier states (each claims its unreached neighbours atomically) while they are few,
 //! *pulled* into the unreached states (each looks for a neighbour in the frontier) once those
 //! are fewer. A move that keeps ranks together in runs ([`StateSpace::residual_run`]) is pulled
-//! *run by run* where its runs are fewer than the states either way would take: the unreached
-//! entries of a run read the frontier bits of its source run as one bit string (a pancake's
-//! middle flips, whose tables of top digits are too large for block moves).
+//! *run by run* where its runs, read at [`RUN_COST`] states each, cost less than the states
+//! either way would take: the unreached entries of a run read the frontier bits of its source
+//! run as one bit string (a pancake's middle flips, whose tables of top digits are too large
+//! for block moves).
 
 use super::frontier::{Frontier, or_run, unreached_in, unreached_run};
 use super::tasks::{RESIDUAL_TASK_RANKS, ResidualRanges};
