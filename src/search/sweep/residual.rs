@@ -98,12 +98,12 @@ impl Sweep {
             )
     }
 
-    /// The residual ranges, each with its number of moves.
-    pub(super) fn residual_ranges(&self) -> impl Iterator<Item = (Range<u64>, u64)> + '_ {
+    /// The residual ranges, each with its moves.
+    pub(super) fn residual_ranges(&self) -> impl Iterator<Item = (Range<u64>, &[usize])> + '_ {
         self.bundles.iter().flat_map(|b| {
             b.ranges
                 .iter()
-                .map(move |(start, moves)| (*start..*start + b.len, moves.len() as u64))
+                .map(move |(start, moves)| (*start..*start + b.len, moves.as_slice()))
         })
     }
 
@@ -118,16 +118,15 @@ impl Sweep {
         table: &DistanceTable,
     ) -> Plan {
         // (ranks, frontier states, unreached states, moves) of each range.
-        let ranges: Vec<(u64, u64, u64, &Vec<usize>)> = (self.bundles.iter())
-            .flat_map(|b| {
-                b.ranges
-                    .iter()
-                    .map(move |(start, moves)| (b.len, *start, moves))
-            })
-            .map(|(len, start, moves)| {
-                let ranks = start..start + len;
+        let ranges: Vec<(u64, u64, u64, &[usize])> = (self.residual_ranges())
+            .map(|(ranks, moves)| {
                 let open = unreached_in(table, ranks.clone());
-                (len, frontier.count_in(ranks), open, moves)
+                (
+                    ranks.end - ranks.start,
+                    frontier.count_in(ranks),
+                    open,
+                    moves,
+                )
             })
             .collect();
         let mut lengths: Vec<u64> = (ranges.iter())
