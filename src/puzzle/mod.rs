@@ -132,6 +132,24 @@ pub trait StateSpace: Sync {
         1
     }
 
+    /// Residual move `mv` as a transposition, where it is one over the whole space (its only
+    /// residual range `0..size`): the ranks fall into [`Transposition::tiles`] tiles, tile `t`
+    /// a set of rows ([`StateSpace::tile_rows`]) of [`Transposition::cols`] consecutive ranks
+    /// each, whose neighbours form rows the other way: for `R` rows there are ranks `s_j` and
+    /// an order `p` of `0..R` such that the neighbour of rank `j` of row `i` is `s_j + p(i)`.
+    /// A sweep then moves whole tiles of bits at a time. `None` (the default) where not.
+    fn transposition(&self, mv: usize) -> Option<Transposition> {
+        let _ = mv;
+        None
+    }
+
+    /// The first ranks of the rows of tile `t` of move `mv`'s transposition, in any order,
+    /// replacing `rows`' contents. Called only for a move with a transposition.
+    fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>) {
+        let _ = (mv, t, rows);
+        unreachable!("tile_rows of a move without a transposition")
+    }
+
     /// Whether [`StateSpace::structure`] is `Some`, without building it (its move tables can
     /// take a while).
     fn has_structure(&self) -> bool {
@@ -267,12 +285,22 @@ pub fn applies_in_bulk(block: u64, run: u64) -> bool {
     run >= SHORT_RUN || block <= MAX_TABLE_BLOCK
 }
 
+/// How a residual move falls into tiles that it transposes ([`StateSpace::transposition`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transposition {
+    /// The number of tiles.
+    pub tiles: usize,
+    /// The ranks of each row of a tile.
+    pub cols: u64,
+}
+
 /// A space's moves split into block moves and the rest.
 ///
 /// For every rank and every move, the neighbour is given either by exactly one block move whose
 /// `from` range holds the rank, or by exactly one `residual` entry (ranks, move) that holds it;
 /// those are applied with a [`Cursor`], state by state (or run by run where the move has runs:
-/// [`StateSpace::residual_run`]). The residual set must be closed under
+/// [`StateSpace::residual_run`], or a tile at a time where it transposes tiles:
+/// [`StateSpace::transposition`]). The residual set must be closed under
 /// inverse moves: when `(r, m)` is residual, so is the way back from the neighbour to `r`.
 /// Two residual ranges are the same range or disjoint. Block moves' ranges may overlap in part
 /// (the passes cut them apart), but not inside a block of a move of short runs.

@@ -12,13 +12,14 @@
 //!    unreached ones. No atomic operation but at the task's edges.
 //! 2. **Residual moves** ([`residual`]), state by state with a cursor, pushed from the frontier
 //!    or pulled into the unreached entries, whichever are fewer; moves with runs of ranks pulled
-//!    run by run where the runs are fewer still.
+//!    run by run where the runs are fewer still, and moves that transpose tiles of ranks
+//!    ([`transpose`]) a tile at a time where a pass over the table costs less.
 //!
 //! Under [`Footprint::Full`] the entries set in the pass form the next frontier bitmap.
 //!
-//! The pass and phase 1 are this module; phase 2 ([`residual`]), what a pass reads
-//! ([`frontier`]), the block moves it prepares ([`positions`]) and how its work is split into
-//! tasks ([`tasks`]) stand apart.
+//! The pass and phase 1 are this module; phase 2 ([`residual`], its tiles [`transpose`]), what
+//! a pass reads ([`frontier`]), the block moves it prepares ([`positions`]) and how its work is
+//! split into tasks ([`tasks`]) stand apart.
 //!
 //! [`Footprint::Full`]: super::Footprint::Full
 //! [`Footprint::Lean`]: super::Footprint::Lean
@@ -27,6 +28,7 @@ mod frontier;
 mod positions;
 mod residual;
 mod tasks;
+mod transpose;
 
 use super::Progress;
 use super::bitmap::{Bitmap, mask};

@@ -5,12 +5,16 @@
 //! *run by run* where its runs, read at [`RUN_COST`] states each, cost less than the states
 //! either way would take: the unreached entries of a run read the frontier bits of its source
 //! run as one bit string (a pancake's middle flips, whose tables of top digits are too large
-//! for block moves).
+//! for block moves). A move over the whole space that transposes tiles of ranks
+//! ([`StateSpace::transposition`]: flipping a whole stack) is pulled a tile at a time
+//! ([`super::transpose`]) where a pass over the table, a row of 64 ranks at
+//! [`TRANSPOSE_COST`] states, costs less than its states; those go first.
 
 use super::frontier::{Frontier, or_run, unreached_in, unreached_run};
 use super::tasks::{RESIDUAL_TASK_RANKS, ResidualRanges};
+use super::transpose::Tile;
 use super::{Progress, Sweep};
-use crate::puzzle::{Cursor, StateSpace};
+use crate::puzzle::{Cursor, StateSpace, Transposition};
 use crate::search::bitmap::mask;
 use crate::search::smallest::{Smallest, merge_smallest};
 use crate::table::{BATCH, DistanceTable, UNREACHED, matches, spread, squeeze};
@@ -27,13 +31,26 @@ const RUN_UNITS: usize = 256;
 /// scattered read); measured on 13 pancakes.
 const RUN_COST: u64 = 4;
 
+/// Transposing a row of 64 ranks of a tile costs about this many states pushed or pulled (a
+/// word read, its share of a transpose in registers, a word claimed, all near in memory).
+const TRANSPOSE_COST: u64 = 1;
+
 /// [`RUN_COST`], or in the tests 0 where one forces every run to be pulled.
 fn run_cost() -> u64 {
     #[cfg(test)]
-    if tests::EVERY_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+    if tests::forced(tests::RUNS) {
         return 0;
     }
     RUN_COST
+}
+
+/// [`TRANSPOSE_COST`], or in the tests 0 where one forces every tile to be pulled.
+fn transpose_cost() -> u64 {
+    #[cfg(test)]
+    if tests::forced(tests::TILES) {
+        return 0;
+    }
+    TRANSPOSE_COST
 }
 
 /// How one pass applies the residual moves.
@@ -42,12 +59,24 @@ struct Plan {
     push: bool,
     /// The run lengths ([`StateSpace::residual_run`]) of the moves pulled run by run.
     run_lengths: Vec<u64>,
+    /// The moves pulled a tile at a time ([`StateSpace::transposition`]).
+    transposed: Vec<(usize, Transposition)>,
 }
 
 impl Plan {
+    /// Whether move `mv` is pulled a tile at a time.
+    fn by_tiles(&self, mv: usize) -> bool {
+        self.transposed.iter().any(|&(m, _)| m == mv)
+    }
+
     /// Whether move `mv` is pulled run by run.
     fn by_runs<S: StateSpace>(&self, space: &S, mv: usize) -> bool {
-        self.run_lengths.contains(&space.residual_run(mv))
+        !self.by_tiles(mv) && self.run_lengths.contains(&space.residual_run(mv))
+    }
+
+    /// Whether move `mv` is taken state by state.
+    fn by_states<S: StateSpace>(&self, space: &S, mv: usize) -> bool {
+        !self.by_tiles(mv) && !self.by_runs(space, mv)
     }
 }
 
@@ -67,17 +96,38 @@ impl Sweep {
             return (0, Vec::new());
         }
         let plan = self.residual_plan(frontier, space, table);
+        let merge = |(ca, a): (u64, Vec<u64>), (cb, b): (u64, Vec<u64>)| {
+            (ca + cb, merge_smallest(a, b, limit))
+        };
+        // The tiles first: each entry they set is one the states need not look for.
+        let tiles: Vec<(usize, usize, u64)> = (plan.transposed.iter())
+            .flat_map(|&(mv, shape)| (0..shape.tiles).map(move |t| (mv, t, shape.cols)))
+            .collect();
+        let by_tiles = (tiles.par_iter())
+            .map_init(
+                || space.cursor(),
+                |cursor, &(mv, t, cols)| {
+                    let (mut count, mut smallest) = (0, Smallest::new(limit));
+                    let tile = Tile::new(space, cursor, mv, t, cols);
+                    tile.pull(frontier, table, next, &mut count, &mut smallest);
+                    progress.found(count);
+                    (count, smallest.into_sorted())
+                },
+            )
+            .reduce(|| (0, Vec::new()), merge);
         let tasks: Vec<(&ResidualRanges, Range<u64>)> = self
             .bundles
             .iter()
+            .filter(|b| {
+                (b.ranges.iter()).any(|(_, moves)| moves.iter().any(|&mv| !plan.by_tiles(mv)))
+            })
             .flat_map(|b| {
                 (0..b.len)
                     .step_by(RESIDUAL_TASK_RANKS as usize)
                     .map(move |s| (b, s..(s + RESIDUAL_TASK_RANKS).min(b.len)))
             })
             .collect();
-        tasks
-            .par_iter()
+        let by_states = (tasks.par_iter())
             .map(|(bundle, offsets)| {
                 let (count, smallest) = residual_task(
                     frontier,
@@ -92,10 +142,8 @@ impl Sweep {
                 progress.found(count);
                 (count, smallest)
             })
-            .reduce(
-                || (0, Vec::new()),
-                |(ca, a), (cb, b)| (ca + cb, merge_smallest(a, b, limit)),
-            )
+            .reduce(|| (0, Vec::new()), merge);
+        merge(by_tiles, by_states)
     }
 
     /// The residual ranges, each with its moves.
@@ -129,19 +177,37 @@ impl Sweep {
                 )
             })
             .collect();
+        // A move over the whole space that transposes tiles costs a pass over it.
+        let size = space.size();
+        let transposed = (ranges.iter())
+            .filter(|&&(len, ..)| len == size)
+            .flat_map(|&(len, pushed, open, moves)| {
+                moves.iter().filter_map(move |&mv| {
+                    let shape = space.transposition(mv)?;
+                    (len.div_ceil(64) * transpose_cost() < pushed.min(open)).then_some((mv, shape))
+                })
+            })
+            .collect();
+        let mut plan = Plan {
+            push: false,
+            run_lengths: Vec::new(),
+            transposed,
+        };
         let mut lengths: Vec<u64> = (ranges.iter())
-            .flat_map(|(_, _, _, moves)| moves.iter().map(|&mv| space.residual_run(mv)))
+            .flat_map(|(_, _, _, moves)| moves.iter().filter(|&&mv| !plan.by_tiles(mv)))
+            .map(|&mv| space.residual_run(mv))
             .filter(|&run| run > 1)
             .collect();
         lengths.sort_unstable();
         lengths.dedup();
         // A run read (once per run holding an open entry, and where a group of units cuts
         // one) costs RUN_COST states.
-        let run_lengths = (lengths.into_iter())
+        plan.run_lengths = (lengths.into_iter())
             .filter(|&run| {
                 let (mut runs, mut states) = (0, 0);
                 for &(len, pushed, open, moves) in &ranges {
-                    let with = moves.iter().filter(|&&mv| space.residual_run(mv) == run);
+                    let with = (moves.iter())
+                        .filter(|&&mv| !plan.by_tiles(mv) && space.residual_run(mv) == run);
                     let moves = with.count() as u64;
                     let reads = len.div_ceil(run) + len.div_ceil(64 * RUN_UNITS as u64);
                     runs += reads.min(open) * moves;
@@ -150,13 +216,12 @@ impl Sweep {
                 runs * run_cost() < states
             })
             .collect();
-        let mut plan = Plan {
-            push: false,
-            run_lengths,
-        };
         let (mut pushed, mut pulled) = (0, 0);
         for &(_, frontier, open, moves) in &ranges {
-            let moves = moves.iter().filter(|&&mv| !plan.by_runs(space, mv)).count() as u64;
+            let moves = moves
+                .iter()
+                .filter(|&&mv| plan.by_states(space, mv))
+                .count() as u64;
             pushed += frontier * moves;
             // A pulled state looks along all its residual moves, as a pushed one does.
             pulled += open * moves;
@@ -188,8 +253,12 @@ fn residual_task<S: StateSpace, F: Frontier>(
     // Each range's moves taken state by state.
     let mut state_moves = Vec::with_capacity(bundle.ranges.len());
     for (start, moves) in &bundle.ranges {
-        let (runs, states): (Vec<usize>, Vec<usize>) =
-            moves.iter().partition(|&&mv| plan.by_runs(space, mv));
+        let runs: Vec<usize> = (moves.iter().copied())
+            .filter(|&mv| plan.by_runs(space, mv))
+            .collect();
+        let states: Vec<usize> = (moves.iter().copied())
+            .filter(|&mv| plan.by_states(space, mv))
+            .collect();
         if !runs.is_empty() {
             // Longest runs first: each entry they find is one the others need not look for.
             let mut runs: Vec<(usize, u64)> = (runs.into_iter())
@@ -344,7 +413,7 @@ fn next_bit(bits: &[u64], from: u64) -> Option<u64> {
 
 /// Sets the entries among `bits` of `unit` (64 ranks) still unreached to `next`, atomically
 /// (a pushing task may claim in the same words); returns those this call set.
-fn claim_unit(table: &DistanceTable, unit: u64, bits: u64, next: u8) -> u64 {
+pub(super) fn claim_unit(table: &DistanceTable, unit: u64, bits: u64, next: u8) -> u64 {
     let clear = (UNREACHED ^ next) as u64;
     let w = 2 * unit as usize;
     let mut new = 0;
@@ -370,7 +439,7 @@ mod tests {
     use crate::search::{Footprint, Options, PassPolicy, Silent, search};
     use crate::table::{DistanceTable, UNREACHED};
     use std::collections::BTreeMap;
-    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
     /// Moves that send each run of consecutive ranks to another: move `m` has runs of
     /// `moves[m].0` ranks and sends run `x` to run `x * moves[m].1 + 3` (modulo the runs).
@@ -438,14 +507,24 @@ mod tests {
         }
     }
 
-    /// Set: every move with runs is pulled run by run wherever states are to be found (other
-    /// tests' sweeps then too; they find the same tables, only slower).
-    pub(super) static EVERY_RUN: AtomicBool = AtomicBool::new(false);
+    /// Ways every move that has them takes wherever states are to be found, while a test sets
+    /// them (other tests' sweeps then too; they find the same tables, only slower): a set of
+    /// [`RUNS`] and [`TILES`].
+    static FORCED: AtomicU8 = AtomicU8::new(0);
+    /// Moves with runs pulled run by run.
+    pub(super) const RUNS: u8 = 1;
+    /// Moves that transpose tiles pulled a tile at a time.
+    pub(super) const TILES: u8 = 2;
+
+    /// Whether the tests force `way`.
+    pub(super) fn forced(way: u8) -> bool {
+        FORCED.load(Relaxed) & way != 0
+    }
 
     #[test]
-    fn pancakes_pulled_run_by_run_match_cayleypy_and_the_top_down_scans() {
-        // Flips 7 to 10 of 10 pancakes are residual, in runs of 6, 2, 1 and 1 ranks. The levels
-        // are CayleyPy's (results/published.md).
+    fn pancakes_pulled_run_by_run_and_by_tiles_match_cayleypy_and_the_top_down_scans() {
+        // Flips 7 to 10 of 10 pancakes are residual, in runs of 6, 2, 1 and 1 ranks; flip 10
+        // transposes tiles. The levels are CayleyPy's (results/published.md).
         let published = [
             1, 9, 72, 575, 3963, 22825, 106461, 377863, 919365, 1309756, 814678, 73232,
         ];
@@ -461,13 +540,18 @@ mod tests {
             &options(PassPolicy::TopDown, Footprint::Lean),
             &Silent,
         );
-        EVERY_RUN.store(true, Relaxed);
-        for footprint in [Footprint::Full, Footprint::Lean] {
+        for (ways, footprint) in [
+            (RUNS, Footprint::Full),
+            (RUNS, Footprint::Lean),
+            (RUNS | TILES, Footprint::Lean),
+        ] {
+            FORCED.store(ways, Relaxed);
             let outcome = search(&space, &options(PassPolicy::Sweep, footprint), &Silent);
             assert_eq!(outcome.levels.iter().collect::<Vec<_>>(), published);
             assert_eq!(outcome.antipodes, scanned.antipodes);
             let differ = (0..space.size()).find(|&r| outcome.table.get(r) != scanned.table.get(r));
-            assert_eq!(differ, None, "{footprint:?}");
+            assert_eq!(differ, None, "{ways} {footprint:?}");
         }
+        FORCED.store(0, Relaxed);
     }
 }
