@@ -1,5 +1,6 @@
 //! A sweep's frontier: the last level as a bitmap, or as the table's entries holding its value
-//! (lean), read a word or a run of bits at a time.
+//! (lean), read a word or a run of bits at a time; and the claims of a unit's entries found from
+//! it, shared by the residual runs and the tiles.
 
 use super::*;
 
@@ -192,4 +193,23 @@ pub(super) fn or_local(bits: &mut [u64], at: u64, value: u64) {
     if shift != 0 && value >> (64 - shift) != 0 {
         bits[w + 1] |= value >> (64 - shift);
     }
+}
+
+/// Sets the entries among `bits` of `unit` (64 ranks) still unreached to `next`, atomically
+/// (a pushing task may claim in the same words); returns those this call set.
+pub(super) fn claim_unit(table: &DistanceTable, unit: u64, bits: u64, next: u8) -> u64 {
+    let clear = (UNREACHED ^ next) as u64;
+    let w = 2 * unit as usize;
+    let mut new = 0;
+    let low = spread(bits as u32);
+    if low != 0 {
+        let old = table.clear_bits(w, low * clear);
+        new = squeeze(low & matches(old, UNREACHED)) as u64;
+    }
+    let high = spread((bits >> 32) as u32);
+    if high != 0 {
+        let old = table.clear_bits(w + 1, high * clear);
+        new |= (squeeze(high & matches(old, UNREACHED)) as u64) << 32;
+    }
+    new
 }

@@ -10,14 +10,14 @@
 //! ([`super::transpose`]) where a pass over the table, a row of 64 ranks at
 //! [`TRANSPOSE_COST`] states, costs less than its states; those go first.
 
-use super::frontier::{Frontier, or_run, unreached_in, unreached_run};
+use super::frontier::{Frontier, claim_unit, or_run, unreached_in, unreached_run};
 use super::tasks::{RESIDUAL_TASK_RANKS, ResidualRanges};
 use super::transpose::Tile;
 use super::{Progress, Sweep};
 use crate::puzzle::{Cursor, StateSpace, Transposition};
 use crate::search::bitmap::mask;
 use crate::search::smallest::{Smallest, merge_smallest};
-use crate::table::{BATCH, DistanceTable, UNREACHED, matches, spread, squeeze};
+use crate::table::{BATCH, DistanceTable, UNREACHED};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -411,25 +411,6 @@ fn next_bit(bits: &[u64], from: u64) -> Option<u64> {
         word = *bits.get(w)?;
     }
     Some(w as u64 * 64 + word.trailing_zeros() as u64)
-}
-
-/// Sets the entries among `bits` of `unit` (64 ranks) still unreached to `next`, atomically
-/// (a pushing task may claim in the same words); returns those this call set.
-pub(super) fn claim_unit(table: &DistanceTable, unit: u64, bits: u64, next: u8) -> u64 {
-    let clear = (UNREACHED ^ next) as u64;
-    let w = 2 * unit as usize;
-    let mut new = 0;
-    let low = spread(bits as u32);
-    if low != 0 {
-        let old = table.clear_bits(w, low * clear);
-        new = squeeze(low & matches(old, UNREACHED)) as u64;
-    }
-    let high = spread((bits >> 32) as u32);
-    if high != 0 {
-        let old = table.clear_bits(w + 1, high * clear);
-        new |= (squeeze(high & matches(old, UNREACHED)) as u64) << 32;
-    }
-    new
 }
 
 #[cfg(test)]

@@ -4,8 +4,7 @@
 //! (flipping a whole stack of pancakes) costs a few passes over it instead of a scattered
 //! read per state.
 
-use super::frontier::Frontier;
-use super::residual::claim_unit;
+use super::frontier::{Frontier, claim_unit};
 use crate::puzzle::{Cursor, StateSpace};
 use crate::search::smallest::Smallest;
 use crate::table::{DistanceTable, UNREACHED};
