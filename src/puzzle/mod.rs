@@ -137,7 +137,11 @@ pub trait StateSpace: Sync {
     /// a set of rows ([`StateSpace::tile_rows`]) of [`Transposition::cols`] consecutive ranks
     /// each, whose neighbours form rows the other way: for `R` rows there are ranks `s_j` and
     /// an order `p` of `0..R` such that the neighbour of rank `j` of row `i` is `s_j + p(i)`.
-    /// A sweep then moves whole tiles of bits at a time. `None` (the default) where not.
+    /// Where the move leaves some pieces in place, the rows the other way may be spread out:
+    /// each column `j` has a class `c(j)` ([`StateSpace::tile_classes`]), and each class an
+    /// increasing map `q_c` with `q_c(0) = 0`, so that the neighbour is `s_j + q_{c(j)}(p(i))`
+    /// ([`Transposition::classes`] of them; with one, `q(x) = x`). A sweep then moves whole
+    /// tiles of bits at a time. `None` (the default) where not.
     fn transposition(&self, mv: usize) -> Option<Transposition> {
         let _ = mv;
         None
@@ -148,6 +152,13 @@ pub trait StateSpace: Sync {
     fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>) {
         let _ = (mv, t, rows);
         unreachable!("tile_rows of a move without a transposition")
+    }
+
+    /// The class of each column of tile `t` of move `mv`'s transposition, replacing `classes`'
+    /// contents; called only for a move with more than one class.
+    fn tile_classes(&self, mv: usize, t: usize, classes: &mut Vec<u16>) {
+        let _ = (mv, t, classes);
+        unreachable!("tile_classes of a move without classes")
     }
 
     /// Whether [`StateSpace::structure`] is `Some`, without building it (its move tables can
@@ -292,6 +303,8 @@ pub struct Transposition {
     pub tiles: usize,
     /// The ranks of each row of a tile.
     pub cols: u64,
+    /// The classes of columns: 1 where the rows the other way are consecutive ranks.
+    pub classes: usize,
 }
 
 /// A space's moves split into block moves and the rest.

@@ -28,6 +28,7 @@ use crate::rank::nth_set_bit;
 use crate::rank::window::WindowMove;
 pub use cursor::PancakeCursor;
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 /// Most pancakes: ranks of up to 20 (20! < 2^64).
 pub const MAX_PANCAKES: usize = 20;
@@ -45,6 +46,9 @@ pub struct Pancake {
     radix: [u64; MAX_PANCAKES],
     /// The weight of each position's digit: the product of the radices below it.
     weight: [u64; MAX_PANCAKES],
+    /// The bottom pancakes of each column of the tiles of the flips that leave them, made once
+    /// for each number left.
+    bottoms: [OnceLock<Vec<[u8; tiles::TILED_BELOW]>>; tiles::TILED_BELOW],
 }
 
 /// The pancake family (`--puzzle pancake`).
@@ -138,6 +142,7 @@ impl Pancake {
             burnt,
             radix,
             weight,
+            bottoms: Default::default(),
         })
     }
 
@@ -388,15 +393,22 @@ impl StateSpace for Pancake {
         self.weight[mv + self.first_flip() - 1]
     }
 
-    /// Flipping the whole stack transposes tiles ([`tiles`]).
+    /// Flipping the whole stack, or all but the bottom few pancakes, transposes tiles
+    /// ([`tiles`]).
     fn transposition(&self, mv: usize) -> Option<Transposition> {
-        let whole = mv + self.first_flip() == self.n && self.n >= 2;
-        whole.then(|| self.whole_flip_transposition())
+        self.tile_top(mv + self.first_flip())
+            .map(|m| self.flip_transposition(mv + self.first_flip(), m))
     }
 
     fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>) {
-        debug_assert!(self.transposition(mv).is_some());
-        self.whole_flip_rows(t, rows);
+        let m = self.tile_top(mv + self.first_flip());
+        self.tile_orders(t, m.expect("a flip with tiles"), rows);
+    }
+
+    fn tile_classes(&self, mv: usize, t: usize, classes: &mut Vec<u16>) {
+        let k = mv + self.first_flip();
+        let m = self.tile_top(k).expect("a flip with tiles");
+        self.bottom_classes(t, k, m, classes);
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {

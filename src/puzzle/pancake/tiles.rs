@@ -1,33 +1,47 @@
-//! Flipping the whole stack as a transposition ([`StateSpace::transposition`]). The stacks whose
-//! top `m = n / 2` pancakes are one set `U` form a tile: its rows are the orders of `U` on top
-//! (burnt: and which way up each lies), each row the consecutive ranks that share those top
-//! digits, one per order of the pancakes below. The whole flip puts the pancakes below on top
-//! and `U` below, each order reversed: a column's stacks (one order below, every order of `U`)
-//! go to the ranks that share the new top digits, consecutive, one per row.
+//! Flips of the whole stack or of all but its bottom few pancakes as transpositions
+//! ([`StateSpace::transposition`]). For flip `k`, the stacks whose top `m = k / 2` pancakes are
+//! one set `U` form a tile: its rows are the orders of `U` on top (burnt: and which way up each
+//! lies), each row the consecutive ranks that share those top digits, one per order of the
+//! pancakes below.
+//!
+//! The whole flip puts the pancakes below on top and `U` below, each order reversed: a column's
+//! stacks (one order below, every order of `U`) go to the ranks that share the new top digits,
+//! consecutive, one per row. A flip that leaves the bottom `r` pancakes `C` (at most
+//! [`TILED_BELOW`]) puts the rest above `U` and `C`: a column's stacks go to the ranks that
+//! share the new top digits and end in `C`, spread out among them. Where they fall depends only
+//! on how many of `U` are smaller than each of `C`: the column's class.
 //!
 //! [`StateSpace::transposition`]: crate::puzzle::StateSpace::transposition
 
 use super::{MAX_PANCAKES, Pancake};
 use crate::puzzle::Transposition;
+use crate::rank::nth_set_bit;
+
+/// The most pancakes below a flip with tiles: a flip that leaves more has runs of `4!` ranks
+/// or longer, and its classes grow as `(m + 1)^r`.
+pub(super) const TILED_BELOW: usize = 3;
 
 impl Pancake {
-    /// The pancakes on top in a tile's rows.
-    fn tile_top(&self) -> usize {
-        self.n / 2
+    /// The pancakes on top in the rows of flip `k`'s tiles, where it has tiles: the whole flip,
+    /// and the flips of all but the bottom few where the tiles have rows.
+    pub(super) fn tile_top(&self, k: usize) -> Option<usize> {
+        let tiled = k >= self.first_flip() && k >= 2 && k + TILED_BELOW >= self.n;
+        tiled.then_some(k / 2)
     }
 
-    /// The whole flip's tiles: one per set of `n / 2` pancakes on top.
-    pub(super) fn whole_flip_transposition(&self) -> Transposition {
-        let m = self.tile_top();
+    /// Flip `k`'s tiles: one per set of `m` pancakes on top; `(m + 1)^r` classes of columns
+    /// where it leaves `r` below.
+    pub(super) fn flip_transposition(&self, k: usize, m: usize) -> Transposition {
         Transposition {
             tiles: binomial(self.n, m) as usize,
             cols: self.weight[m - 1],
+            classes: (m + 1).pow((self.n - k) as u32),
         }
     }
 
-    /// The first ranks of tile `t`'s rows: every order of its set on top (burnt: every way up).
-    pub(super) fn whole_flip_rows(&self, t: usize, rows: &mut Vec<u64>) {
-        let m = self.tile_top();
+    /// The first ranks of tile `t`'s rows: every order of its set of `m` on top (burnt: every
+    /// way up).
+    pub(super) fn tile_orders(&self, t: usize, m: usize, rows: &mut Vec<u64>) {
         let set = nth_subset(self.n, m, t as u64);
         let ups = if self.burnt { 1u64 << m } else { 1 };
         rows.clear();
@@ -57,6 +71,50 @@ impl Pancake {
                 rows.push(rank);
             }
         }
+    }
+
+    /// The class of each column of tile `t` of flip `k` with `m` on top: for each of the
+    /// pancakes the flip leaves below, from the bottom, how many of the tile's set are smaller,
+    /// as the digits of a number in base `m + 1`.
+    pub(super) fn bottom_classes(&self, t: usize, k: usize, m: usize, classes: &mut Vec<u16>) {
+        let set = nth_subset(self.n, m, t as u64);
+        let below: Vec<u16> = (0..self.n as u16)
+            .filter(|p| !set[..m].contains(&(*p as usize)))
+            .collect();
+        let left = self.n - k;
+        classes.clear();
+        classes.extend(self.bottoms(m, left).iter().map(|bottom| {
+            (bottom[..left].iter().rev()).fold(0, |class, &b| {
+                class * (m as u16 + 1) + below[b as usize] - u16::from(b)
+            })
+        }));
+    }
+
+    /// For each column of a tile with `m` on top (the orders of the `n - m` below, in rank
+    /// order), which of those pancakes, counted from the smallest, lie at the bottom `left`
+    /// places, from the bottom up. Made once for each `left`.
+    fn bottoms(&self, m: usize, left: usize) -> &[[u8; TILED_BELOW]] {
+        self.bottoms[left - 1].get_or_init(|| {
+            let below = self.n - m;
+            (0..self.weight[m - 1])
+                .map(|column| {
+                    let mut unused = (1u32 << below) - 1;
+                    let mut order = [0u8; MAX_PANCAKES];
+                    for (i, slot) in order[..below].iter_mut().enumerate() {
+                        let digit = column / self.weight[m + i] % self.radix[m + i];
+                        let lehmer = if self.burnt { digit / 2 } else { digit };
+                        let p = nth_set_bit(unused, lehmer as u32);
+                        unused &= !(1 << p);
+                        *slot = p as u8;
+                    }
+                    let mut bottom = [0u8; TILED_BELOW];
+                    for (b, slot) in bottom[..left].iter_mut().enumerate() {
+                        *slot = order[below - 1 - b];
+                    }
+                    bottom
+                })
+                .collect()
+        })
     }
 }
 
@@ -96,54 +154,73 @@ mod tests {
     use crate::puzzle::{Cursor, StateSpace};
 
     #[test]
-    fn the_whole_flip_sends_each_tile_to_its_transpose() {
+    fn the_flips_with_tiles_send_each_tile_to_its_transpose() {
         for (n, burnt) in [
             (2, false),
+            (3, false),
             (5, false),
             (6, false),
             (7, false),
+            (8, false),
             (3, true),
             (4, true),
+            (5, true),
         ] {
             let stack = Pancake::new(n, burnt).unwrap();
-            let mv = stack.move_count() - 1;
-            let shape = stack.transposition(mv).unwrap();
-            assert_eq!(stack.transposition(0).filter(|_| mv > 0), None);
-            let mut cursor = stack.cursor();
-            let mut covered = vec![false; stack.size() as usize];
-            let mut rows = Vec::new();
-            for t in 0..shape.tiles {
-                stack.tile_rows(mv, t, &mut rows);
-                // Row i's column j goes to s_j + p(i): p from column 0, s_j from row p = 0.
-                let first: Vec<u64> = (rows.iter())
-                    .map(|&r| {
-                        cursor.seek(r);
-                        cursor.neighbour(mv)
-                    })
-                    .collect();
-                let base = *first.iter().min().unwrap();
-                let mut order: Vec<u64> = first.iter().map(|&x| x - base).collect();
-                order.sort_unstable();
-                assert!(
-                    order.iter().copied().eq(0..rows.len() as u64),
-                    "{n} {burnt} {t}"
+            let whole = stack.move_count() - 1;
+            for mv in 0..=whole {
+                let k = mv + stack.first_flip();
+                let shape = stack.transposition(mv);
+                assert_eq!(
+                    shape.is_some(),
+                    k >= 2 && k + TILED_BELOW >= n,
+                    "{n} {burnt} {k}"
                 );
-                let zero = rows[first.iter().position(|&x| x == base).unwrap()];
-                for (&row, &f) in rows.iter().zip(&first) {
-                    for j in 0..shape.cols {
-                        assert!(!std::mem::replace(&mut covered[(row + j) as usize], true));
-                        cursor.seek(zero + j);
-                        let column = cursor.neighbour(mv);
-                        cursor.seek(row + j);
-                        assert_eq!(cursor.neighbour(mv), column + (f - base), "{n} {burnt}");
-                    }
+                let Some(shape) = shape else { continue };
+                assert_eq!(shape.classes == 1, mv == whole, "{n} {burnt} {mv}");
+                the_transposition_holds(&stack, mv, shape);
+            }
+        }
+    }
+
+    /// Checks the contract of [`StateSpace::transposition`] for move `mv` neighbour by
+    /// neighbour, and that its tiles cover every rank once.
+    fn the_transposition_holds(stack: &Pancake, mv: usize, shape: Transposition) {
+        let what = format!("{} {} {mv}", stack.n, stack.burnt);
+        let mut cursor = stack.cursor();
+        let mut neighbour = |rank| {
+            cursor.seek(rank);
+            cursor.neighbour(mv)
+        };
+        let mut covered = vec![false; stack.size() as usize];
+        let (mut rows, mut classes) = (Vec::new(), Vec::new());
+        for t in 0..shape.tiles {
+            stack.tile_rows(mv, t, &mut rows);
+            classes.clear();
+            classes.resize(shape.cols as usize, 0);
+            if shape.classes > 1 {
+                stack.tile_classes(mv, t, &mut classes);
+            }
+            assert_eq!(classes.len() as u64, shape.cols, "{what}");
+            // The order p: by where column 0 goes.
+            rows.sort_by_key(|&r| neighbour(r));
+            // q_c(x) from the first column of class c, s_j from row p = 0.
+            let mut q: Vec<Option<Vec<u64>>> = vec![None; shape.classes];
+            for j in 0..shape.cols {
+                let s = neighbour(rows[0] + j);
+                let q = q[classes[j as usize] as usize]
+                    .get_or_insert_with(|| (rows.iter()).map(|&r| neighbour(r + j) - s).collect());
+                assert!(q.windows(2).all(|w| w[0] < w[1]), "{what}: q ascends");
+                if shape.classes == 1 {
+                    assert!(q.iter().copied().eq(0..rows.len() as u64), "{what}");
+                }
+                for (&row, &q) in rows.iter().zip(q.iter()) {
+                    assert!(!std::mem::replace(&mut covered[(row + j) as usize], true));
+                    assert_eq!(neighbour(row + j), s + q, "{what}");
                 }
             }
-            assert!(
-                covered.iter().all(|&c| c),
-                "{n} {burnt}: tiles cover every rank"
-            );
         }
+        assert!(covered.iter().all(|&c| c), "{what}: tiles cover every rank");
     }
 
     #[test]

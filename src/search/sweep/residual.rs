@@ -6,9 +6,10 @@
 //! either way would take: the unreached entries of a run read the frontier bits of its source
 //! run as one bit string (a pancake's middle flips, whose tables of top digits are too large
 //! for block moves). A move over the whole space that transposes tiles of ranks
-//! ([`StateSpace::transposition`]: flipping a whole stack) is pulled a tile at a time
+//! ([`StateSpace::transposition`]: a pancake flip of all but a few) is pulled a tile at a time
 //! ([`super::transpose`]) where a pass over the table, a row of 64 ranks at
-//! [`TRANSPOSE_COST`] states, costs less than its states; those go first.
+//! [`TRANSPOSE_COST`] states (and [`SPREAD_COST_QUARTERS`] a frontier state where the rows the
+//! other way are spread out), costs less than its states; those go first.
 
 use super::frontier::{Frontier, claim_unit, or_run, unreached_in, unreached_run};
 use super::tasks::{RESIDUAL_TASK_RANKS, ResidualRanges};
@@ -21,8 +22,10 @@ use crate::table::{BATCH, DistanceTable, UNREACHED};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// A pushed state costs about this many pulled ones (atomic claims on scattered words).
-const PUSH_COST: u64 = 1;
+/// A pushed state costs about this many pulled ones (an atomic claim on a scattered word
+/// against a prefetched read). Measured lean: the 3x4 sliding puzzle took 65.4 s with 3, 73.7 s
+/// with 1; 4-peg Hanoi with 15 discs 50.1 s and 54.6 s.
+const PUSH_COST: u64 = 3;
 
 /// Units of 64 ranks whose runs are pulled together, their sources prefetched first.
 const RUN_UNITS: usize = 256;
@@ -31,11 +34,17 @@ const RUN_UNITS: usize = 256;
 /// scattered read); measured on 13 pancakes.
 const RUN_COST: u64 = 4;
 
-/// Transposing a row of 64 ranks of a tile costs about this many states pushed or pulled (a
-/// word read, its share of a transpose in registers, a word claimed, all near in memory; most
-/// words hold a frontier state once 3% of the states do). Measured on 13 and 14 pancakes:
+/// Transposing a row of 64 ranks of a tile costs about this many states pulled (a word read,
+/// its share of a transpose in registers, a word claimed, all near in memory; most words hold
+/// a frontier state once 3% of the states do), two pushed. Measured on 13 and 14 pancakes:
 /// tiles took longer than the states where the frontier held 3% of the space, less at 10%.
-const TRANSPOSE_COST: u64 = 2;
+const TRANSPOSE_COST: u64 = 6;
+
+/// Where a tile's rows the other way are spread out, each frontier state costs about this
+/// many quarters of a state pulled besides (its share of a claim of the unit of 64 ranks it
+/// reaches). Measured on 13 pancakes: flips of 10 to 12 took 14 s in tiles where 35% of the
+/// states were in the frontier, 10 s pulled.
+const SPREAD_COST_QUARTERS: u64 = 3;
 
 /// [`RUN_COST`], or in the tests 0 where one forces every run to be pulled.
 fn run_cost() -> u64 {
@@ -102,15 +111,15 @@ impl Sweep {
             (ca + cb, merge_smallest(a, b, limit))
         };
         // The tiles first: each entry they set is one the states need not look for.
-        let tiles: Vec<(usize, usize, u64)> = (plan.transposed.iter())
-            .flat_map(|&(mv, shape)| (0..shape.tiles).map(move |t| (mv, t, shape.cols)))
+        let tiles: Vec<(usize, usize, Transposition)> = (plan.transposed.iter())
+            .flat_map(|&(mv, shape)| (0..shape.tiles).map(move |t| (mv, t, shape)))
             .collect();
         let by_tiles = (tiles.par_iter())
             .map_init(
                 || space.cursor(),
-                |cursor, &(mv, t, cols)| {
+                |cursor, &(mv, t, shape)| {
                     let (mut count, mut smallest) = (0, Smallest::new(limit));
-                    let tile = Tile::new(space, cursor, mv, t, cols);
+                    let tile = Tile::new(space, cursor, mv, t, shape);
                     tile.pull(frontier, table, next, &mut count, &mut smallest);
                     progress.found(count);
                     (count, smallest.into_sorted())
@@ -186,7 +195,13 @@ impl Sweep {
             .flat_map(|&(len, pushed, open, moves)| {
                 moves.iter().filter_map(move |&mv| {
                     let shape = space.transposition(mv)?;
-                    (len.div_ceil(64) * transpose_cost() < pushed.min(open)).then_some((mv, shape))
+                    // Spread-out rows cost a claim per unit of 64 ranks that a word reaches.
+                    let spread = match shape.classes {
+                        1 => 0,
+                        _ => pushed * SPREAD_COST_QUARTERS / 4,
+                    };
+                    let tiles = len.div_ceil(64) * transpose_cost() + spread;
+                    (tiles < (pushed * PUSH_COST).min(open)).then_some((mv, shape))
                 })
             })
             .collect();
@@ -213,7 +228,7 @@ impl Sweep {
                     let moves = with.count() as u64;
                     let reads = len.div_ceil(run) + len.div_ceil(64 * RUN_UNITS as u64);
                     runs += reads.min(open) * moves;
-                    states += pushed.min(open) * moves;
+                    states += (pushed * PUSH_COST).min(open) * moves;
                 }
                 runs * run_cost() < states
             })

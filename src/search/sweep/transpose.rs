@@ -1,11 +1,12 @@
 //! Residual moves that transpose tiles ([`StateSpace::transposition`]), pulled a tile at a time:
 //! 64 rows by 64 columns of frontier bits read as 64 words, transposed in registers, and each
-//! word then claims 64 consecutive neighbours. A move that sends states all over the table
-//! (flipping a whole stack of pancakes) costs a few passes over it instead of a scattered
+//! word then claims 64 consecutive neighbours, or where the rows the other way are spread out,
+//! its neighbours a unit of 64 ranks at a time. A move that sends states all over the table
+//! (flipping most of a stack of pancakes) costs a few passes over it instead of a scattered
 //! read per state.
 
 use super::frontier::{Frontier, claim_unit};
-use crate::puzzle::{Cursor, StateSpace};
+use crate::puzzle::{Cursor, StateSpace, Transposition};
 use crate::search::smallest::Smallest;
 use crate::table::{DistanceTable, UNREACHED};
 
@@ -13,47 +14,72 @@ use crate::table::{DistanceTable, UNREACHED};
 /// entries of each target row, stay in cache until every column has been through.
 const ROW_GROUP: usize = 256;
 
-/// A tile as a pass walks it: rank `j` of row `sources[c]` sends to rank `c` of row
-/// `targets[j]` (both rows of consecutive ranks).
+/// How far along its row a row's reads are prefetched: a cache line of the table on.
+const AHEAD: usize = 256;
+
+/// A tile as a pass walks it: rank `j` of row `sources[x]` sends to rank `targets[j] + x`, or
+/// where the rows the other way are spread out, `targets[j] + spread[classes[j]][x]` (all rows
+/// of consecutive ranks).
 pub(super) struct Tile {
     sources: Vec<u64>,
     targets: Vec<u64>,
+    /// The class of each column; empty where the rows the other way are consecutive.
+    classes: Vec<u16>,
+    /// Each class's offsets of the rows the other way.
+    spread: Vec<Vec<u32>>,
 }
 
 impl Tile {
-    /// Tile `t` of move `mv` of `space`, with `cols` ranks a row: its rows ordered by where
-    /// their first column goes. Panics where the space's tile is not a transposition.
+    /// Tile `t` of move `mv` of `space` shaped `shape`: its rows ordered by where their first
+    /// column goes. Panics where the space's tile is not a transposition.
     pub(super) fn new<S: StateSpace>(
         space: &S,
         cursor: &mut S::Cursor<'_>,
         mv: usize,
         t: usize,
-        cols: u64,
+        shape: Transposition,
     ) -> Tile {
         let mut rows = Vec::new();
         space.tile_rows(mv, t, &mut rows);
-        let mut keyed: Vec<(u64, u64)> = (rows.iter())
-            .map(|&row| {
-                cursor.seek(row);
-                (cursor.neighbour(mv), row)
-            })
-            .collect();
+        let mut neighbour = |rank| {
+            cursor.seek(rank);
+            cursor.neighbour(mv)
+        };
+        let mut keyed: Vec<(u64, u64)> = rows.iter().map(|&row| (neighbour(row), row)).collect();
         keyed.sort_unstable();
-        let first = keyed[0].0;
-        assert!(
-            (keyed.iter().enumerate()).all(|(c, &(n, _))| n == first + c as u64),
-            "tile {t} of move {mv}: the first column's neighbours are not consecutive"
-        );
-        let top = keyed[0].1;
-        let targets = (0..cols)
-            .map(|j| {
-                cursor.seek(top + j);
-                cursor.neighbour(mv)
-            })
-            .collect();
+        let sources: Vec<u64> = keyed.iter().map(|&(_, row)| row).collect();
+        let targets: Vec<u64> = (0..shape.cols).map(|j| neighbour(sources[0] + j)).collect();
+        let mut classes = Vec::new();
+        let mut spread = vec![Vec::new(); shape.classes];
+        if shape.classes == 1 {
+            let first = keyed[0].0;
+            assert!(
+                (keyed.iter().enumerate()).all(|(c, &(n, _))| n == first + c as u64),
+                "tile {t} of move {mv}: the first column's neighbours are not consecutive"
+            );
+        } else {
+            space.tile_classes(mv, t, &mut classes);
+            for (j, &class) in classes.iter().enumerate() {
+                let offsets = &mut spread[class as usize];
+                if offsets.is_empty() {
+                    let s = targets[j];
+                    offsets.extend(
+                        sources
+                            .iter()
+                            .map(|&r| (neighbour(r + j as u64) - s) as u32),
+                    );
+                    assert!(
+                        offsets.windows(2).all(|w| w[0] < w[1]),
+                        "tile {t} of move {mv}: class {class}'s rows are out of order"
+                    );
+                }
+            }
+        }
         Tile {
-            sources: keyed.into_iter().map(|(_, row)| row).collect(),
+            sources,
             targets,
+            classes,
+            spread,
         }
     }
 
@@ -78,6 +104,10 @@ impl Tile {
                     let height = (rows - c0).min(64);
                     let mut any = 0;
                     for (word, &row) in bits.iter_mut().zip(&self.sources[c0..c0 + height]) {
+                        // The rows' next cache lines, read a few columns of 64 on.
+                        if j0 + AHEAD < cols {
+                            frontier.prefetch(row + (j0 + AHEAD) as u64);
+                        }
                         *word = frontier.bits_at(row + j0 as u64, width as u64);
                         any |= *word;
                     }
@@ -86,15 +116,66 @@ impl Tile {
                     }
                     bits[height..].fill(0);
                     transpose(&mut bits);
-                    for (&word, &target) in bits[..width].iter().zip(&self.targets[j0..]) {
+                    // Each word's neighbours lie in another row the other way: all fetched
+                    // together before any is claimed.
+                    for (j, &word) in (j0..).zip(&bits[..width]) {
                         if word != 0 {
-                            claim_at(table, target + c0 as u64, word, next, count, smallest);
+                            let target = self.targets[j];
+                            match self.classes.get(j) {
+                                None => table.prefetch(target + c0 as u64),
+                                Some(&class) => {
+                                    let offsets = &self.spread[class as usize];
+                                    table.prefetch(target + u64::from(offsets[c0]));
+                                    let last = offsets[c0 + height - 1];
+                                    table.prefetch(target + u64::from(last));
+                                }
+                            }
+                        }
+                    }
+                    for (j, &word) in (j0..).zip(&bits[..width]) {
+                        if word == 0 {
+                            continue;
+                        }
+                        let target = self.targets[j];
+                        match self.classes.get(j) {
+                            None => {
+                                claim_at(table, target + c0 as u64, word, next, count, smallest)
+                            }
+                            Some(&class) => {
+                                let offsets = &self.spread[class as usize][c0..];
+                                claim_spread(table, target, offsets, word, next, count, smallest)
+                            }
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// Sets those of the ranks `target + offsets[x]` whose bit `x` is set in `bits` and that are
+/// unreached to `next`, a unit of 64 ranks at a time (the offsets ascend); adds them to `count`
+/// and `smallest`.
+fn claim_spread(
+    table: &DistanceTable,
+    target: u64,
+    offsets: &[u32],
+    mut bits: u64,
+    next: u8,
+    count: &mut u64,
+    smallest: &mut Smallest,
+) {
+    let (mut unit, mut found) = (u64::MAX, 0);
+    while bits != 0 {
+        let rank = target + u64::from(offsets[bits.trailing_zeros() as usize]);
+        bits &= bits - 1;
+        if rank / 64 != unit {
+            claim_open(table, unit, found, next, count, smallest);
+            (unit, found) = (rank / 64, 0);
+        }
+        found |= 1 << (rank % 64);
+    }
+    claim_open(table, unit, found, next, count, smallest);
 }
 
 /// Sets those of the 64 ranks from `start` whose bits are set in `bits` (none past the table's
@@ -109,21 +190,33 @@ fn claim_at(
 ) {
     let (unit, shift) = (start / 64, start % 64);
     let high = if shift == 0 { 0 } else { bits >> (64 - shift) };
-    for (unit, bits) in [(unit, bits << shift), (unit + 1, high)] {
-        if bits == 0 {
-            continue;
-        }
-        // Only entries unreached (or just set to `next`) may be claimed.
-        let open = bits & table.value_bits(unit as usize, UNREACHED);
-        if open == 0 {
-            continue;
-        }
-        let mut new = claim_unit(table, unit, open, next);
-        *count += new.count_ones() as u64;
-        while new != 0 {
-            smallest.push(unit * 64 + new.trailing_zeros() as u64);
-            new &= new - 1;
-        }
+    claim_open(table, unit, bits << shift, next, count, smallest);
+    claim_open(table, unit + 1, high, next, count, smallest);
+}
+
+/// Sets those entries of unit `unit` whose bits are set in `bits` and that are unreached to
+/// `next`; adds them to `count` and `smallest`.
+fn claim_open(
+    table: &DistanceTable,
+    unit: u64,
+    bits: u64,
+    next: u8,
+    count: &mut u64,
+    smallest: &mut Smallest,
+) {
+    if bits == 0 {
+        return;
+    }
+    // Only entries unreached (or just set to `next`) may be claimed.
+    let open = bits & table.value_bits(unit as usize, UNREACHED);
+    if open == 0 {
+        return;
+    }
+    let mut new = claim_unit(table, unit, open, next);
+    *count += new.count_ones() as u64;
+    while new != 0 {
+        smallest.push(unit * 64 + new.trailing_zeros() as u64);
+        new &= new - 1;
     }
 }
 
