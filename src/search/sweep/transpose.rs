@@ -83,6 +83,14 @@ impl Tile {
         }
     }
 
+    /// Where the rows the other way are spread out: the offsets of column `j`'s neighbours
+    /// from row `c0` on.
+    #[inline]
+    fn spread_of(&self, j: usize, c0: usize) -> Option<&[u32]> {
+        let class = *self.classes.get(j)?;
+        Some(&self.spread[class as usize][c0..])
+    }
+
     /// Sets the unreached neighbours of the tile's frontier states to `next`; adds them to
     /// `count` and `smallest`.
     pub(super) fn pull<F: Frontier>(
@@ -121,13 +129,11 @@ impl Tile {
                     for (j, &word) in (j0..).zip(&bits[..width]) {
                         if word != 0 {
                             let target = self.targets[j];
-                            match self.classes.get(j) {
+                            match self.spread_of(j, c0) {
                                 None => table.prefetch(target + c0 as u64),
-                                Some(&class) => {
-                                    let offsets = &self.spread[class as usize];
-                                    table.prefetch(target + u64::from(offsets[c0]));
-                                    let last = offsets[c0 + height - 1];
-                                    table.prefetch(target + u64::from(last));
+                                Some(offsets) => {
+                                    table.prefetch(target + u64::from(offsets[0]));
+                                    table.prefetch(target + u64::from(offsets[height - 1]));
                                 }
                             }
                         }
@@ -137,12 +143,11 @@ impl Tile {
                             continue;
                         }
                         let target = self.targets[j];
-                        match self.classes.get(j) {
+                        match self.spread_of(j, c0) {
                             None => {
                                 claim_at(table, target + c0 as u64, word, next, count, smallest)
                             }
-                            Some(&class) => {
-                                let offsets = &self.spread[class as usize][c0..];
+                            Some(offsets) => {
                                 claim_spread(table, target, offsets, word, next, count, smallest)
                             }
                         }
