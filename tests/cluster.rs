@@ -1,10 +1,13 @@
 //! The MPI engine end to end (`cargo test --features mpi`, with Open MPI's `mpirun`): a search
 //! across P processes writes the single process's distances file, byte for byte, and goes on
-//! from its checkpoints after one of them is killed.
+//! from its checkpoints after one of them is killed; and the exchanges' pieces, which need no
+//! processes.
 #![cfg(feature = "mpi")]
 mod common;
 use common::scratch;
 
+use gpusearch::search::cluster::transport::{cores_note, decode, encode, owner};
+use gpusearch::search::slab;
 use std::path::Path;
 use std::process::Command;
 
@@ -429,4 +432,38 @@ fn a_process_bound_to_one_core_of_several_is_told_how_to_free_them() {
     assert_eq!(notes("core"), cores > 1);
     assert!(!notes("none"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_process_bound_to_fewer_cores_than_its_share_is_told_how_to_free_them() {
+    let note = cores_note(0, 1, 64, 4).unwrap();
+    assert!(note.contains("1 of the 64 cores here"), "{note}");
+    assert!(
+        note.contains("share of 16") && note.contains("--bind-to none"),
+        "{note}"
+    );
+    assert_eq!(cores_note(3, 16, 64, 4), None);
+    assert_eq!(cores_note(0, 1, 2, 2), None);
+    assert_eq!(cores_note(0, 2, 2, 1), None);
+}
+
+#[test]
+fn chunks_decode_to_their_ranks_sorted_once() {
+    let ranks = vec![5, 1 << 40, 3, 5, 0, 127, 128, u64::MAX >> 1];
+    let mut want = ranks.clone();
+    want.sort_unstable();
+    want.dedup();
+    assert_eq!(decode(&encode(ranks)), want);
+    assert!(encode(Vec::new()).is_empty());
+}
+
+#[test]
+fn each_rank_has_the_slab_that_holds_it() {
+    for (entries, p) in [(1000, 3), (64, 4), (31, 2), (10_000_019, 7)] {
+        let b = slab::bounds(entries, p);
+        for rank in [0, entries / 2, entries - 1] {
+            let o = owner(&b, rank);
+            assert!(b[o] <= rank && rank < b[o + 1], "{entries} {p} {rank}");
+        }
+    }
 }

@@ -332,7 +332,7 @@ fn affinity(pid: libc::pid_t) -> Option<usize> {
 
 /// The note for process `rank` where the `allowed` cores its threads may run on are fewer than
 /// its share of the `online` cores among the `here` processes on its machine.
-fn cores_note(rank: usize, allowed: usize, online: usize, here: usize) -> Option<String> {
+pub fn cores_note(rank: usize, allowed: usize, online: usize, here: usize) -> Option<String> {
     let share = (online / here.max(1)).max(1);
     let processes = if here == 1 { "process" } else { "processes" };
     (allowed < share).then(|| {
@@ -365,7 +365,7 @@ pub(crate) fn answers(ranks: &[u64], holds: impl Fn(u64) -> bool + Sync) -> Vec<
 }
 
 /// The process whose slab holds `column`.
-pub(crate) fn owner(bounds: &[u64], column: u64) -> usize {
+pub fn owner(bounds: &[u64], column: u64) -> usize {
     bounds.partition_point(|&b| b <= column) - 1
 }
 
@@ -383,7 +383,7 @@ fn displacements(counts: &[i32]) -> Vec<i32> {
 
 /// Ranks for one process: sorted, duplicates dropped, delta-coded as LEB128 varints, then
 /// zstd-compressed (empty for none).
-fn encode(mut ranks: Vec<u64>) -> Vec<u8> {
+pub fn encode(mut ranks: Vec<u64>) -> Vec<u8> {
     if ranks.is_empty() {
         return Vec::new();
     }
@@ -395,7 +395,7 @@ fn encode(mut ranks: Vec<u64>) -> Vec<u8> {
 }
 
 /// The ranks of an [`encode`]d chunk.
-fn decode(chunk: &[u8]) -> Vec<u64> {
+pub fn decode(chunk: &[u8]) -> Vec<u64> {
     if chunk.is_empty() {
         return Vec::new();
     }
@@ -404,44 +404,4 @@ fn decode(chunk: &[u8]) -> Vec<u64> {
     let whole = gaps::decode(&bytes, &mut ranks);
     debug_assert!(whole, "a chunk this job's processes encoded");
     ranks
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::search::slab;
-
-    #[test]
-    fn a_process_bound_to_fewer_cores_than_its_share_is_told_how_to_free_them() {
-        let note = cores_note(0, 1, 64, 4).unwrap();
-        assert!(note.contains("1 of the 64 cores here"), "{note}");
-        assert!(
-            note.contains("share of 16") && note.contains("--bind-to none"),
-            "{note}"
-        );
-        assert_eq!(cores_note(3, 16, 64, 4), None);
-        assert_eq!(cores_note(0, 1, 2, 2), None);
-        assert_eq!(cores_note(0, 2, 2, 1), None);
-    }
-
-    #[test]
-    fn chunks_decode_to_their_ranks_sorted_once() {
-        let ranks = vec![5, 1 << 40, 3, 5, 0, 127, 128, u64::MAX >> 1];
-        let mut want = ranks.clone();
-        want.sort_unstable();
-        want.dedup();
-        assert_eq!(decode(&encode(ranks)), want);
-        assert!(encode(Vec::new()).is_empty());
-    }
-
-    #[test]
-    fn each_rank_has_the_slab_that_holds_it() {
-        for (entries, p) in [(1000, 3), (64, 4), (31, 2), (10_000_019, 7)] {
-            let b = slab::bounds(entries, p);
-            for rank in [0, entries / 2, entries - 1] {
-                let o = owner(&b, rank);
-                assert!(b[o] <= rank && rank < b[o + 1], "{entries} {p} {rank}");
-            }
-        }
-    }
 }
