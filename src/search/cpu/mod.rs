@@ -10,7 +10,8 @@
 //! - **remaining list**: the unreached states are listed once and only those are checked,
 //!   bottom-up;
 //! - **sweep**: block moves pulled 64 entries at a time, the rest state by state (see
-//!   [`super::sweep`]).
+//!   [`super::sweep`]); under [`Footprint::Lean`], a top-down scan where the frontier is too
+//!   sparse for a pull through every block move to pay.
 
 mod scan;
 
@@ -197,8 +198,19 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                     let last = (!self.lean()).then(|| last_level(table, list, current));
                     self.sweep = Some(Sweep::new(structure, table.entries(), last));
                 }
+                let lean = self.lean();
                 let sweep = self.sweep.as_mut().expect("just made");
-                let found = sweep.pass(self.space, &self.table, current, next, limit, progress);
+                // Lean (no bitmaps to keep up), a frontier too sparse for a pull through every
+                // block move: a top-down scan instead.
+                let expanded = levels.sum_mod3(depth % 3);
+                let found = if lean && sweep.scan_costs_less(self.space, expanded) {
+                    let step = Step::TopDown;
+                    scan(
+                        self.space, table, None, None, current, next, limit, step, progress,
+                    )
+                } else {
+                    sweep.pass(self.space, table, current, next, limit, progress)
+                };
                 self.found(found)
             }
             Step::BottomUp => {
