@@ -10,7 +10,7 @@ use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
 use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
-use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, search};
+use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Progress, Silent, Step, search};
 use gpusearch::table::UNREACHED;
 use std::collections::BTreeSet;
 use std::hash::Hash;
@@ -479,6 +479,49 @@ fn pancakes_have_their_published_diameters() {
         let outcome = run(&space, PassPolicy::Auto, Footprint::Lean);
         assert_eq!(outcome.diameter(), want, "{} burnt pancakes", i + 1);
     }
+}
+
+/// The kinds of pass of a search, level by level.
+#[derive(Default)]
+struct Steps(std::sync::Mutex<Vec<Step>>);
+
+impl Progress for Steps {
+    fn found(&self, _: u64) {}
+    fn level(&self, _: u64, _: u64, step: Step) {
+        self.0.lock().unwrap().push(step);
+    }
+}
+
+#[test]
+fn lean_sweeps_of_a_sparse_frontier_give_way_to_top_down_scans() {
+    // 8 burnt pancakes (every flip a block move): the level after the lists holds too few
+    // states for a pull through every block move to pay. CayleyPy's levels
+    // (results/published.md), and the table of the full footprint, which sweeps throughout.
+    let published = [
+        1, 8, 56, 392, 2548, 14056, 68656, 276136, 901970, 2195663, 3531887, 2743477, 562095,
+        24627, 347, 1,
+    ];
+    let space = Pancake::new(8, true).unwrap();
+    let steps = Steps::default();
+    let options = |footprint| Options {
+        antipode_limit: 100,
+        policy: PassPolicy::Auto,
+        footprint,
+    };
+    let lean = search(&space, &options(Footprint::Lean), &steps);
+    let steps = steps.0.into_inner().unwrap();
+    let scanned = steps.iter().position(|&s| s == Step::TopDown);
+    let scanned = scanned.unwrap_or_else(|| panic!("no top-down scan in {steps:?}"));
+    assert!(steps[scanned + 1..].contains(&Step::Sweep), "{steps:?}");
+    assert_eq!(lean.levels.iter().collect::<Vec<_>>(), published);
+    let full = search(&space, &options(Footprint::Full), &Silent);
+    assert_eq!(lean.antipodes, full.antipodes);
+    let entries = |o: &Outcome| {
+        (0..space.size())
+            .map(|r| o.table.get(r))
+            .collect::<Vec<_>>()
+    };
+    assert!(entries(&lean) == entries(&full), "the tables differ");
 }
 
 // Permutation puzzles from generators: moves written here as maps of points.

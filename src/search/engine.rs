@@ -92,6 +92,15 @@ pub trait Engine {
         2
     }
 
+    /// Whether, in a space with block moves, a top-down scan that expands `expanded` entries
+    /// costs less here than a sweep pass, whose pulls through the block moves cost the same
+    /// whatever the frontier (a claim per neighbour against an entry per block move). By
+    /// default never: the loop sweeps whenever it can.
+    fn scan_costs_less(&self, expanded: u64) -> bool {
+        let _ = expanded;
+        false
+    }
+
     /// Whether a top-down scan expands every entry holding the last level's value (levels
     /// `d - 3`, `d - 6`, ... too), as the lean footprint does whatever the engine.
     fn expands_older_levels(&self) -> bool {

@@ -315,14 +315,15 @@ pub fn drive<S: StateSpace, E: Engine>(
                 Step::Frontier
             }
             _ => {
-                if !structured && options.policy == PassPolicy::Auto {
-                    // A top-down scan expands the last level (its list, or under the lean
-                    // footprint every entry holding its value: levels d - 3, d - 6, ... too).
-                    let expanded = match listed {
-                        _ if lean || engine.expands_older_levels() => levels.sum_mod3(depth % 3),
-                        Some(n) => n,
-                        None => levels.last(),
-                    };
+                // A top-down scan expands the last level (its list, or under the lean footprint
+                // every entry holding its value: levels d - 3, d - 6, ... too).
+                let expanded = match listed {
+                    _ if lean || engine.expands_older_levels() => levels.sum_mod3(depth % 3),
+                    Some(n) => n,
+                    None => levels.last(),
+                };
+                let auto = options.policy == PassPolicy::Auto;
+                if !structured && auto {
                     let weight = engine.bottom_up_weight(moves);
                     bottom_up |= prefer_bottom_up(unreached, expanded, moves, weight);
                 }
@@ -331,6 +332,9 @@ pub fn drive<S: StateSpace, E: Engine>(
                 {
                     remaining = true;
                     Step::Remaining
+                } else if structured && auto && engine.scan_costs_less(expanded) {
+                    // A frontier too sparse for a pull through every block move to pay.
+                    Step::TopDown
                 } else if structured {
                     Step::Sweep
                 } else if bottom_up && passes.bottom_up {

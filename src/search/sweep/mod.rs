@@ -47,12 +47,6 @@ use tasks::*;
 /// fixed room); moves past it move run by run.
 const MAX_POSITION_BYTES: u64 = 64 << 20;
 
-/// A claim of a top-down scan (a scattered neighbour) costs about as much as pulling this many
-/// entries through one block move. Measured lean on 13 pancakes (6 block moves of 12), the
-/// level after 7 million states: swept in 7.7 s (0.21 ns an entry and block move), scanned in
-/// 3.2 s (37 ns a claim).
-const CLAIM_ENTRIES: u128 = 180;
-
 /// The sweep state of one search: the frontier bitmaps and the work split into tasks.
 pub(super) struct Sweep {
     prepared: Vec<Prepared>,
@@ -96,14 +90,6 @@ impl Sweep {
                 next: Bitmap::new(size),
             }),
         }
-    }
-
-    /// Whether a top-down scan that expands `expanded` states of `space` costs less than a
-    /// pass, whose pulls through the block moves cost the same whatever the frontier: a claim
-    /// per neighbour against an entry per block move.
-    pub fn scan_costs_less<S: StateSpace>(&self, space: &S, expanded: u64) -> bool {
-        let claims = u128::from(expanded) * space.move_count() as u128 * CLAIM_ENTRIES;
-        claims < u128::from(space.size()) * self.prepared.len() as u128
     }
 
     /// One pass: the level holding `current` to the next, whose entries are set to `next`; the
