@@ -2,7 +2,7 @@
 //! descriptions of the moves, and against the values the seeds publish.
 
 mod common;
-use common::{Naive, naive_bfs, perm_from_gens};
+use common::{Events, Naive, naive_bfs, perm_from_gens};
 use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::path::path_to_solved;
@@ -10,7 +10,7 @@ use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
 use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
-use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Progress, Silent, Step, search};
+use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, Step, search};
 use gpusearch::table::UNREACHED;
 use std::collections::BTreeSet;
 use std::hash::Hash;
@@ -481,17 +481,6 @@ fn pancakes_have_their_published_diameters() {
     }
 }
 
-/// The kinds of pass of a search, level by level.
-#[derive(Default)]
-struct Steps(std::sync::Mutex<Vec<Step>>);
-
-impl Progress for Steps {
-    fn found(&self, _: u64) {}
-    fn level(&self, _: u64, _: u64, step: Step) {
-        self.0.lock().unwrap().push(step);
-    }
-}
-
 #[test]
 fn lean_sweeps_of_a_sparse_frontier_give_way_to_top_down_scans() {
     // 8 burnt pancakes (every flip a block move): the level after the lists holds too few
@@ -502,14 +491,16 @@ fn lean_sweeps_of_a_sparse_frontier_give_way_to_top_down_scans() {
         24627, 347, 1,
     ];
     let space = Pancake::new(8, true).unwrap();
-    let steps = Steps::default();
+    let events = Events::default();
     let options = |footprint| Options {
         antipode_limit: 100,
         policy: PassPolicy::Auto,
         footprint,
     };
-    let lean = search(&space, &options(Footprint::Lean), &steps);
-    let steps = steps.0.into_inner().unwrap();
+    let lean = search(&space, &options(Footprint::Lean), &events);
+    let steps: Vec<Step> = (events.0.into_inner().unwrap().iter())
+        .map(|e| e.2)
+        .collect();
     let scanned = steps.iter().position(|&s| s == Step::TopDown);
     let scanned = scanned.unwrap_or_else(|| panic!("no top-down scan in {steps:?}"));
     assert!(steps[scanned + 1..].contains(&Step::Sweep), "{steps:?}");

@@ -3,7 +3,7 @@
 //! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
 
 mod common;
-use common::{Every, perm_from_gens, scratch, search_on};
+use common::{Events, Every, perm_from_gens, scratch, search_on};
 use gpusearch::gpu::engine::GpuSweeper;
 use gpusearch::gpu::layout::Layout;
 use gpusearch::gpu::{Adapters, Gpu};
@@ -17,7 +17,7 @@ use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, Space, StateSpace, registry};
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
 use gpusearch::search::{
-    Engine, Options, Outcome, PassPolicy, Progress, Resume, Saved, Silent, Step, drive, search,
+    Engine, Options, Outcome, PassPolicy, Resume, Saved, Silent, Step, drive, search,
 };
 use gpusearch::store;
 use gpusearch::table::DistanceTable;
@@ -510,17 +510,6 @@ fn a_table_beyond_the_gpu_and_the_host_plans_its_slabs_swept_there() {
         "{plan}"
     );
     assert!(plan.contains("(--gpu-memory): fits"), "{plan}");
-}
-
-/// The level loop's events: each level's depth, size and kind of pass.
-#[derive(Default)]
-struct Events(std::sync::Mutex<Vec<(u64, u64, Step)>>);
-
-impl Progress for Events {
-    fn found(&self, _: u64) {}
-    fn level(&self, depth: u64, count: u64, step: Step) {
-        self.0.lock().unwrap().push((depth, count, step));
-    }
 }
 
 /// Three ring puzzles whose searches take every kind of pass.

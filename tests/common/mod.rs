@@ -1,5 +1,5 @@
 //! What the test files share: running the binary, scratch folders, a plain queue-based BFS,
-//! permutation puzzles from generators, and checkpoints kept in memory.
+//! permutation puzzles from generators, checkpoints kept in memory and the level loop's events.
 
 // Each test file is its own crate and uses some of these.
 #![allow(dead_code)]
@@ -8,7 +8,9 @@ use gpusearch::puzzle::Perm;
 use gpusearch::puzzle::StateSpace;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::search::levels::Levels;
-use gpusearch::search::{Checkpoints, Engine, Options, Outcome, Resume, Saving, Silent, drive};
+use gpusearch::search::{
+    Checkpoints, Engine, Options, Outcome, Progress, Resume, Saving, Silent, Step, drive,
+};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
@@ -138,5 +140,16 @@ impl Checkpoints for Every {
             .unwrap()
             .push((words, levels.clone(), antipodes.to_vec()));
         Ok(())
+    }
+}
+
+/// The level loop's events: each level's depth, size and kind of pass.
+#[derive(Default)]
+pub struct Events(pub Mutex<Vec<(u64, u64, Step)>>);
+
+impl Progress for Events {
+    fn found(&self, _: u64) {}
+    fn level(&self, depth: u64, count: u64, step: Step) {
+        self.0.lock().unwrap().push((depth, count, step));
     }
 }
