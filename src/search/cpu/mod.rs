@@ -47,8 +47,10 @@ pub struct CpuEngine<'s, S: StateSpace> {
     limit: usize,
     /// The space's block moves, until the first sweep takes them.
     structure: Option<Structure>,
-    /// How many block moves a sweep pulls (0 without structure).
-    block_moves: usize,
+    /// How many entries a sweep pulls through its block moves, all moves together (0 without
+    /// structure): a move split into many short ranges (the Towers of Hanoi's) pulls each entry
+    /// once, not once a range.
+    block_entries: u64,
     /// The last level as a list, after frontier passes.
     list: Option<Vec<u64>>,
     /// The entries not yet seen (top-down scans under the full footprint).
@@ -76,7 +78,7 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
             table: DistanceTable::new(space.size()),
             footprint,
             limit,
-            block_moves: structure.as_ref().map_or(0, |s| s.blocks.len()),
+            block_entries: structure.as_ref().map_or(0, |s| s.blocks.iter().map(|b| b.len).sum()),
             structure,
             list: None,
             unseen: None,
@@ -258,7 +260,7 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
     /// scan between two sweeps would leave behind.
     fn scan_costs_less(&self, expanded: u64) -> bool {
         let claims = u128::from(expanded) * self.space.move_count() as u128 * CLAIM_ENTRIES;
-        let pulls = u128::from(self.space.size()) * self.block_moves as u128;
+        let pulls = u128::from(self.block_entries);
         self.lean() && claims < pulls
     }
 
