@@ -149,6 +149,11 @@ impl DistanceTable {
         self.words[w].load(Relaxed)
     }
 
+    /// The words themselves, for loops over many (no bounds check per word).
+    pub fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
     /// Replaces word `w`. Only for a worker that owns the word during a pass.
     pub fn store_word(&self, w: usize, value: u64) {
         self.words[w].store(value, Relaxed)

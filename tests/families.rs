@@ -515,6 +515,34 @@ fn lean_sweeps_of_a_sparse_frontier_give_way_to_top_down_scans() {
     assert!(entries(&lean) == entries(&full), "the tables differ");
 }
 
+#[test]
+fn lean_sweeps_of_the_towers_of_hanoi_pull_the_thick_levels() {
+    // Each move of the Towers of Hanoi splits into many short ranges (62 each with 4 pegs and
+    // 8 discs), but a sweep pulls each entry once a move: weighed by the ranges instead, every
+    // lean level after the lists went to top-down scans (over 23 minutes for 16 discs). The
+    // thickest levels are swept, and the table is the full footprint's.
+    let space = Hanoi::new(4, 8).unwrap();
+    let events = Events::default();
+    let options = |footprint| Options {
+        antipode_limit: 100,
+        policy: PassPolicy::Auto,
+        footprint,
+    };
+    let lean = search(&space, &options(Footprint::Lean), &events);
+    let events = events.0.into_inner().unwrap();
+    let thickest = events.iter().max_by_key(|e| e.1).unwrap();
+    assert_eq!(thickest.2, Step::Sweep, "{events:?}");
+    let full = search(&space, &options(Footprint::Full), &Silent);
+    assert_eq!(lean.levels, full.levels);
+    assert_eq!(lean.antipodes, full.antipodes);
+    let entries = |o: &Outcome| {
+        (0..space.size())
+            .map(|r| o.table.get(r))
+            .collect::<Vec<_>>()
+    };
+    assert!(entries(&lean) == entries(&full), "the tables differ");
+}
+
 // Permutation puzzles from generators: moves written here as maps of points.
 
 /// Applies a generator given as 1-based cycles: the piece at point i moves to g(i).

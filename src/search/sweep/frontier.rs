@@ -20,17 +20,24 @@ pub(super) trait Frontier: Sync {
     /// funnel shift with unit `first + i + 1` when `shift` is not 0); every unit read is inside
     /// the space.
     fn or_shifted(&self, targets: &mut [u64], first: usize, shift: u32) {
-        if shift == 0 {
-            for (i, f) in targets.iter_mut().enumerate() {
-                *f |= self.word((first + i) as i64);
-            }
-        } else {
-            let mut low = self.word(first as i64);
-            for (i, f) in targets.iter_mut().enumerate() {
-                let high = self.word((first + i + 1) as i64);
-                *f |= (low >> shift) | (high << (64 - shift));
-                low = high;
-            }
+        funnel_or(targets, shift, |i| self.word((first + i) as i64));
+    }
+}
+
+/// ORs into each `targets[i]` the 64 bits from bit `shift` of source word `word(i)` on (a
+/// funnel shift with `word(i + 1)` when `shift` is not 0).
+#[inline(always)]
+fn funnel_or(targets: &mut [u64], shift: u32, word: impl Fn(usize) -> u64) {
+    if shift == 0 {
+        for (i, f) in targets.iter_mut().enumerate() {
+            *f |= word(i);
+        }
+    } else {
+        let mut low = word(0);
+        for (i, f) in targets.iter_mut().enumerate() {
+            let high = word(i + 1);
+            *f |= (low >> shift) | (high << (64 - shift));
+            low = high;
         }
     }
 }
@@ -102,6 +109,22 @@ impl Frontier for EntriesHolding<'_> {
     }
     fn count_in(&self, range: Range<u64>) -> u64 {
         count_holding(self.table, self.value, range)
+    }
+    /// Whole units read straight from the table's words, inlined: the lean sweep's inner loop
+    /// (the Towers of Hanoi spend most of a lean sweep here).
+    fn or_shifted(&self, targets: &mut [u64], first: usize, shift: u32) {
+        let units = targets.len() + usize::from(shift != 0);
+        if (first + units) as u64 * 64 > self.table.entries() {
+            // The table's last unit has padding, which value_bits leaves out.
+            return funnel_or(targets, shift, |i| self.word((first + i) as i64));
+        }
+        let words = &self.table.words()[2 * first..2 * (first + units)];
+        let value = self.value;
+        funnel_or(targets, shift, |i| {
+            let low = squeeze(matches(words[2 * i].load(Relaxed), value)) as u64;
+            let high = squeeze(matches(words[2 * i + 1].load(Relaxed), value)) as u64;
+            low | high << 32
+        });
     }
 }
 
