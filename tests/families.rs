@@ -490,22 +490,25 @@ fn lean_sweeps_of_a_sparse_frontier_give_way_to_top_down_scans() {
         1, 8, 56, 392, 2548, 14056, 68656, 276136, 901970, 2195663, 3531887, 2743477, 562095,
         24627, 347, 1,
     ];
-    let space = Pancake::new(8, true).unwrap();
-    let events = Events::default();
+    let (lean, events) = lean_as_full(&Pancake::new(8, true).unwrap());
+    let steps: Vec<Step> = events.iter().map(|e| e.2).collect();
+    let scanned = steps.iter().position(|&s| s == Step::TopDown);
+    let scanned = scanned.unwrap_or_else(|| panic!("no top-down scan in {steps:?}"));
+    assert!(steps[scanned + 1..].contains(&Step::Sweep), "{steps:?}");
+    assert_eq!(lean.levels.iter().collect::<Vec<_>>(), published);
+}
+
+/// The search of `space` under the lean footprint (the Auto policy), and its levels' events,
+/// after checking that it gives the full footprint's table and antipodes.
+fn lean_as_full<S: StateSpace>(space: &S) -> (Outcome, Vec<(u64, u64, Step)>) {
     let options = |footprint| Options {
         antipode_limit: 100,
         policy: PassPolicy::Auto,
         footprint,
     };
-    let lean = search(&space, &options(Footprint::Lean), &events);
-    let steps: Vec<Step> = (events.0.into_inner().unwrap().iter())
-        .map(|e| e.2)
-        .collect();
-    let scanned = steps.iter().position(|&s| s == Step::TopDown);
-    let scanned = scanned.unwrap_or_else(|| panic!("no top-down scan in {steps:?}"));
-    assert!(steps[scanned + 1..].contains(&Step::Sweep), "{steps:?}");
-    assert_eq!(lean.levels.iter().collect::<Vec<_>>(), published);
-    let full = search(&space, &options(Footprint::Full), &Silent);
+    let events = Events::default();
+    let lean = search(space, &options(Footprint::Lean), &events);
+    let full = search(space, &options(Footprint::Full), &Silent);
     assert_eq!(lean.antipodes, full.antipodes);
     let entries = |o: &Outcome| {
         (0..space.size())
@@ -513,6 +516,7 @@ fn lean_sweeps_of_a_sparse_frontier_give_way_to_top_down_scans() {
             .collect::<Vec<_>>()
     };
     assert!(entries(&lean) == entries(&full), "the tables differ");
+    (lean, events.0.into_inner().unwrap())
 }
 
 #[test]
@@ -521,26 +525,9 @@ fn lean_sweeps_of_the_towers_of_hanoi_pull_the_thick_levels() {
     // 8 discs), but a sweep pulls each entry once a move: weighed by the ranges instead, every
     // lean level after the lists went to top-down scans (over 23 minutes for 16 discs). The
     // thickest levels are swept, and the table is the full footprint's.
-    let space = Hanoi::new(4, 8).unwrap();
-    let events = Events::default();
-    let options = |footprint| Options {
-        antipode_limit: 100,
-        policy: PassPolicy::Auto,
-        footprint,
-    };
-    let lean = search(&space, &options(Footprint::Lean), &events);
-    let events = events.0.into_inner().unwrap();
+    let (_, events) = lean_as_full(&Hanoi::new(4, 8).unwrap());
     let thickest = events.iter().max_by_key(|e| e.1).unwrap();
     assert_eq!(thickest.2, Step::Sweep, "{events:?}");
-    let full = search(&space, &options(Footprint::Full), &Silent);
-    assert_eq!(lean.levels, full.levels);
-    assert_eq!(lean.antipodes, full.antipodes);
-    let entries = |o: &Outcome| {
-        (0..space.size())
-            .map(|r| o.table.get(r))
-            .collect::<Vec<_>>()
-    };
-    assert!(entries(&lean) == entries(&full), "the tables differ");
 }
 
 // Permutation puzzles from generators: moves written here as maps of points.

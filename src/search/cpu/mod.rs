@@ -78,7 +78,9 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
             table: DistanceTable::new(space.size()),
             footprint,
             limit,
-            block_entries: structure.as_ref().map_or(0, |s| s.blocks.iter().map(|b| b.len).sum()),
+            block_entries: structure
+                .as_ref()
+                .map_or(0, |s| s.blocks.iter().map(|b| b.len).sum()),
             structure,
             list: None,
             unseen: None,
