@@ -218,8 +218,7 @@ impl DistanceTable {
         let w = 2 * unit;
         if (unit as u64 + 1) * 64 <= self.entries {
             // A whole unit: no padding to mask.
-            return squeeze(matches(self.word(w), value)) as u64
-                | (squeeze(matches(self.word(w + 1), value)) as u64) << 32;
+            return holding_bits(self.word(w), self.word(w + 1), value);
         }
         let half = |w: usize| {
             if w < self.word_count() {
@@ -276,6 +275,12 @@ pub fn huge_pages<T>(start: *const T, bytes: usize) {
 pub fn matches(word: u64, value: u8) -> u64 {
     let x = word ^ (LOW_BITS * value as u64);
     !(x | (x >> 1)) & LOW_BITS
+}
+
+/// One bit per entry of the 64 in words `low` and `high` (a unit): those holding `value`.
+#[inline]
+pub fn holding_bits(low: u64, high: u64, value: u8) -> u64 {
+    squeeze(matches(low, value)) as u64 | (squeeze(matches(high, value)) as u64) << 32
 }
 
 /// Spreads the 32 bits of `bits` to the low bits of 2-bit fields (bit k to bit 2k).

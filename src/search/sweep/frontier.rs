@@ -64,20 +64,9 @@ impl Frontier for Bitmap {
     }
     /// The words themselves, as a slice: no bounds check per word in the hot loop.
     fn or_shifted(&self, targets: &mut [u64], first: usize, shift: u32) {
-        let words = self.words();
-        let count = targets.len();
-        if shift == 0 {
-            for (f, x) in targets.iter_mut().zip(&words[first..first + count]) {
-                *f |= x.load(Relaxed);
-            }
-        } else {
-            for (f, pair) in targets
-                .iter_mut()
-                .zip(words[first..first + count + 1].windows(2))
-            {
-                *f |= (pair[0].load(Relaxed) >> shift) | (pair[1].load(Relaxed) << (64 - shift));
-            }
-        }
+        let units = targets.len() + usize::from(shift != 0);
+        let words = &self.words()[first..first + units];
+        funnel_or(targets, shift, |i| words[i].load(Relaxed));
     }
 }
 
@@ -121,9 +110,11 @@ impl Frontier for EntriesHolding<'_> {
         let words = &self.table.words()[2 * first..2 * (first + units)];
         let value = self.value;
         funnel_or(targets, shift, |i| {
-            let low = squeeze(matches(words[2 * i].load(Relaxed), value)) as u64;
-            let high = squeeze(matches(words[2 * i + 1].load(Relaxed), value)) as u64;
-            low | high << 32
+            holding_bits(
+                words[2 * i].load(Relaxed),
+                words[2 * i + 1].load(Relaxed),
+                value,
+            )
         });
     }
 }

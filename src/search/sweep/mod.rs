@@ -35,7 +35,7 @@ use super::bitmap::{Bitmap, mask};
 use super::smallest::merge_smallest;
 use crate::puzzle::{BlockMove, MAX_TABLE_BLOCK, SHORT_RUN, StateSpace, Structure};
 use crate::rank::window::{WindowMove, prefix_parity};
-use crate::table::{DistanceTable, UNREACHED, matches, spread, squeeze};
+use crate::table::{DistanceTable, UNREACHED, holding_bits, matches, spread, squeeze};
 use frontier::*;
 use positions::*;
 use rayon::prelude::*;
