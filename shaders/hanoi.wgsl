@@ -1,5 +1,5 @@
 // The Towers of Hanoi's ranks and moves, the same rank order as the host's (src/puzzle/hanoi.rs):
-// rank = sum over discs d of (peg of d) * PEGS^(DISCS - 1 - d), disc 0 the smallest. Move m joins two pegs:
+// rank = sum over discs d of (peg of d) * PEGS^d, disc 0 the smallest. Move m joins two pegs:
 // the smaller of their top discs moves onto the other; where both are empty the position stays.
 //
 // The puzzle data `puzzle_data` holds MOVES words, each a move's pegs (a | b << 8), then
@@ -34,13 +34,15 @@ fn load_state(rank: u64) {
     for (var p = 0u; p < 8u; p++) {
         tops[p] = NONE;
     }
-    // The lowest digit is the largest disc's: a smaller disc on the same peg covers it.
+    // The lowest digit is the smallest disc's: the first disc found on a peg is its top.
     var rest = rank;
-    for (var d = DISCS; d > 0u; d--) {
+    for (var d = 0u; d < DISCS; d++) {
         let q = div_small(rest, PEGS);
         let peg = u32(rest - q * u64(PEGS));
         rest = q;
-        tops[peg] = d - 1u;
+        if tops[peg] == NONE {
+            tops[peg] = d;
+        }
     }
 }
 
@@ -62,6 +64,6 @@ fn neighbour(m: u32) -> u64 {
         off_peg = a;
         onto_peg = b;
     }
-    let step = power(DISCS - 1u - disc);
+    let step = power(disc);
     return loaded + u64(onto_peg) * step - u64(off_peg) * step;
 }

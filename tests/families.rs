@@ -294,15 +294,17 @@ fn hanoi_matches_naive_bfs() {
         (4, 3),
         (4, 5),
         (4, 7),
+        (4, 9),
         (5, 4),
         (6, 3),
+        (8, 5),
     ] {
         let space = Hanoi::new(pegs as usize, discs).unwrap();
         let naive = naive_bfs(vec![vec![1u32; discs]], |s: &Vec<u32>| hanoi_moves(s, pegs));
         let what = format!("hanoi {pegs} pegs {discs} discs");
         check(&what, &space, &naive, |s| s);
-        if space.has_structure() {
-            check_structure(&what, &space);
+        if space.page_bits().is_some() {
+            check_pages(&what, &space);
         }
         // A pair of pegs moves the one disc that may go between them, or none where both
         // are empty (the state stays).
@@ -520,14 +522,22 @@ fn lean_as_full<S: StateSpace>(space: &S) -> (Outcome, Vec<(u64, u64, Step)>) {
 }
 
 #[test]
-fn lean_sweeps_of_the_towers_of_hanoi_pull_the_thick_levels() {
-    // Each move of the Towers of Hanoi splits into many short ranges (62 each with 4 pegs and
-    // 8 discs), but a sweep pulls each entry once a move: weighed by the ranges instead, every
-    // lean level after the lists went to top-down scans (over 23 minutes for 16 discs). The
-    // thickest levels are swept, and the table is the full footprint's.
-    let (_, events) = lean_as_full(&Hanoi::new(4, 8).unwrap());
-    let thickest = events.iter().max_by_key(|e| e.1).unwrap();
-    assert_eq!(thickest.2, Step::Sweep, "{events:?}");
+fn the_towers_of_hanoi_sweep_page_by_page() {
+    // With 4 pegs a sweep pulls the Towers of Hanoi a page at a time (16 pages at 9 discs),
+    // from the levels' first thousands of states on (a list of them costs more), lean as full,
+    // with no scan of the whole table.
+    let (_, events) = lean_as_full(&Hanoi::new(4, 9).unwrap());
+    let steps: Vec<Step> = events.iter().map(|e| e.2).collect();
+    // Each event: the level, its states and the kind of pass that found them.
+    let mut last = 1;
+    for &(_, states, step) in &events {
+        assert!(
+            step == Step::Sweep || step == Step::Frontier && last <= 64,
+            "{steps:?}"
+        );
+        last = states;
+    }
+    assert!(steps.contains(&Step::Sweep), "{steps:?}");
 }
 
 // Permutation puzzles from generators: moves written here as maps of points.
@@ -796,6 +806,40 @@ fn malformed_key_files_name_line_and_column() {
 
 /// The neighbours of every rank through the space's structure (block moves, then the residual
 /// moves state by state) are the cursor's, once each.
+/// Checks a space's pages ([`StateSpace::page_bits`]) against its cursor: every page's pull from
+/// a frontier of about one rank in four sets exactly the ranks with a neighbour there (another
+/// rank), and every neighbour of a page's rank lies in it or in one of its neighbour pages.
+fn check_pages<S: StateSpace>(what: &str, space: &S) {
+    let bits = space.page_bits().expect("a space with pages");
+    let units = 1usize << (bits - 6);
+    let mix = |x: u64| {
+        let x = (x ^ (x >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+    };
+    let frontier = |unit: u64| mix(unit) & mix(unit + (1 << 40));
+    let in_frontier = |rank: u64| frontier(rank / 64) >> (rank % 64) & 1 == 1;
+    let mut cursor = space.cursor();
+    let (mut found, mut neighbours) = (vec![0u64; units], Vec::new());
+    for page in 0..space.size() >> bits {
+        space.pull_page(page, frontier, &vec![u64::MAX; units], &mut found);
+        space.page_neighbours(page, &mut neighbours);
+        for r in page << bits..(page + 1) << bits {
+            cursor.seek(r);
+            let next: Vec<u64> = (0..space.move_count())
+                .map(|m| cursor.neighbour(m))
+                .filter(|&n| n != r)
+                .collect();
+            let want = next.iter().any(|&n| in_frontier(n));
+            let got = found[(r % (1 << bits)) as usize / 64] >> (r % 64) & 1 == 1;
+            assert_eq!(got, want, "{what}: rank {r}");
+            for n in next {
+                let p = n >> bits;
+                assert!(p == page || neighbours.contains(&p), "{what}: {r} -> {n}");
+            }
+        }
+    }
+}
+
 fn check_structure<S: StateSpace>(what: &str, space: &S) {
     let structure = space.structure().expect("a space with structure");
     let mut cursor = space.cursor();

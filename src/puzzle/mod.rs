@@ -161,10 +161,44 @@ pub trait StateSpace: Sync {
         unreachable!("tile_classes of a move without classes")
     }
 
-    /// Whether [`StateSpace::structure`] is `Some`, without building it (its move tables can
-    /// take a while).
+    /// Whether [`StateSpace::structure`] is `Some` or the space has pages
+    /// ([`StateSpace::page_bits`]), without building the structure (its move tables can take a
+    /// while): whether a sweep can pass over it.
     fn has_structure(&self) -> bool {
-        self.structure().is_some()
+        self.structure().is_some() || self.page_bits().is_some()
+    }
+
+    /// Where the moves act 64 ranks at a time within pages of `2^bits` consecutive ranks (a
+    /// 64-rank unit's neighbours lie in a few units, the same few bits of each), so that a
+    /// level reaches only the pages that hold it and their neighbours: `Some(bits)` (at least
+    /// 6), and [`StateSpace::pull_page`] and [`StateSpace::page_neighbours`] apply the moves.
+    /// A sweep then visits only those pages. `None` (the default) where not.
+    fn page_bits(&self) -> Option<u32> {
+        None
+    }
+
+    /// For each 64-rank unit `i` of page `page` (ranks `page * 2^bits + 64 i ..`) with
+    /// unreached entries (`unreached[i]` not 0), the bits of its ranks with a neighbour in the
+    /// frontier, into `found[i]` (anything where `unreached[i]` is 0); `frontier(unit)` gives
+    /// the frontier's bits of any unit of the table. Called only where
+    /// [`StateSpace::page_bits`] is `Some`.
+    fn pull_page(
+        &self,
+        page: u64,
+        frontier: impl Fn(u64) -> u64,
+        unreached: &[u64],
+        found: &mut [u64],
+    ) {
+        let _ = (page, frontier, unreached, found);
+        unreachable!("pull_page of a space without pages")
+    }
+
+    /// The other pages that hold a neighbour of a rank of page `page` (a page is among those
+    /// of each of its own), replacing `out`'s contents. Called only where
+    /// [`StateSpace::page_bits`] is `Some`.
+    fn page_neighbours(&self, page: u64, out: &mut Vec<u64>) {
+        let _ = (page, out);
+        unreachable!("page_neighbours of a space without pages")
     }
 
     /// The planes the ranks fall into for the slabs of an MPI job ([`crate::search::slab`]):

@@ -114,6 +114,12 @@ impl Bitmap {
         self.or_word((rank / 64) as usize, 1 << (rank % 64));
     }
 
+    /// Removes `rank` (atomically).
+    #[inline]
+    pub fn remove(&self, rank: u64) {
+        self.words[(rank / 64) as usize].fetch_and(!(1 << (rank % 64)), Relaxed);
+    }
+
     /// The `count` bits (at most 64) starting at `start`, as the low bits of a word.
     #[inline]
     pub fn bits_at(&self, start: u64, count: u64) -> u64 {

@@ -259,8 +259,11 @@ pub fn drive<S: StateSpace, E: Engine>(
         && matches!(options.policy, PassPolicy::Auto | PassPolicy::Sweep)
         && space.has_structure();
     let swept = options.policy == PassPolicy::Sweep && structured;
+    // A page sweep costs what the pages near the level hold: less than a list of any but a
+    // tiny level.
+    let paged = structured && space.page_bits().is_some();
     let list_limit = match options.policy {
-        _ if !passes.frontier => 0,
+        _ if !passes.frontier || paged => 0,
         PassPolicy::Lists => u64::MAX,
         PassPolicy::Sweep if swept => 0,
         PassPolicy::Auto | PassPolicy::Sweep => list_limit(size, moves, options.footprint),

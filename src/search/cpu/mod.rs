@@ -10,8 +10,10 @@
 //! - **remaining list**: the unreached states are listed once and only those are checked,
 //!   bottom-up;
 //! - **sweep**: block moves pulled 64 entries at a time, the rest state by state (see
-//!   [`super::sweep`]).
+//!   [`super::sweep`]); in a space with pages, the pages near the last level 64 entries at a
+//!   time ([`pages`]).
 
+mod pages;
 mod scan;
 
 use super::bitmap::Bitmap;
@@ -25,6 +27,7 @@ use crate::table::BATCH;
 use crate::table::{
     DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, matches, spread, squeeze,
 };
+use pages::Pages;
 use rayon::prelude::*;
 use scan::*;
 
@@ -56,6 +59,8 @@ pub struct CpuEngine<'s, S: StateSpace> {
     /// The entries not yet seen (top-down scans under the full footprint).
     unseen: Option<Unseen>,
     sweep: Option<Sweep>,
+    /// Page sweeps, for a space with pages ([`StateSpace::page_bits`]).
+    pages: Option<Pages>,
     /// The states still unreached, once the remaining-list passes have begun.
     remaining: Option<Vec<u64>>,
     /// The smallest ranks set by the last pass that set any (when there is no list).
@@ -85,6 +90,7 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
             list: None,
             unseen: None,
             sweep: None,
+            pages: None,
             remaining: None,
             smallest: Vec::new(),
             cursor,
@@ -199,6 +205,11 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                 let (found, left) =
                     check_list(self.space, table, &list, current, next, limit, progress);
                 self.remaining = Some(left);
+                self.found(found)
+            }
+            Step::Sweep if let Some(bits) = self.space.page_bits() => {
+                let pages = (self.pages).get_or_insert_with(|| Pages::new(bits, table.entries()));
+                let found = pages.pass(self.space, table, depth, current, next, limit, progress);
                 self.found(found)
             }
             Step::Sweep => {
