@@ -201,6 +201,39 @@ impl DistanceTable {
         let _ = rank;
     }
 
+    /// Sets to `value` the entries of 64-rank unit `unit` that `bits` marks and that are still
+    /// unreached; returns those. `owned`: this worker alone writes the unit's words (plain
+    /// stores), else they change atomically.
+    #[inline]
+    pub fn claim_unit(&self, unit: u64, bits: u64, value: u8, owned: bool) -> u64 {
+        let w = 2 * unit as usize;
+        let clear = u64::from(UNREACHED ^ value);
+        // The table's last unit may have no second word; no bit is found past its end.
+        let low = self.word(w);
+        let high = if w + 1 < self.word_count() {
+            self.word(w + 1)
+        } else {
+            0
+        };
+        let new_low = spread(bits as u32) & matches(low, UNREACHED);
+        let new_high = spread((bits >> 32) as u32) & matches(high, UNREACHED);
+        if new_low | new_high == 0 {
+            return 0;
+        }
+        if owned {
+            self.store_word(w, low & !(new_low * clear));
+            if new_high != 0 {
+                self.store_word(w + 1, high & !(new_high * clear));
+            }
+        } else {
+            self.clear_bits(w, new_low * clear);
+            if new_high != 0 {
+                self.clear_bits(w + 1, new_high * clear);
+            }
+        }
+        squeeze(new_low) as u64 | (squeeze(new_high) as u64) << 32
+    }
+
     /// Mask of the entries of word `w` that are real ranks (not padding), one low bit each.
     pub fn valid(&self, w: usize) -> u64 {
         let first = w as u64 * ENTRIES_PER_WORD;

@@ -59,8 +59,6 @@ pub struct Hanoi {
 struct Units {
     /// The discs whose pegs a page's ranks run through.
     page_discs: usize,
-    /// log2 of a page's ranks.
-    page_bits: u32,
     /// The moves of a unit's own discs: (shift, sources), each source bit `r` moved to bit
     /// `r + shift` (one entry for all moves of the same shift).
     within: Vec<(i32, u64)>,
@@ -260,7 +258,6 @@ impl Hanoi {
             .collect();
         Some(Units {
             page_discs,
-            page_bits,
             within: shifts.into_iter().collect(),
             apart,
             inside,
@@ -388,7 +385,8 @@ impl StateSpace for Hanoi {
     }
 
     fn page_bits(&self) -> Option<u32> {
-        self.units.as_ref().map(|u| u.page_bits)
+        let bits = self.pegs.trailing_zeros();
+        (self.units.as_ref()).map(|u| u.page_discs as u32 * bits)
     }
 
     fn pull_page(

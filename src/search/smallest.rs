@@ -39,6 +39,16 @@ impl Smallest {
     }
 }
 
+/// Appends the ranks of 64-rank unit `unit` that `bits` marks to `smallest` while it holds
+/// fewer than `limit`: units passed in ascending order keep the smallest ranks, ascending.
+#[inline]
+pub(crate) fn push_unit(smallest: &mut Vec<u64>, unit: u64, mut bits: u64, limit: usize) {
+    while bits != 0 && smallest.len() < limit {
+        smallest.push(unit * 64 + u64::from(bits.trailing_zeros()));
+        bits &= bits - 1;
+    }
+}
+
 /// The `limit` smallest of two ascending lists, ascending.
 pub(crate) fn merge_smallest(a: Vec<u64>, b: Vec<u64>, limit: usize) -> Vec<u64> {
     if b.is_empty() || a.last().is_some_and(|&x| b[0] > x && a.len() >= limit) {

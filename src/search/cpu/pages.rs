@@ -5,7 +5,8 @@
 //! once and pulls each unit's frontier from the units its moves reach, nearly all in the same
 //! page. A page is one worker's: no write is atomic.
 
-use super::{Bitmap, DistanceTable, Progress, StateSpace, UNREACHED, merge_smallest, spread};
+use super::{Bitmap, DistanceTable, Progress, StateSpace, UNREACHED, merge_smallest};
+use crate::search::smallest::push_unit;
 use crate::table::holding_bits;
 use rayon::prelude::*;
 
@@ -56,19 +57,25 @@ impl Pages {
     ) -> (u64, Vec<u64>) {
         let units = 1usize << (self.bits - 6);
         if self.level != Some(depth) {
-            // The first pass, or one after another kind of pass: the pages from the table.
-            let holding = |value: u8| {
-                Bitmap::from_fn(self.count, |w| {
-                    let pages = w as u64 * 64..(w as u64 * 64 + 64).min(self.count);
-                    pages.fold(0, |bits, page| {
-                        let first = page as usize * units;
-                        let any = (first..first + units).any(|u| table.value_bits(u, value) != 0);
-                        bits | u64::from(any) << (page % 64)
-                    })
-                })
-            };
-            self.holding = holding(current);
-            self.open = holding(UNREACHED);
+            // The first pass, or one after another kind of pass: the pages from the table, in
+            // one pass over it.
+            let holding = Bitmap::new(self.count);
+            self.open = Bitmap::from_fn(self.count, |w| {
+                let (mut held, mut open) = (0, 0);
+                for page in w as u64 * 64..(w as u64 * 64 + 64).min(self.count) {
+                    let first = page as usize * units;
+                    let (mut h, mut o) = (false, false);
+                    for u in first..first + units {
+                        h |= table.value_bits(u, current) != 0;
+                        o |= table.value_bits(u, UNREACHED) != 0;
+                    }
+                    held |= u64::from(h) << (page % 64);
+                    open |= u64::from(o) << (page % 64);
+                }
+                holding.store_word(w, held);
+                open
+            });
+            self.holding = holding;
         }
         // The pages to visit: open, and holding the level or next to a page that does (each
         // page is among the neighbours of its own neighbours).
@@ -100,7 +107,7 @@ impl Pages {
             })
             .collect();
         let reached = Bitmap::new(self.count);
-        let frontier = |unit: u64| unit_holding(table, unit, current);
+        let frontier = |unit: u64| whole_unit(table, unit, current);
         let found = visit
             .par_chunks(PAGES_PER_TASK)
             .map(|pages| {
@@ -110,7 +117,7 @@ impl Pages {
                 for &page in pages {
                     let first = page * units as u64;
                     for (i, u) in unreached.iter_mut().enumerate() {
-                        *u = unit_holding(table, first + i as u64, UNREACHED);
+                        *u = whole_unit(table, first + i as u64, UNREACHED);
                     }
                     space.pull_page(page, frontier, &unreached, &mut found);
                     let (set, left) =
@@ -136,9 +143,10 @@ impl Pages {
     }
 }
 
-/// The bits of unit `unit` (a whole one) whose entries hold `value`.
+/// [`DistanceTable::value_bits`] of a whole unit, without its check for the padded last unit:
+/// pages hold whole units, and this is the page sweep's innermost read.
 #[inline]
-fn unit_holding(table: &DistanceTable, unit: u64, value: u8) -> u64 {
+fn whole_unit(table: &DistanceTable, unit: u64, value: u8) -> u64 {
     let w = 2 * unit as usize;
     holding_bits(table.word(w), table.word(w + 1), value)
 }
@@ -155,26 +163,16 @@ fn claim(
     limit: usize,
     smallest: &mut Vec<u64>,
 ) -> (u64, bool) {
-    let clear = u64::from(UNREACHED ^ next);
     let (mut count, mut left) = (0, false);
     for (i, (&open, &f)) in unreached.iter().zip(found).enumerate() {
-        let new = open & f;
+        let new = match open & f {
+            0 => 0,
+            bits => table.claim_unit(first + i as u64, bits, next, true),
+        };
         left |= open & !new != 0;
-        if new == 0 {
-            continue;
-        }
-        let unit = first + i as u64;
-        let w = 2 * unit as usize;
-        table.store_word(w, table.word(w) & !(spread(new as u32) * clear));
-        let high = spread((new >> 32) as u32) * clear;
-        table.store_word(w + 1, table.word(w + 1) & !high);
         count += u64::from(new.count_ones());
         // Units come in ascending order: the first `limit` ranks set are the smallest.
-        let mut bits = new;
-        while bits != 0 && smallest.len() < limit {
-            smallest.push(unit * 64 + u64::from(bits.trailing_zeros()));
-            bits &= bits - 1;
-        }
+        push_unit(smallest, first + i as u64, new, limit);
     }
     (count, left)
 }

@@ -32,7 +32,7 @@ mod transpose;
 
 use super::Progress;
 use super::bitmap::{Bitmap, mask};
-use super::smallest::merge_smallest;
+use super::smallest::{merge_smallest, push_unit};
 use crate::puzzle::{BlockMove, MAX_TABLE_BLOCK, SHORT_RUN, StateSpace, Structure};
 use crate::rank::window::{WindowMove, prefix_parity};
 use crate::table::{DistanceTable, UNREACHED, holding_bits, matches, spread, squeeze};
@@ -248,7 +248,6 @@ impl Sweep {
             }
         }
         // Set the unreached ones. Units shared with a neighbouring task change atomically.
-        let clear = (UNREACHED ^ next) as u64;
         let mut count = 0;
         let mut smallest = Vec::new();
         for (u, &f) in found.iter().enumerate() {
@@ -256,42 +255,17 @@ impl Sweep {
                 continue;
             }
             let unit = first_unit + u as u64;
-            let w = 2 * unit as usize;
-            // The table's last unit may have no second word; no bit is found past its end.
-            let low = table.word(w);
-            let high = if w + 1 < table.word_count() {
-                table.word(w + 1)
-            } else {
-                0
-            };
-            let new_low = spread(f as u32) & matches(low, UNREACHED);
-            let new_high = spread((f >> 32) as u32) & matches(high, UNREACHED);
-            if new_low | new_high == 0 {
+            let owned = unit * 64 >= start && unit * 64 + 64 <= end;
+            let new = table.claim_unit(unit, f, next, owned);
+            if new == 0 {
                 continue;
             }
-            let new = squeeze(new_low) as u64 | (squeeze(new_high) as u64) << 32;
             count += new.count_ones() as u64;
-            // Units come in ascending order: the first `limit` ranks set are the smallest.
-            let mut bits = new;
-            while bits != 0 && smallest.len() < limit {
-                smallest.push(unit * 64 + bits.trailing_zeros() as u64);
-                bits &= bits - 1;
-            }
-            if unit * 64 >= start && unit * 64 + 64 <= end {
-                table.store_word(w, low & !(new_low * clear));
-                if new_high != 0 {
-                    table.store_word(w + 1, high & !(new_high * clear));
-                }
-                if let Some(n) = next_level {
-                    n.store_word(unit as usize, n.word(unit as usize) | new);
-                }
-            } else {
-                table.clear_bits(w, new_low * clear);
-                if new_high != 0 {
-                    table.clear_bits(w + 1, new_high * clear);
-                }
-                if let Some(n) = next_level {
-                    n.or_word(unit as usize, new);
+            push_unit(&mut smallest, unit, new, limit);
+            if let Some(n) = next_level {
+                match owned {
+                    true => n.store_word(unit as usize, n.word(unit as usize) | new),
+                    false => n.or_word(unit as usize, new),
                 }
             }
         }
