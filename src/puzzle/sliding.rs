@@ -276,15 +276,11 @@ impl StateSpace for Sliding {
                         continue;
                     }
                 };
-                // Ranks sharing the digits before the window, and those of the window too
-                // (halved: even orders, while a digit is left to halve).
-                let halve = |f: u64| if f > 1 { f / 2 } else { f };
+                // A window move of any runs: short ones in large blocks move run by run, which
+                // costs less than the cursor (2x7, the blank in the third column: runs of 12
+                // ranks in blocks of 11!/2).
                 let values = factorial(tiles - at) / factorial(tiles - at - cols);
-                let (block_ranks, run) = (
-                    halve(factorial(tiles - at)),
-                    halve(factorial(tiles - at - cols)),
-                );
-                if values > MAX_WINDOW_VALUES || !super::applies_in_bulk(block_ranks, run) {
+                if values > MAX_WINDOW_VALUES {
                     residual.push((from..from + half, mv));
                     continue;
                 }

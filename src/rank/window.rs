@@ -81,6 +81,11 @@ impl WindowMove {
         }
     }
 
+    /// True when every index stays where it is.
+    pub fn is_identity(&self) -> bool {
+        (self.maps.iter()).all(|map| map.iter().enumerate().all(|(x, &y)| x as u32 == y))
+    }
+
     /// True when the map depends on the parity of the prefix.
     pub fn parity_dependent(&self) -> bool {
         self.maps.len() == 2

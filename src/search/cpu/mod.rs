@@ -218,11 +218,11 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                         .structure
                         .take()
                         .ok_or("a sweep of a space without block moves")?;
-                    let last = (!self.lean()).then(|| last_level(table, list, current));
+                    let last = (!self.lean()).then(|| last_level(table, list.as_deref(), current));
                     self.sweep = Some(Sweep::new(structure, table.entries(), last));
                 }
                 let sweep = self.sweep.as_mut().expect("just made");
-                let found = sweep.pass(self.space, table, current, next, limit, progress);
+                let found = sweep.pass(self.space, table, depth, list.as_deref(), limit, progress);
                 self.found(found)
             }
             Step::BottomUp => {
@@ -247,7 +247,10 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
             Step::TopDown => {
                 // The first scan: the last level as a bitmap, and from it the unseen entries.
                 if !self.lean() && self.unseen.is_none() {
-                    self.unseen = Some(Unseen::new(table, &last_level(table, list, current)));
+                    self.unseen = Some(Unseen::new(
+                        table,
+                        &last_level(table, list.as_deref(), current),
+                    ));
                 }
                 let unseen = self.unseen.as_ref();
                 let found = scan(
@@ -300,9 +303,9 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
 /// The last level as a bitmap: its list where there is one, else (after a resume) every entry
 /// holding its value `current`, levels `d - 3`, `d - 6`, ... too, which passes may expand again
 /// without finding anything more.
-fn last_level(table: &DistanceTable, list: Option<Vec<u64>>, current: u8) -> Bitmap {
+fn last_level(table: &DistanceTable, list: Option<&[u64]>, current: u8) -> Bitmap {
     match list {
-        Some(list) => Bitmap::from_ranks(table.entries(), &list),
+        Some(list) => Bitmap::from_ranks(table.entries(), list),
         None => Bitmap::from_fn(table.entries(), |w| table.value_bits(w, current)),
     }
 }

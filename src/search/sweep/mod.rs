@@ -58,6 +58,22 @@ pub(super) struct Sweep {
     /// The last level and the level being found, as bitmaps; `None` when lean (the last level
     /// is read from the table).
     bitmaps: Option<Bitmaps>,
+    /// Which tasks hold the level the last pass found, where it alone set them (no residual
+    /// moves): the next pass skips the moves whose sources hold none (a puzzle whose blocks
+    /// alternate with the levels, as the sliding puzzles' blank cells do, skips half).
+    holding: Option<Holding>,
+}
+
+/// What one pass takes besides the frontier.
+struct Pass<'a> {
+    /// Which tasks hold the last level, where known.
+    holding: Option<&'a Holding>,
+    /// Where the tasks that set entries are marked, where that is kept.
+    found: Option<&'a Bitmap>,
+    /// The value the new level's entries get.
+    next: u8,
+    /// How many of the smallest ranks set the pass keeps.
+    limit: usize,
 }
 
 /// A sweep's bitmaps under the full footprint.
@@ -74,6 +90,9 @@ impl Sweep {
     pub fn new(structure: Structure, size: u64, last: Option<Bitmap>) -> Sweep {
         let mut room = MAX_POSITION_BYTES;
         let prepared: Vec<Prepared> = (structure.blocks.into_iter())
+            // A move that leaves every rank where it is (a sliding puzzle's blank at an edge)
+            // never finds anything.
+            .filter(|mv| mv.from != mv.to || !mv.window.is_identity())
             .map(|mv| Prepared {
                 positions: Positions::new(&mv.window, &mut room),
                 mv,
@@ -89,33 +108,50 @@ impl Sweep {
                 frontier,
                 next: Bitmap::new(size),
             }),
+            holding: None,
         }
     }
 
-    /// One pass: the level holding `current` to the next, whose entries are set to `next`; the
-    /// states set and the smallest `limit` of them.
+    /// One pass: level `depth`, whose entries hold `depth mod 3` (and `list`, where it is
+    /// listed), to the next; the states set and the smallest `limit` of them.
     pub fn pass<S: StateSpace>(
         &mut self,
         space: &S,
         table: &DistanceTable,
-        current: u8,
-        next: u8,
+        depth: u64,
+        list: Option<&[u64]>,
         limit: usize,
         progress: &dyn Progress,
     ) -> (u64, Vec<u64>) {
+        let (current, next) = ((depth % 3) as u8, ((depth + 1) % 3) as u8);
+        // Which tasks hold the level, where every move is a block move (each rank a move
+        // reaches is then some task's): from the last pass where it was this sweep's, else
+        // from the level's list.
+        let exact = self.bundles.is_empty();
+        let holding = (self.holding.take().filter(|h| h.level == depth))
+            .or_else(|| list.map(|ranks| Holding::listed(depth, &self.tasks, ranks)))
+            .filter(|_| exact);
+        let keep = exact.then(|| Bitmap::new(self.tasks.len() as u64));
+        let pass = Pass {
+            holding: holding.as_ref(),
+            found: keep.as_ref(),
+            next,
+            limit,
+        };
         let found = match &self.bitmaps {
             Some(b) => {
                 let bits = Some(&b.next);
-                self.pass_from(&b.frontier, bits, space, table, next, limit, progress)
+                self.pass_from(&b.frontier, bits, space, table, &pass, progress)
             }
             None => {
                 let frontier = EntriesHolding {
                     table,
                     value: current,
                 };
-                self.pass_from(&frontier, None, space, table, next, limit, progress)
+                self.pass_from(&frontier, None, space, table, &pass, progress)
             }
         };
+        self.holding = keep.map(|found| Holding::new(depth + 1, &found));
         if let Some(b) = &mut self.bitmaps {
             std::mem::swap(&mut b.frontier, &mut b.next);
             b.next.clear();
@@ -136,22 +172,27 @@ impl Sweep {
     ) -> u64 {
         debug_assert!(self.bundles.is_empty() && self.bitmaps.is_none());
         let bits = Some(found);
-        (self.pass_from(frontier, bits, space, table, next, 0, progress)).0
+        let pass = Pass {
+            holding: None,
+            found: None,
+            next,
+            limit: 0,
+        };
+        (self.pass_from(frontier, bits, space, table, &pass, progress)).0
     }
 
     /// [`Sweep::pass`] from `frontier`, marking the entries set in `next_bits` (where given):
     /// the entries set and the smallest `limit` of them.
-    #[allow(clippy::too_many_arguments)]
     fn pass_from<S: StateSpace, F: Frontier>(
         &self,
         frontier: &F,
         next_bits: Option<&Bitmap>,
         space: &S,
         table: &DistanceTable,
-        next: u8,
-        limit: usize,
+        pass: &Pass,
         progress: &dyn Progress,
     ) -> (u64, Vec<u64>) {
+        let (next, limit) = (pass.next, pass.limit);
         // The next level in the residual ranges is found by phase 2's writes into the table; it
         // is taken from there at the end: the bitmap starts as those ranges' unreached entries.
         if let Some(b) = next_bits {
@@ -162,12 +203,12 @@ impl Sweep {
         let merge = |(ca, a): (u64, Vec<u64>), (cb, b): (u64, Vec<u64>)| {
             (ca + cb, merge_smallest(a, b, limit))
         };
-        let blocks = self
-            .tasks
-            .par_iter()
-            .map(|task| {
-                let (count, smallest) =
-                    self.pull_blocks(frontier, next_bits, task, table, next, limit);
+        let blocks = (self.tasks.par_iter().enumerate())
+            .map(|(t, task)| {
+                let (count, smallest) = self.pull_blocks(frontier, next_bits, task, table, pass);
+                if let Some(found) = pass.found.filter(|_| count > 0) {
+                    found.insert(t as u64);
+                }
                 progress.found(count);
                 (count, smallest)
             })
@@ -189,9 +230,19 @@ impl Sweep {
         next_level: Option<&Bitmap>,
         task: &Task,
         table: &DistanceTable,
-        next: u8,
-        limit: usize,
+        pass: &Pass,
     ) -> (u64, Vec<u64>) {
+        let (next, limit) = (pass.next, pass.limit);
+        // The moves whose sources may hold the level.
+        let moves: Vec<usize> = (task.moves.iter().copied())
+            .filter(|&i| {
+                let span = self.prepared[i].source_span(&task.ranks);
+                (pass.holding).is_none_or(|h| h.any_in(&self.tasks, span))
+            })
+            .collect();
+        if moves.is_empty() {
+            return (0, Vec::new());
+        }
         let Range { start, end } = task.ranks;
         // The task's unreached entries, aligned to whole 64-rank units.
         let first_unit = start / 64;
@@ -211,7 +262,7 @@ impl Sweep {
         // The frontier bits the moves bring to each rank of the task; no bit outside the
         // task's ranks is ever set.
         let mut found = vec![0u64; units];
-        for &i in &task.moves {
+        for &i in &moves {
             let p = &self.prepared[i];
             let Some(positions) = &p.positions else {
                 pull_runs(frontier, &p.mv, start..end, origin, &mut found);

@@ -18,6 +18,20 @@ impl Prepared {
         (ranks.start - self.mv.from) / block..(ranks.end - self.mv.from) / block
     }
 
+    /// The source ranks that the target ranks `ranks` (inside the move's range) can pull from:
+    /// where they lie in one run, that run's part they pull; else every block they cover.
+    pub(super) fn source_span(&self, ranks: &Range<u64>) -> Range<u64> {
+        let w = &self.mv.window;
+        let (i, end) = (ranks.start - self.mv.from, ranks.end - self.mv.from);
+        let (b, x) = (i / w.block, i % w.block / w.run);
+        if (end - 1) / w.run == i / w.run {
+            let odd = prefix_parity(self.mv.first_block + b, &w.prefix);
+            let run = self.mv.to + b * w.block + w.map(odd)[x as usize] as u64 * w.run;
+            return run + i % w.run..run + (end - 1) % w.run + 1;
+        }
+        self.mv.to + b * w.block..self.mv.to + end.div_ceil(w.block) * w.block
+    }
+
     /// Calls `f` with each block of the target ranks `ranks`: its first target less `origin`,
     /// its first source, and whether its prefix is odd (which table of positions it takes).
     pub(super) fn each_block(
@@ -141,4 +155,48 @@ pub(super) fn lcm(a: u64, b: u64) -> u64 {
         if b == 0 { a } else { gcd(b, a % b) }
     }
     a / gcd(a, b) * b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rank::window::window_move;
+
+    #[test]
+    fn the_source_span_holds_every_source_of_its_targets() {
+        // Windows at the start, in the middle and at the end of 7 entries (the last two
+        // depending on the parity of the prefix), and an identity move.
+        let windows = [
+            window_move(7, 0, &[2, 0, 1], true),
+            window_move(7, 2, &[1, 2, 0], true),
+            window_move(7, 4, &[2, 0, 1], true),
+            window_move(7, 1, &[1, 0], false),
+            WindowMove::identity(5040),
+        ];
+        for window in windows {
+            let len = window.block * window.prefix.iter().map(|&r| r as u64).product::<u64>();
+            let p = Prepared {
+                mv: BlockMove {
+                    from: 1000,
+                    to: 9000,
+                    len,
+                    window,
+                    first_block: 0,
+                },
+                positions: None,
+            };
+            let w = &p.mv.window;
+            for (start, count) in [(0, 1), (3, 7), (w.run - 1, 2), (w.block, w.run), (17, 300)] {
+                let end = (start + count).min(len);
+                let span = p.source_span(&(p.mv.from + start..p.mv.from + end));
+                for i in start..end {
+                    let source = p.mv.to + w.apply(i);
+                    assert!(span.contains(&source), "{i} in {start}..{end}: {span:?}");
+                }
+                if (end - 1) / w.run == start / w.run {
+                    assert_eq!(span.end - span.start, end - start, "within one run");
+                }
+            }
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! How a sweep splits its work: block-move tasks, each owning a range of target ranks, and
-//! bundles of residual ranges walked together.
+//! bundles of residual ranges walked together; which tasks hold the last level.
 
 use super::positions::{Prepared, lcm};
+use crate::search::bitmap::Bitmap;
 use crate::search::segments::segments;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -93,4 +94,84 @@ pub(super) fn residual_bundles(residual: Vec<(Range<u64>, usize)>) -> Vec<Residu
         bundles[b].ranges.push((ranks.start, vec![mv]));
     }
     bundles
+}
+
+/// Which block-move tasks' ranks hold a level: those where the pass that found it set
+/// entries. Exact where every entry of the level was set by such a pass (a sweep without
+/// residual moves), so that a move whose sources hold none of the last level can be skipped.
+pub(super) struct Holding {
+    /// The level.
+    pub(super) level: u64,
+    /// For each task, how many tasks before it hold the level (one more entry at the end).
+    before: Vec<u32>,
+}
+
+impl Holding {
+    /// The tasks that `found` marks (one bit a task) as holding `level`.
+    pub(super) fn new(level: u64, found: &Bitmap) -> Holding {
+        let mut before = Vec::with_capacity(found.len() as usize + 1);
+        let mut count = 0;
+        before.push(0);
+        for t in 0..found.len() {
+            count += u32::from(found.contains(t));
+            before.push(count);
+        }
+        Holding { level, before }
+    }
+
+    /// The tasks of `tasks` (ascending, disjoint) that hold a rank of `ranks` (ascending), a
+    /// level's list.
+    pub(super) fn listed(level: u64, tasks: &[Task], ranks: &[u64]) -> Holding {
+        let found = Bitmap::new(tasks.len() as u64);
+        let mut t = 0;
+        for &rank in ranks {
+            while t < tasks.len() && tasks[t].ranks.end <= rank {
+                t += 1;
+            }
+            if t < tasks.len() && tasks[t].ranks.start <= rank {
+                found.insert(t as u64);
+            }
+        }
+        Holding::new(level, &found)
+    }
+
+    /// Whether any task of `tasks` (ascending, disjoint) whose ranks meet `span` holds the
+    /// level.
+    pub(super) fn any_in(&self, tasks: &[Task], span: Range<u64>) -> bool {
+        let first = tasks.partition_point(|t| t.ranks.end <= span.start);
+        let last = tasks.partition_point(|t| t.ranks.start < span.end);
+        first < last && self.before[last] > self.before[first]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_holds_the_level_where_a_task_it_meets_does() {
+        let tasks: Vec<Task> = [0..10, 10..20, 30..40, 40..50]
+            .into_iter()
+            .map(|ranks| Task {
+                ranks,
+                moves: Vec::new(),
+            })
+            .collect();
+        let found = Bitmap::new(4);
+        found.insert(1);
+        found.insert(3);
+        let holding = Holding::new(7, &found);
+        assert_eq!(holding.level, 7);
+        let listed = Holding::listed(7, &tasks, &[12, 25, 45, 49, 60]);
+        assert_eq!(
+            listed.before, holding.before,
+            "ranks in tasks 1 and 3, the gap, past the end"
+        );
+        assert!(!holding.any_in(&tasks, 0..10));
+        assert!(holding.any_in(&tasks, 9..11));
+        assert!(holding.any_in(&tasks, 19..20));
+        assert!(!holding.any_in(&tasks, 20..40), "the gap and task 2");
+        assert!(holding.any_in(&tasks, 20..41));
+        assert!(!holding.any_in(&tasks, 50..60), "past the tasks");
+    }
 }
