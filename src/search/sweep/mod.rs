@@ -47,6 +47,9 @@ use tasks::*;
 /// fixed room); moves past it move run by run.
 const MAX_POSITION_BYTES: u64 = 64 << 20;
 
+/// Runs of a block move whose sources are prefetched together before they are read.
+const RUN_BATCH: usize = 16;
+
 /// The sweep state of one search: the frontier bitmaps and the work split into tasks.
 pub(super) struct Sweep {
     prepared: Vec<Prepared>,
@@ -342,11 +345,24 @@ fn pull_runs<F: Frontier>(
     let (mut b, within) = (i / w.block, i % w.block);
     let (mut x, mut s) = (within / w.run, within % w.run);
     let mut parity = Parity::new(mv.first_block + b, &w.prefix, w.parity_dependent());
+    // Short runs land anywhere: their sources are asked for a batch ahead, so that the reads
+    // wait on memory together, not one after another.
+    let mut batch: Vec<(u64, u64, u64)> = Vec::with_capacity(RUN_BATCH);
+    let mut flush = |batch: &mut Vec<(u64, u64, u64)>| {
+        for &(at, source, len) in batch.iter() {
+            or_run(found, at, frontier, source, len);
+        }
+        batch.clear();
+    };
     while i < end {
         let len = (w.run - s).min(end - i);
         let map = w.map(parity.odd);
         let source = mv.to + b * w.block + map[x as usize] as u64 * w.run + s;
-        or_run(found, mv.from + i - origin, frontier, source, len);
+        frontier.prefetch(source);
+        batch.push((mv.from + i - origin, source, len));
+        if batch.len() == RUN_BATCH {
+            flush(&mut batch);
+        }
         i += len;
         s = 0;
         x += 1;
@@ -356,6 +372,7 @@ fn pull_runs<F: Frontier>(
             parity.step();
         }
     }
+    flush(&mut batch);
 }
 
 /// Short runs, pushed: each frontier bit of a source block goes to its place in the target block.
