@@ -9,7 +9,8 @@
 //! ([`StateSpace::transposition`]: a pancake flip of all but a few) is pulled a tile at a time
 //! ([`super::transpose`]) where a pass over the table, a row of 64 ranks at
 //! [`TRANSPOSE_COST`] states (and [`SPREAD_COST_QUARTERS`] a frontier state where the rows the
-//! other way are spread out), costs less than its states; those go first.
+//! other way are spread out), costs less than its states (scattered over a table larger than
+//! [`NEAR_TABLE_BYTES`], [`FAR_FACTOR`] times as much); those go first.
 
 use super::frontier::{Frontier, claim_unit, or_run, unreached_in, unreached_run};
 use super::tasks::{RESIDUAL_TASK_RANKS, ResidualRanges};
@@ -36,9 +37,22 @@ const RUN_COST: u64 = 4;
 
 /// Transposing a row of 64 ranks of a tile costs about this many states pulled (a word read,
 /// its share of a transpose in registers, a word claimed, all near in memory; most words hold
-/// a frontier state once 3% of the states do), two pushed. Measured on 13 and 14 pancakes:
-/// tiles took longer than the states where the frontier held 3% of the space, less at 10%.
+/// a frontier state once 3% of the states do), two pushed. Measured on 13 pancakes: tiles took
+/// longer than the states where the frontier held 3% of the space, less at 10% (on 14, whose
+/// table is past [`NEAR_TABLE_BYTES`], tiles took less from 3% on).
 const TRANSPOSE_COST: u64 = 6;
+
+/// Tables past this many bytes outgrow what the processor's address translation caches cover
+/// (about 2,000 pages of 2 MiB on the machines measured): a scattered access then waits for a
+/// walk of the page tables as well as for memory.
+const NEAR_TABLE_BYTES: u64 = 4 << 30;
+
+/// Past [`NEAR_TABLE_BYTES`], a scattered access (a state pushed or pulled) costs about this
+/// many times what it does within, while tiles, read and claimed along rows, cost about the
+/// same. Measured: random reads of 8 bytes, 16 at a time, 10.9 ns each in 1 GiB and 56.8 ns in
+/// 16 GiB; a pushed state 5.8 ns on 13 pancakes (1.5 GiB), 35 ns on 14 (20.3 GiB), where a
+/// pass of the whole flip in tiles took 27 s.
+const FAR_FACTOR: u64 = 4;
 
 /// Where a tile's rows the other way are spread out, each frontier state costs about this
 /// many quarters of a state pulled besides (its share of a claim of the unit of 64 ranks it
@@ -188,8 +202,13 @@ impl Sweep {
                 )
             })
             .collect();
-        // A move over the whole space that transposes tiles costs a pass over it.
+        // A move over the whole space that transposes tiles costs a pass over it; states
+        // scattered over a large table cost more.
         let size = space.size();
+        let far = match table.entries() / 4 > NEAR_TABLE_BYTES {
+            true => FAR_FACTOR,
+            false => 1,
+        };
         let transposed = (ranges.iter())
             .filter(|&&(len, ..)| len == size)
             .flat_map(|&(len, pushed, open, moves)| {
@@ -201,7 +220,7 @@ impl Sweep {
                         _ => pushed * SPREAD_COST_QUARTERS / 4,
                     };
                     let tiles = len.div_ceil(64) * transpose_cost() + spread;
-                    (tiles < (pushed * PUSH_COST).min(open)).then_some((mv, shape))
+                    (tiles < (pushed * PUSH_COST).min(open) * far).then_some((mv, shape))
                 })
             })
             .collect();
