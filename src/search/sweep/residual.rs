@@ -205,7 +205,7 @@ impl Sweep {
         // A move over the whole space that transposes tiles costs a pass over it; states
         // scattered over a large table cost more.
         let size = space.size();
-        let far = match table.entries() / 4 > NEAR_TABLE_BYTES {
+        let far = match DistanceTable::bytes_for(table.entries()) > NEAR_TABLE_BYTES {
             true => FAR_FACTOR,
             false => 1,
         };
