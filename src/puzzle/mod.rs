@@ -140,7 +140,9 @@ pub trait StateSpace: Sync {
     /// Where the move leaves some pieces in place, the rows the other way may be spread out:
     /// each column `j` has a class `c(j)` ([`StateSpace::tile_classes`]), and each class an
     /// increasing map `q_c` with `q_c(0) = 0`, so that the neighbour is `s_j + q_{c(j)}(p(i))`
-    /// ([`Transposition::classes`] of them; with one, `q(x) = x`). A sweep then moves whole
+    /// ([`Transposition::classes`] of them; with one, `q(x) = x`). Columns come in runs of
+    /// [`Transposition::run`] from column 0 that move together: `s_{j0 + c} = s_{j0} + c` for a
+    /// run from `j0`, and every column of a run has the same map `q`. A sweep then moves whole
     /// tiles of bits at a time. `None` (the default) where not.
     fn transposition(&self, mv: usize) -> Option<Transposition> {
         let _ = mv;
@@ -154,8 +156,9 @@ pub trait StateSpace: Sync {
         unreachable!("tile_rows of a move without a transposition")
     }
 
-    /// The class of each column of tile `t` of move `mv`'s transposition, replacing `classes`'
-    /// contents; called only for a move with more than one class.
+    /// The class of each run of columns ([`Transposition::run`]) of tile `t` of move `mv`'s
+    /// transposition, replacing `classes`' contents; called only for a move with more than one
+    /// class.
     fn tile_classes(&self, mv: usize, t: usize, classes: &mut Vec<u16>) {
         let _ = (mv, t, classes);
         unreachable!("tile_classes of a move without classes")
@@ -339,6 +342,8 @@ pub struct Transposition {
     pub cols: u64,
     /// The classes of columns: 1 where the rows the other way are consecutive ranks.
     pub classes: usize,
+    /// The columns of each run that move together (a divisor of `cols`; 1 where none do).
+    pub run: u64,
 }
 
 /// A space's moves split into block moves and the rest.

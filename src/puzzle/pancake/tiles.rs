@@ -32,12 +32,14 @@ impl Pancake {
     }
 
     /// Flip `k`'s tiles: one per set of `m` pancakes on top; `(m + 1)^r` classes of columns
-    /// where it leaves `r` below.
+    /// where it leaves `r` below, and runs of columns that differ only in the order of those
+    /// (`r!` of them, burnt `2^r r!`): the flip leaves that order, the lowest digits, as it is.
     pub(super) fn flip_transposition(&self, k: usize, m: usize) -> Transposition {
         Transposition {
             tiles: binomial(self.n, m) as usize,
             cols: self.weight[m - 1],
             classes: (m + 1).pow((self.n - k) as u32),
+            run: self.weight[k - 1],
         }
     }
 
@@ -75,9 +77,9 @@ impl Pancake {
         }
     }
 
-    /// The class of each column of tile `t` of flip `k` with `m` on top: for each of the
-    /// pancakes the flip leaves below, from the bottom, how many of the tile's set are smaller,
-    /// as the digits of a number in base `m + 1`.
+    /// The class of each run of columns of tile `t` of flip `k` with `m` on top (the columns
+    /// that differ only in the order of the pancakes left below): for each of those, from the
+    /// bottom, how many of the tile's set are smaller, as the digits of a number in base `m + 1`.
     pub(super) fn bottom_classes(&self, t: usize, k: usize, m: usize, classes: &mut Vec<u16>) {
         let set = nth_subset(self.n, m, t as u64);
         let below: Vec<u16> = (0..self.n as u16)
@@ -92,13 +94,16 @@ impl Pancake {
         }));
     }
 
-    /// For each column of a tile with `m` on top (the orders of the `n - m` below, in rank
-    /// order), which of those pancakes, counted from the smallest, lie at the bottom `left`
-    /// places, from the bottom up. Made once for each `left`.
+    /// For the first column of each run of a tile with `m` on top (the orders of the `n - m`
+    /// below, in rank order, in runs of the orders of the bottom `left`), which of those
+    /// pancakes, counted from the smallest, lie at the bottom `left` places, from the bottom up.
+    /// Made once for each `left`.
     fn bottoms(&self, m: usize, left: usize) -> &[[u8; TILED_BELOW]] {
         self.bottoms[left - 1].get_or_init(|| {
             let below = self.n - m;
+            let run = self.weight[self.n - left - 1];
             (0..self.weight[m - 1])
+                .step_by(run as usize)
                 .map(|column| {
                     let mut unused = (1u32 << below) - 1;
                     let mut order = [0u8; MAX_PANCAKES];
@@ -180,6 +185,8 @@ mod tests {
                 );
                 let Some(shape) = shape else { continue };
                 assert_eq!(shape.classes == 1, mv == whole, "{n} {burnt} {mv}");
+                assert_eq!(shape.run, stack.residual_run(mv), "{n} {burnt} {mv}");
+                assert_eq!(shape.cols % shape.run, 0, "{n} {burnt} {mv}");
                 the_transposition_holds(&stack, mv, shape);
             }
         }
@@ -199,26 +206,29 @@ mod tests {
         for t in 0..shape.tiles {
             stack.tile_rows(mv, t, &mut rows);
             classes.clear();
-            classes.resize(shape.cols as usize, 0);
+            classes.resize((shape.cols / shape.run) as usize, 0);
             if shape.classes > 1 {
                 stack.tile_classes(mv, t, &mut classes);
             }
-            assert_eq!(classes.len() as u64, shape.cols, "{what}");
+            assert_eq!(classes.len() as u64, shape.cols / shape.run, "{what}");
             // The order p: by where column 0 goes.
             rows.sort_by_key(|&r| neighbour(r));
             // q_c(x) from the first column of class c, s_j from row p = 0.
             let mut q: Vec<Option<Vec<u64>>> = vec![None; shape.classes];
             for j in 0..shape.cols {
                 let s = neighbour(rows[0] + j);
-                let q = q[classes[j as usize] as usize]
+                let q = q[classes[(j / shape.run) as usize] as usize]
                     .get_or_insert_with(|| (rows.iter()).map(|&r| neighbour(r + j) - s).collect());
                 assert!(q.windows(2).all(|w| w[0] < w[1]), "{what}: q ascends");
                 if shape.classes == 1 {
                     assert!(q.iter().copied().eq(0..rows.len() as u64), "{what}");
                 }
+                let (j0, c) = (j / shape.run * shape.run, j % shape.run);
                 for (&row, &q) in rows.iter().zip(q.iter()) {
                     assert!(!std::mem::replace(&mut covered[(row + j) as usize], true));
                     assert_eq!(neighbour(row + j), s + q, "{what}");
+                    // A run's columns move together.
+                    assert_eq!(neighbour(row + j), neighbour(row + j0) + c, "{what} {j}");
                 }
             }
         }

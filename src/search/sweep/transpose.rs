@@ -14,8 +14,11 @@ use crate::table::{DistanceTable, UNREACHED};
 /// entries of each target row, stay in cache until every column has been through.
 const ROW_GROUP: usize = 256;
 
+/// The table's entries in a cache line of 64 bytes.
+const LINE_RANKS: u64 = 256;
+
 /// How far along its row a row's reads are prefetched: a cache line of the table on.
-const AHEAD: usize = 256;
+const AHEAD: usize = LINE_RANKS as usize;
 
 /// A tile as a pass walks it: rank `j` of row `sources[x]` sends to rank `targets[j] + x`, or
 /// where the rows the other way are spread out, `targets[j] + spread[classes[j]][x]` (all rows
@@ -48,6 +51,7 @@ impl Tile {
         let mut keyed: Vec<(u64, u64)> = rows.iter().map(|&row| (neighbour(row), row)).collect();
         keyed.sort_unstable();
         let sources: Vec<u64> = keyed.iter().map(|&(_, row)| row).collect();
+        assert_eq!(shape.cols % shape.run, 0, "move {mv}: runs that cut a row");
         let targets: Vec<u64> = (0..shape.cols).map(|j| neighbour(sources[0] + j)).collect();
         let mut classes = Vec::new();
         let mut spread = vec![Vec::new(); shape.classes];
@@ -58,16 +62,15 @@ impl Tile {
                 "tile {t} of move {mv}: the first column's neighbours are not consecutive"
             );
         } else {
+            // A class for each run of columns, the same for each of its columns.
             space.tile_classes(mv, t, &mut classes);
-            for (j, &class) in classes.iter().enumerate() {
+            let run = shape.run as usize;
+            classes = (0..shape.cols as usize).map(|j| classes[j / run]).collect();
+            for (j, &class) in classes.iter().enumerate().step_by(run) {
                 let offsets = &mut spread[class as usize];
                 if offsets.is_empty() {
                     let s = targets[j];
-                    offsets.extend(
-                        sources
-                            .iter()
-                            .map(|&r| (neighbour(r + j as u64) - s) as u32),
-                    );
+                    offsets.extend((sources.iter()).map(|&r| (neighbour(r + j as u64) - s) as u32));
                     assert!(
                         offsets.windows(2).all(|w| w[0] < w[1]),
                         "tile {t} of move {mv}: class {class}'s rows are out of order"
@@ -131,10 +134,7 @@ impl Tile {
                             let target = self.targets[j];
                             match self.spread_of(j, c0) {
                                 None => table.prefetch(target + c0 as u64),
-                                Some(offsets) => {
-                                    table.prefetch(target + u64::from(offsets[0]));
-                                    table.prefetch(target + u64::from(offsets[height - 1]));
-                                }
+                                Some(offsets) => prefetch_spread(table, target, offsets, word),
                             }
                         }
                     }
@@ -154,6 +154,20 @@ impl Tile {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Asks for each cache line of the table that holds one of the ranks `target + offsets[x]`
+/// whose bit `x` is set in `bits` (the offsets ascend).
+fn prefetch_spread(table: &DistanceTable, target: u64, offsets: &[u32], mut bits: u64) {
+    let mut line = u64::MAX;
+    while bits != 0 {
+        let rank = target + u64::from(offsets[bits.trailing_zeros() as usize]);
+        bits &= bits - 1;
+        if rank / LINE_RANKS != line {
+            line = rank / LINE_RANKS;
+            table.prefetch(rank);
         }
     }
 }
