@@ -1,9 +1,9 @@
-// Pancake stacks' ranks and moves, the same rank order as the host's (src/puzzle/pancake.rs): the
-// stack from the top as a mixed-radix number, position i a digit of radix PANCAKES - i (burnt:
-// twice that, the Lehmer digit doubled plus 1 where the burnt side is up). Move m flips the top
-// m + 2 pancakes (burnt: m + 1, and turns them).
+// Pancake stacks' ranks and moves, the same rank order as the host's (src/puzzle/pancake): the
+// stack as a mixed-radix number whose least significant digit is the top's, position i a digit
+// of radix i + 1, how many pancakes above it are larger (burnt: twice that, plus 1 where the
+// burnt side is up). Move m flips the top m + 2 pancakes (burnt: m + 1, and turns them).
 //
-// The puzzle data `puzzle_data` holds each position's weight (the product of the radices below
+// The puzzle data `puzzle_data` holds each position's weight (the product of the radices above
 // it), two words each (low, high).
 
 override PANCAKES: u32;
@@ -22,36 +22,38 @@ fn weight(i: u32) -> u64 {
 
 // The radix of position i's digit.
 fn radix(i: u32) -> u32 {
-    return (PANCAKES - i) << BURNT;
+    return (i + 1u) << BURNT;
 }
 
 // The loaded stack from the top: each pancake's size (0-based), plus 32 where turned up.
 var<private> loaded: u64;
 var<private> stack: array<u32, 20>;
 
-// Loads the stack with this rank.
+// Loads the stack with this rank: the digits top first, then the pancakes from the bottom, each
+// the one left (not below it) with its digit's count larger.
 fn load_state(rank: u64) {
     loaded = rank;
     var digits: array<u32, 20>;
     var rest = rank;
-    for (var i = PANCAKES; i > 0u; i--) {
-        let r = radix(i - 1u);
+    for (var i = 0u; i < PANCAKES; i++) {
+        let r = radix(i);
         let q = div_small(rest, r);
-        digits[i - 1u] = u32(rest - q * u64(r));
+        digits[i] = u32(rest - q * u64(r));
         rest = q;
     }
-    var unused = (1u << PANCAKES) - 1u;
-    for (var i = 0u; i < PANCAKES; i++) {
-        let size = nth_unused(unused, digits[i] >> BURNT);
-        unused &= ~(1u << size);
-        stack[i] = size | ((digits[i] & BURNT) << 5u);
+    var left = (1u << PANCAKES) - 1u;
+    for (var i = PANCAKES; i > 0u; i--) {
+        let d = digits[i - 1u];
+        let size = nth_unused(left, i - 1u - (d >> BURNT));
+        left &= ~(1u << size);
+        stack[i - 1u] = size | ((d & BURNT) << 5u);
     }
 }
 
 // The rank after move `m` from the loaded stack (which stays loaded).
 fn neighbour(m: u32) -> u64 {
     let k = m + 2u - BURNT;
-    var unused = (1u << PANCAKES) - 1u;
+    var above = 0u;
     var rank = 0lu;
     for (var i = 0u; i < PANCAKES; i++) {
         var p = stack[i];
@@ -59,8 +61,9 @@ fn neighbour(m: u32) -> u64 {
             p = stack[k - 1u - i] ^ (BURNT << 5u);
         }
         let size = p & 31u;
-        let digit = (lehmer_digit(unused, size) << BURNT) | (p >> 5u);
-        unused &= ~(1u << size);
+        let larger = countOneBits(above & ~((2u << size) - 1u));
+        let digit = (larger << BURNT) | (p >> 5u);
+        above |= 1u << size;
         rank += u64(digit) * weight(i);
     }
     return rank;

@@ -123,45 +123,25 @@ pub trait StateSpace: Sync {
         None
     }
 
-    /// The runs in which residual move `mv` ([`Structure::residual`]) keeps ranks together: for
-    /// every rank `r` that is a multiple of the returned length and every `i` below it, the
-    /// neighbour of `r + i` is that of `r` plus `i`. A move and its inverse have the same runs.
-    /// 1 (the default) where the move has none; a sweep pulls long ones run by run.
-    fn residual_run(&self, mv: usize) -> u64 {
-        let _ = mv;
-        1
-    }
-
     /// Residual move `mv` as a transposition, where it is one over the whole space (its only
-    /// residual range `0..size`): the ranks fall into [`Transposition::tiles`] tiles, tile `t`
-    /// a set of rows ([`StateSpace::tile_rows`]) of [`Transposition::cols`] consecutive ranks
-    /// each, whose neighbours form rows the other way: for `R` rows there are ranks `s_j` and
-    /// an order `p` of `0..R` such that the neighbour of rank `j` of row `i` is `s_j + p(i)`.
-    /// Where the move leaves some pieces in place, the rows the other way may be spread out:
-    /// each column `j` has a class `c(j)` ([`StateSpace::tile_classes`]), and each class an
-    /// increasing map `q_c` with `q_c(0) = 0`, so that the neighbour is `s_j + q_{c(j)}(p(i))`
-    /// ([`Transposition::classes`] of them; with one, `q(x) = x`). Columns come in runs of
-    /// [`Transposition::run`] from column 0 that move together: `s_{j0 + c} = s_{j0} + c` for a
-    /// run from `j0`, and every column of a run has the same map `q`. A sweep then moves whole
-    /// tiles of bits at a time. `None` (the default) where not.
+    /// residual range `0..size`): the move keeps each block of [`Transposition::period`]
+    /// consecutive ranks in place, and within a block the ranks fall into
+    /// [`Transposition::tiles`] tiles, tile `t` a set of rows ([`StateSpace::tile_rows`]) of
+    /// [`Transposition::cols`] consecutive ranks each, whose neighbours form rows the other way:
+    /// for `R` rows there are ranks `s_j` and an order `p` of `0..R` such that the neighbour of
+    /// rank `j` of row `i` is `s_j + p(i)`. Every block has the same tiles, shifted: the
+    /// neighbour of rank `b + x` of the block from `b` is `b` plus that of `x`. A sweep then
+    /// moves whole tiles of bits at a time. `None` (the default) where not.
     fn transposition(&self, mv: usize) -> Option<Transposition> {
         let _ = mv;
         None
     }
 
-    /// The first ranks of the rows of tile `t` of move `mv`'s transposition, in any order,
-    /// replacing `rows`' contents. Called only for a move with a transposition.
+    /// The first ranks of the rows of tile `t` of move `mv`'s transposition in the first block,
+    /// in any order, replacing `rows`' contents. Called only for a move with a transposition.
     fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>) {
         let _ = (mv, t, rows);
         unreachable!("tile_rows of a move without a transposition")
-    }
-
-    /// The class of each run of columns ([`Transposition::run`]) of tile `t` of move `mv`'s
-    /// transposition, replacing `classes`' contents; called only for a move with more than one
-    /// class.
-    fn tile_classes(&self, mv: usize, t: usize, classes: &mut Vec<u16>) {
-        let _ = (mv, t, classes);
-        unreachable!("tile_classes of a move without classes")
     }
 
     /// Whether [`StateSpace::structure`] is `Some` or the space has pages
@@ -336,23 +316,20 @@ pub fn applies_in_bulk(block: u64, run: u64) -> bool {
 /// How a residual move falls into tiles that it transposes ([`StateSpace::transposition`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transposition {
-    /// The number of tiles.
+    /// The number of tiles of a block.
     pub tiles: usize,
     /// The ranks of each row of a tile.
     pub cols: u64,
-    /// The classes of columns: 1 where the rows the other way are consecutive ranks.
-    pub classes: usize,
-    /// The columns of each run that move together (a divisor of `cols`; 1 where none do).
-    pub run: u64,
+    /// The ranks of a block (the space's size where there is one block).
+    pub period: u64,
 }
 
 /// A space's moves split into block moves and the rest.
 ///
 /// For every rank and every move, the neighbour is given either by exactly one block move whose
 /// `from` range holds the rank, or by exactly one `residual` entry (ranks, move) that holds it;
-/// those are applied with a [`Cursor`], state by state (or run by run where the move has runs:
-/// [`StateSpace::residual_run`], or a tile at a time where it transposes tiles:
-/// [`StateSpace::transposition`]). The residual set must be closed under
+/// those are applied with a [`Cursor`], state by state (or a tile at a time where the move
+/// transposes tiles: [`StateSpace::transposition`]). The residual set must be closed under
 /// inverse moves: when `(r, m)` is residual, so is the way back from the neighbour to `r`.
 /// Two residual ranges are the same range or disjoint. Block moves' ranges may overlap in part
 /// (the passes cut them apart), but not inside a block of a move of short runs.

@@ -9,46 +9,46 @@
 //! up is written negative (`-3`), and in the states of the library (`state`, `rank`) as its size
 //! plus `n`. Moves are named by how many pancakes they flip (`5`).
 //!
-//! Rank order: the stack from the top as a mixed-radix number, position `i` (0 the top) a digit
-//! of radix `n - i`, the Lehmer digit of its pancake (how many pancakes below it are smaller),
-//! burnt: of radix `2 (n - i)`, twice the Lehmer digit plus 1 where its burnt side is up. The
-//! solved stack is rank 0. A flip of `k` changes only the top `k` digits: the ranks that share
-//! them, `W_{k-1}` consecutive ones (the weight of digit `k - 1`), move together to another such
-//! run, in order. So a flip whose table of top digits is small enough is a block move of long
-//! runs ([`StateSpace::structure`]); the others go state by state ([`cursor`]: it keeps each
-//! flip's offset for the run it is in) or run by run, and the flip of the whole stack, whose
-//! runs are single ranks, transposes tiles ([`tiles`]).
+//! Rank order: the stack as a mixed-radix number whose least significant digit is the top's,
+//! position `i` (0 the top) a digit of radix `i + 1`: how many pancakes above it are larger
+//! (burnt: of radix `2 (i + 1)`, twice that plus 1 where its burnt side is up). The solved
+//! stack is rank 0. The digits of the top `k` positions depend on the order of the top `k`
+//! pancakes alone and those below on which pancakes are above them, not in what order: a flip
+//! of `k` keeps every block of `W_k` consecutive ranks (the weight of digit `k`: `k!`, burnt
+//! `2^k k!`) in place and moves the ranks within it by one map, the flip of the whole stack of
+//! `k` pancakes. So the small flips are block moves ([`StateSpace::structure`]) and the others
+//! transpose tiles, the same ones in every block ([`tiles`]); [`cursor`] applies any flip to one
+//! stack.
 
 mod cursor;
 mod tiles;
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
-use super::{BlockMove, GpuShader, PuzzleInfo, Space, StateSpace, Structure, Transposition};
+use super::{
+    BlockMove, GpuShader, MAX_TABLE_BLOCK, PuzzleInfo, Space, StateSpace, Structure, Transposition,
+};
 use crate::rank::nth_set_bit;
 use crate::rank::window::WindowMove;
 pub use cursor::PancakeCursor;
 use rayon::prelude::*;
-use std::sync::OnceLock;
 
 /// Most pancakes: ranks of up to 20 (20! < 2^64).
 pub const MAX_PANCAKES: usize = 20;
 /// Most burnt pancakes: `2^16 16!` < 2^64.
 pub const MAX_BURNT: usize = 16;
-/// Most values of a flip's top digits applied as a block move (a table of 4 bytes each).
-const MAX_WINDOW_VALUES: u64 = 1 << 25;
 
 /// A stack of pancakes.
 #[derive(Clone, Debug)]
 pub struct Pancake {
     n: usize,
     burnt: bool,
-    /// The radix of each position's digit: `n - i`, burnt `2 (n - i)`.
+    /// The radix of each position's digit: `i + 1`, burnt `2 (i + 1)`.
     radix: [u64; MAX_PANCAKES],
-    /// The weight of each position's digit: the product of the radices below it.
-    weight: [u64; MAX_PANCAKES],
-    /// The bottom pancakes of each column of the tiles of the flips that leave them, made once
-    /// for each number left.
-    bottoms: [OnceLock<Vec<[u8; tiles::TILED_BELOW]>>; tiles::TILED_BELOW],
+    /// The weight of each position's digit (the product of the radices above it), and past the
+    /// bottom the number of stacks.
+    weight: [u64; MAX_PANCAKES + 1],
+    /// The most ranks of a block move's block: flips with larger blocks transpose tiles.
+    bulk: u64,
 }
 
 /// The pancake family (`--puzzle pancake`).
@@ -130,20 +130,26 @@ impl Pancake {
             ));
         }
         let mut radix = [1u64; MAX_PANCAKES];
-        let mut weight = [1u64; MAX_PANCAKES];
-        for i in (0..n).rev() {
-            radix[i] = (n - i) as u64 * if burnt { 2 } else { 1 };
-            if i + 1 < n {
-                weight[i] = weight[i + 1] * radix[i + 1];
-            }
+        let mut weight = [1u64; MAX_PANCAKES + 1];
+        for i in 0..n {
+            radix[i] = (i + 1) as u64 * if burnt { 2 } else { 1 };
+            weight[i + 1] = weight[i] * radix[i];
         }
         Ok(Pancake {
             n,
             burnt,
             radix,
             weight,
-            bottoms: Default::default(),
+            bulk: MAX_TABLE_BLOCK,
         })
+    }
+
+    /// The stack with block moves only for flips whose blocks have at most `ranks` ranks, the
+    /// others by tiles (for the tests of tiles in many blocks).
+    #[cfg(test)]
+    pub(crate) fn block_moves_up_to(mut self, ranks: u64) -> Pancake {
+        self.bulk = ranks;
+        self
     }
 
     /// The smallest flip: 1 burnt, else 2.
@@ -153,98 +159,90 @@ impl Pancake {
 
     /// The digits of `rank`, top first.
     fn digits(&self, mut rank: u64, digits: &mut [u64; MAX_PANCAKES]) {
-        let mut i = self.n;
-        while i > 0 && rank > u64::from(u32::MAX) {
-            i -= 1;
-            digits[i] = rank % self.radix[i];
-            rank /= self.radix[i];
-        }
-        // Below 2^32 a 32-bit division does (much faster than a 64-bit one).
-        let mut rest = rank as u32;
-        while i > 0 {
-            i -= 1;
-            let r = self.radix[i] as u32;
-            digits[i] = u64::from(rest % r);
-            rest /= r;
+        for (digit, &radix) in digits.iter_mut().zip(&self.radix[..self.n]) {
+            *digit = rank % radix;
+            rank /= radix;
         }
     }
 
-    /// The top `k` pancakes (0-based sizes, a burnt one turned up `+ 32`) of the stack whose top
-    /// digits are `digits`.
-    fn top(&self, digits: &[u64], k: usize, top: &mut [u8; MAX_PANCAKES]) {
-        let mut unused = (1u32 << self.n) - 1;
-        for i in 0..k {
-            let (lehmer, up) = match self.burnt {
-                true => (digits[i] / 2, digits[i] % 2),
-                false => (digits[i], 0),
-            };
-            let p = nth_set_bit(unused, lehmer as u32);
-            unused &= !(1 << p);
-            top[i] = p as u8 | (up as u8) << 5;
+    /// The top `k` pancakes (0-based sizes among `0..k`, a burnt one turned up `+ 32`) whose
+    /// digits are `digits`, decoded from the bottom: each is the one of those left (not below
+    /// it) with its digit's count larger.
+    fn stack_of(&self, digits: &[u64], k: usize, stack: &mut [u8; MAX_PANCAKES]) {
+        let mut left = (1u32 << k) - 1;
+        for i in (0..k).rev() {
+            let (larger, up) = self.split(digits[i]);
+            let p = nth_set_bit(left, i as u32 - larger as u32);
+            left &= !(1 << p);
+            stack[i] = p as u8 | (up as u8) << 5;
         }
     }
 
-    /// The value of the top `k` digits after flipping the top `k` pancakes `top`, weighted as
-    /// digits `0..k` of a rank (`weight`) or of a window value.
-    fn flipped(&self, top: &[u8; MAX_PANCAKES], k: usize, weight: impl Fn(usize) -> u64) -> u64 {
-        let mut unused = (1u32 << self.n) - 1;
-        let mut value = 0;
-        for i in 0..k {
-            let p = top[k - 1 - i];
+    /// A digit's count of larger pancakes above and whether its pancake is turned up.
+    fn split(&self, digit: u64) -> (u64, u64) {
+        match self.burnt {
+            true => (digit / 2, digit % 2),
+            false => (digit, 0),
+        }
+    }
+
+    /// The digit of a pancake (`p`: its size, `+ 32` turned up) with `larger` larger ones above.
+    fn digit(&self, p: u8, larger: u32) -> u64 {
+        match self.burnt {
+            true => 2 * u64::from(larger) + u64::from(p >> 5),
+            false => u64::from(larger),
+        }
+    }
+
+    /// The digits of `stack` (sizes as in [`Pancake::stack_of`]) weighed as the rank's: its
+    /// rank, or for the top `k` of a stack their part of it.
+    fn rank_of(&self, stack: &[u8]) -> u64 {
+        let mut above = 0u32;
+        let mut rank = 0;
+        for (i, &p) in stack.iter().enumerate() {
             let size = u32::from(p & 31);
-            let lehmer = u64::from((unused & ((1 << size) - 1)).count_ones());
-            unused &= !(1 << size);
-            let digit = match self.burnt {
-                true => 2 * lehmer + u64::from(p >> 5 ^ 1),
-                false => lehmer,
-            };
-            value += digit * weight(i);
+            let larger = (above & !((2 << size) - 1)).count_ones();
+            above |= 1 << size;
+            rank += self.digit(p, larger) * self.weight[i];
         }
-        value
+        rank
     }
 
-    /// Values of the top `k` digits: the product of their radices.
-    fn window_values(&self, k: usize) -> u64 {
-        self.radix[..k].iter().product()
+    /// `stack` with its top `k` flipped (burnt: turned too).
+    fn flip(&self, stack: &mut [u8], k: usize) {
+        stack[..k].reverse();
+        if self.burnt {
+            for p in &mut stack[..k] {
+                *p ^= 32;
+            }
+        }
     }
 
-    /// Flip `k` as a block move: the table of its top digits' values.
-    fn block_move(&self, k: usize) -> BlockMove {
-        let values = self.window_values(k) as usize;
-        // Within the window, digit i weighs the radices of the window digits below it.
-        let mut within = [1u64; MAX_PANCAKES];
-        for i in (0..k.saturating_sub(1)).rev() {
-            within[i] = within[i + 1] * self.radix[i + 1];
-        }
-        let mut map = vec![0u32; values];
+    /// Flip `k` within a block of `W_k` ranks: where each rank of the block goes.
+    fn flip_map(&self, k: usize) -> Vec<u32> {
+        let mut map = vec![0u32; self.weight[k] as usize];
         map.par_chunks_mut(1 << 14)
             .enumerate()
             .for_each(|(c, out)| {
                 let mut digits = [0u64; MAX_PANCAKES];
-                let mut top = [0u8; MAX_PANCAKES];
+                let mut stack = [0u8; MAX_PANCAKES];
                 for (j, slot) in out.iter_mut().enumerate() {
                     let mut x = (c << 14) as u64 + j as u64;
-                    for i in (0..k).rev() {
-                        digits[i] = x % self.radix[i];
-                        x /= self.radix[i];
+                    for (digit, &radix) in digits[..k].iter_mut().zip(&self.radix) {
+                        *digit = x % radix;
+                        x /= radix;
                     }
-                    self.top(&digits, k, &mut top);
-                    *slot = self.flipped(&top, k, |i| within[i]) as u32;
+                    self.stack_of(&digits, k, &mut stack);
+                    self.flip(&mut stack, k);
+                    *slot = self.rank_of(&stack[..k]) as u32;
                 }
             });
-        BlockMove {
-            from: 0,
-            to: 0,
-            len: self.size(),
-            window: WindowMove::of_map(self.weight[k - 1], map),
-            first_block: 0,
-        }
+        map
     }
 
-    /// Whether flip `k` is a block move (its table small, its runs long or its blocks small).
+    /// Whether flip `k` is a block move: its blocks small enough for a table of positions.
     fn in_bulk(&self, k: usize) -> bool {
-        let values = self.window_values(k);
-        values <= MAX_WINDOW_VALUES && super::applies_in_bulk(self.size(), self.weight[k - 1])
+        self.weight[k] <= self.bulk
     }
 }
 
@@ -252,7 +250,7 @@ impl StateSpace for Pancake {
     type Cursor<'a> = PancakeCursor<'a>;
 
     fn size(&self) -> u64 {
-        self.radix[..self.n].iter().product()
+        self.weight[self.n]
     }
 
     fn move_names(&self) -> Vec<String> {
@@ -276,10 +274,10 @@ impl StateSpace for Pancake {
     /// The pancakes from the top, 1 the smallest; a burnt one turned up is its size plus `n`.
     fn state(&self, rank: u64) -> Vec<u32> {
         let mut digits = [0; MAX_PANCAKES];
-        let mut top = [0; MAX_PANCAKES];
+        let mut stack = [0; MAX_PANCAKES];
         self.digits(rank, &mut digits);
-        self.top(&digits, self.n, &mut top);
-        (top[..self.n].iter())
+        self.stack_of(&digits, self.n, &mut stack);
+        (stack[..self.n].iter())
             .map(|&p| u32::from(p & 31) + 1 + u32::from(p >> 5) * self.n as u32)
             .collect()
     }
@@ -294,19 +292,10 @@ impl StateSpace for Pancake {
             return Err("a pancake is turned (negative) but these pancakes are not burnt: add the burnt option, or list the sizes alone".into());
         }
         super::pieces(&sizes, self.n)?;
-        let mut unused = (1u32 << self.n) - 1;
-        let mut rank = 0;
-        for (i, (&p, &size)) in state.iter().zip(&sizes).enumerate() {
-            let size = size - 1;
-            let lehmer = u64::from((unused & ((1 << size) - 1)).count_ones());
-            unused &= !(1 << size);
-            let digit = match self.burnt {
-                true => 2 * lehmer + u64::from(p > n),
-                false => lehmer,
-            };
-            rank += digit * self.weight[i];
-        }
-        Ok(rank)
+        let stack: Vec<u8> = (state.iter().zip(&sizes))
+            .map(|(&p, &size)| (size - 1) as u8 | u8::from(p > n) << 5)
+            .collect();
+        Ok(self.rank_of(&stack))
     }
 
     fn format_state(&self, state: &[u32]) -> String {
@@ -351,8 +340,8 @@ impl StateSpace for Pancake {
             metric: "flips".into(),
             moves: self.move_names(),
             rank_order: match self.burnt {
-                false => "rank = the lexicographic rank of the stack read from the top (0-based sizes); move k flips the top k",
-                true => "rank = sum over positions i (0 the top) of (2 * lehmer_i + up_i) * prod over j > i of 2 (n - j), lehmer_i the number of smaller pancakes below i's, up_i 1 where its burnt side is up; move k flips the top k and turns them",
+                false => "rank = sum over positions i (0 the top) of larger_i * i!, larger_i the number of larger pancakes above i's; move k flips the top k",
+                true => "rank = sum over positions i (0 the top) of (2 * larger_i + up_i) * 2^i i!, larger_i the number of larger pancakes above i's, up_i 1 where its burnt side is up; move k flips the top k and turns them",
             }
             .into(),
             group_order: None,
@@ -366,18 +355,21 @@ impl StateSpace for Pancake {
         }
     }
 
-    /// The flips whose table of top digits is small: block moves; the rest residual.
+    /// The flips whose blocks are small: block moves; the rest residual, by tiles.
     fn structure(&self) -> Option<Structure> {
-        if !self.has_structure() {
-            return None;
-        }
         let mut structure = Structure {
             blocks: Vec::new(),
             residual: Vec::new(),
         };
         for (mv, k) in (self.first_flip()..=self.n).enumerate() {
             match self.in_bulk(k) {
-                true => structure.blocks.push(self.block_move(k)),
+                true => structure.blocks.push(BlockMove {
+                    from: 0,
+                    to: 0,
+                    len: self.size(),
+                    window: WindowMove::of_map(1, self.flip_map(k)),
+                    first_block: 0,
+                }),
                 false => structure.residual.push((0..self.size(), mv)),
             }
         }
@@ -385,30 +377,17 @@ impl StateSpace for Pancake {
     }
 
     fn has_structure(&self) -> bool {
-        self.in_bulk(self.first_flip())
+        true
     }
 
-    /// Flip `k` keeps the ranks that share the top `k` digits together: runs of `W_{k-1}`.
-    fn residual_run(&self, mv: usize) -> u64 {
-        self.weight[mv + self.first_flip() - 1]
-    }
-
-    /// Flipping the whole stack, or all but the bottom few pancakes, transposes tiles
-    /// ([`tiles`]).
+    /// The flips of more than the block moves' transpose tiles ([`tiles`]).
     fn transposition(&self, mv: usize) -> Option<Transposition> {
-        self.tile_top(mv + self.first_flip())
-            .map(|m| self.flip_transposition(mv + self.first_flip(), m))
+        let k = mv + self.first_flip();
+        (!self.in_bulk(k)).then(|| self.flip_transposition(k))
     }
 
     fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>) {
-        let m = self.tile_top(mv + self.first_flip());
-        self.tile_orders(t, m.expect("a flip with tiles"), rows);
-    }
-
-    fn tile_classes(&self, mv: usize, t: usize, classes: &mut Vec<u16>) {
-        let k = mv + self.first_flip();
-        let m = self.tile_top(k).expect("a flip with tiles");
-        self.bottom_classes(t, k, m, classes);
+        self.tile_orders(mv + self.first_flip(), t, rows);
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {

@@ -1,127 +1,61 @@
-//! Flips of the whole stack or of all but its bottom few pancakes as transpositions
-//! ([`StateSpace::transposition`]). For flip `k`, the stacks whose top `m = k / 2` pancakes are
-//! one set `U` form a tile: its rows are the orders of `U` on top (burnt: and which way up each
-//! lies), each row the consecutive ranks that share those top digits, one per order of the
-//! pancakes below.
-//!
-//! The whole flip puts the pancakes below on top and `U` below, each order reversed: a column's
-//! stacks (one order below, every order of `U`) go to the ranks that share the new top digits,
-//! consecutive, one per row. A flip that leaves the bottom `r` pancakes `C` (at most
-//! [`TILED_BELOW`]) puts the rest above `U` and `C`: a column's stacks go to the ranks that
-//! share the new top digits and end in `C`, spread out among them. Where they fall depends only
-//! on how many of `U` are smaller than each of `C`: the column's class.
+//! The flips whose blocks are too large for block moves, as transpositions
+//! ([`StateSpace::transposition`]). Flip `k` moves the ranks within each block of `W_k` (the
+//! stacks that share the pancakes below the top `k`), the same way in every block: the flip of a
+//! whole stack of `k`. In a block, the stacks whose bottom `m = k / 2` of the top `k` are one set
+//! `U` form a tile: its rows are the orders of `U` there (burnt: and which way up each lies),
+//! each row the consecutive ranks that share those digits, one per order of the `k - m` above.
+//! The flip puts `U` on top, its order reversed: a column's stacks (one order above, every
+//! order of `U`) go to the ranks that share the new digits below `U`, consecutive, one per row.
 //!
 //! [`StateSpace::transposition`]: crate::puzzle::StateSpace::transposition
 
 use super::{MAX_PANCAKES, Pancake};
 use crate::puzzle::Transposition;
-use crate::rank::nth_set_bit;
-
-/// The most pancakes below a flip with tiles: a flip that leaves more has runs of `5!` ranks
-/// or longer, and its classes grow as `(m + 1)^r`. Four: the flip of 10 of 14 pancakes, runs
-/// of 24 ranks, took 137 s in tiles in the pass from level 12 (24% of the stacks in the
-/// frontier), where run by run its 3.6 billion scattered reads took about 425 s a pass.
-pub(super) const TILED_BELOW: usize = 4;
 
 impl Pancake {
-    /// The pancakes on top in the rows of flip `k`'s tiles, where it has tiles: the whole flip,
-    /// and the flips of all but the bottom few where the tiles have rows.
-    pub(super) fn tile_top(&self, k: usize) -> Option<usize> {
-        let tiled = k >= self.first_flip() && k >= 2 && k + TILED_BELOW >= self.n;
-        tiled.then_some(k / 2)
-    }
-
-    /// Flip `k`'s tiles: one per set of `m` pancakes on top; `(m + 1)^r` classes of columns
-    /// where it leaves `r` below, and runs of columns that differ only in the order of those
-    /// (`r!` of them, burnt `2^r r!`): the flip leaves that order, the lowest digits, as it is.
-    pub(super) fn flip_transposition(&self, k: usize, m: usize) -> Transposition {
+    /// Flip `k`'s tiles: one per set of `m = k / 2` of the top `k` lying lowest among them, in
+    /// each block of `W_k` ranks.
+    pub(super) fn flip_transposition(&self, k: usize) -> Transposition {
+        let m = k / 2;
         Transposition {
-            tiles: binomial(self.n, m) as usize,
-            cols: self.weight[m - 1],
-            classes: (m + 1).pow((self.n - k) as u32),
-            run: self.weight[k - 1],
+            tiles: binomial(k, m) as usize,
+            cols: self.weight[k - m],
+            period: self.weight[k],
         }
     }
 
-    /// The first ranks of tile `t`'s rows: every order of its set of `m` on top (burnt: every
-    /// way up).
-    pub(super) fn tile_orders(&self, t: usize, m: usize, rows: &mut Vec<u64>) {
-        let set = nth_subset(self.n, m, t as u64);
-        let ups = if self.burnt { 1u64 << m } else { 1 };
-        rows.clear();
+    /// The first ranks of the rows of tile `t` of flip `k` in the first block: every order of
+    /// its set of `m = k / 2` below the other `k - m` (burnt: every way up), those in the order
+    /// of the first column (the smallest on top, burnt sides down).
+    pub(super) fn tile_orders(&self, k: usize, t: usize, rows: &mut Vec<u64>) {
+        let m = k / 2;
+        let set = nth_subset(k, m, t as u64);
+        let mut stack = [0u8; MAX_PANCAKES];
+        let mut above = 0;
+        for p in (0..k as u8).filter(|&p| !set[..m].contains(&(p as usize))) {
+            stack[above] = p;
+            above += 1;
+        }
+        let ups = if self.burnt { 1u32 << m } else { 1 };
         let orders: u64 = (1..=m as u64).product();
-        let mut top = [0usize; MAX_PANCAKES];
+        rows.clear();
         for order in 0..orders {
             // The order's pancakes: its factorial digits pick among the set's left.
             let mut left = set[..m].to_vec();
             let mut rest = order;
-            for (i, slot) in top[..m].iter_mut().enumerate() {
-                let radix = (m - i) as u64;
+            for i in 0..m {
                 let place = orders_below(m, i);
-                *slot = left.remove((rest / place % radix) as usize);
+                stack[above + i] = left.remove((rest / place) as usize) as u8;
                 rest %= place;
             }
             for up in 0..ups {
-                let mut rank = 0;
-                for i in 0..m {
-                    let above_smaller = top[..i].iter().filter(|&&p| p < top[i]).count();
-                    let lehmer = (top[i] - above_smaller) as u64;
-                    let digit = match self.burnt {
-                        true => 2 * lehmer + (up >> i & 1),
-                        false => lehmer,
-                    };
-                    rank += digit * self.weight[i];
+                let mut turned = stack;
+                for (i, p) in turned[above..k].iter_mut().enumerate() {
+                    *p |= ((up >> i & 1) as u8) << 5;
                 }
-                rows.push(rank);
+                rows.push(self.rank_of(&turned[..k]));
             }
         }
-    }
-
-    /// The class of each run of columns of tile `t` of flip `k` with `m` on top (the columns
-    /// that differ only in the order of the pancakes left below): for each of those, from the
-    /// bottom, how many of the tile's set are smaller, as the digits of a number in base `m + 1`.
-    pub(super) fn bottom_classes(&self, t: usize, k: usize, m: usize, classes: &mut Vec<u16>) {
-        let set = nth_subset(self.n, m, t as u64);
-        let below: Vec<u16> = (0..self.n as u16)
-            .filter(|p| !set[..m].contains(&(*p as usize)))
-            .collect();
-        let left = self.n - k;
-        classes.clear();
-        classes.extend(self.bottoms(m, left).iter().map(|bottom| {
-            (bottom[..left].iter().rev()).fold(0, |class, &b| {
-                class * (m as u16 + 1) + below[b as usize] - u16::from(b)
-            })
-        }));
-    }
-
-    /// For the first column of each run of a tile with `m` on top (the orders of the `n - m`
-    /// below, in rank order, in runs of the orders of the bottom `left`), which of those
-    /// pancakes, counted from the smallest, lie at the bottom `left` places, from the bottom up.
-    /// Made once for each `left`.
-    fn bottoms(&self, m: usize, left: usize) -> &[[u8; TILED_BELOW]] {
-        self.bottoms[left - 1].get_or_init(|| {
-            let below = self.n - m;
-            let run = self.weight[self.n - left - 1];
-            (0..self.weight[m - 1])
-                .step_by(run as usize)
-                .map(|column| {
-                    let mut unused = (1u32 << below) - 1;
-                    let mut order = [0u8; MAX_PANCAKES];
-                    for (i, slot) in order[..below].iter_mut().enumerate() {
-                        let digit = column / self.weight[m + i] % self.radix[m + i];
-                        let lehmer = if self.burnt { digit / 2 } else { digit };
-                        let p = nth_set_bit(unused, lehmer as u32);
-                        unused &= !(1 << p);
-                        *slot = p as u8;
-                    }
-                    let mut bottom = [0u8; TILED_BELOW];
-                    for (b, slot) in bottom[..left].iter_mut().enumerate() {
-                        *slot = order[below - 1 - b];
-                    }
-                    bottom
-                })
-                .collect()
-        })
     }
 }
 
@@ -161,39 +95,23 @@ mod tests {
     use crate::puzzle::{Cursor, StateSpace};
 
     #[test]
-    fn the_flips_with_tiles_send_each_tile_to_its_transpose() {
-        for (n, burnt) in [
-            (2, false),
-            (3, false),
-            (5, false),
-            (6, false),
-            (7, false),
-            (8, false),
-            (3, true),
-            (4, true),
-            (5, true),
-        ] {
+    fn the_flips_with_tiles_send_each_tile_to_its_transpose_in_every_block() {
+        for (n, burnt) in [(2, false), (5, false), (7, false), (3, true), (5, true)] {
             let stack = Pancake::new(n, burnt).unwrap();
-            let whole = stack.move_count() - 1;
-            for mv in 0..=whole {
+            for mv in 0..stack.move_count() {
                 let k = mv + stack.first_flip();
-                let shape = stack.transposition(mv);
-                assert_eq!(
-                    shape.is_some(),
-                    k >= 2 && k + TILED_BELOW >= n,
-                    "{n} {burnt} {k}"
-                );
-                let Some(shape) = shape else { continue };
-                assert_eq!(shape.classes == 1, mv == whole, "{n} {burnt} {mv}");
-                assert_eq!(shape.run, stack.residual_run(mv), "{n} {burnt} {mv}");
-                assert_eq!(shape.cols % shape.run, 0, "{n} {burnt} {mv}");
-                the_transposition_holds(&stack, mv, shape);
+                // Every flip, as the tiles would take it were its blocks too large.
+                the_transposition_holds(&stack, mv, stack.flip_transposition(k));
+                assert_eq!(stack.transposition(mv).is_some(), !stack.in_bulk(k));
             }
         }
+        let large = Pancake::new(10, false).unwrap();
+        assert_eq!(large.structure().unwrap().residual.len(), 1);
+        assert_eq!(large.transposition(8), Some(large.flip_transposition(10)));
     }
 
     /// Checks the contract of [`StateSpace::transposition`] for move `mv` neighbour by
-    /// neighbour, and that its tiles cover every rank once.
+    /// neighbour in every block, and that its tiles cover every rank once.
     fn the_transposition_holds(stack: &Pancake, mv: usize, shape: Transposition) {
         let what = format!("{} {} {mv}", stack.n, stack.burnt);
         let mut cursor = stack.cursor();
@@ -201,34 +119,22 @@ mod tests {
             cursor.seek(rank);
             cursor.neighbour(mv)
         };
+        assert_eq!(stack.size() % shape.period, 0, "{what}");
         let mut covered = vec![false; stack.size() as usize];
-        let (mut rows, mut classes) = (Vec::new(), Vec::new());
+        let mut rows = Vec::new();
         for t in 0..shape.tiles {
             stack.tile_rows(mv, t, &mut rows);
-            classes.clear();
-            classes.resize((shape.cols / shape.run) as usize, 0);
-            if shape.classes > 1 {
-                stack.tile_classes(mv, t, &mut classes);
-            }
-            assert_eq!(classes.len() as u64, shape.cols / shape.run, "{what}");
             // The order p: by where column 0 goes.
             rows.sort_by_key(|&r| neighbour(r));
-            // q_c(x) from the first column of class c, s_j from row p = 0.
-            let mut q: Vec<Option<Vec<u64>>> = vec![None; shape.classes];
-            for j in 0..shape.cols {
-                let s = neighbour(rows[0] + j);
-                let q = q[classes[(j / shape.run) as usize] as usize]
-                    .get_or_insert_with(|| (rows.iter()).map(|&r| neighbour(r + j) - s).collect());
-                assert!(q.windows(2).all(|w| w[0] < w[1]), "{what}: q ascends");
-                if shape.classes == 1 {
-                    assert!(q.iter().copied().eq(0..rows.len() as u64), "{what}");
-                }
-                let (j0, c) = (j / shape.run * shape.run, j % shape.run);
-                for (&row, &q) in rows.iter().zip(q.iter()) {
-                    assert!(!std::mem::replace(&mut covered[(row + j) as usize], true));
-                    assert_eq!(neighbour(row + j), s + q, "{what}");
-                    // A run's columns move together.
-                    assert_eq!(neighbour(row + j), neighbour(row + j0) + c, "{what} {j}");
+            for block in (0..stack.size()).step_by(shape.period as usize) {
+                for j in 0..shape.cols {
+                    let s = neighbour(block + rows[0] + j);
+                    for (i, &row) in rows.iter().enumerate() {
+                        let rank = block + row + j;
+                        assert!(rank < block + shape.period, "{what}");
+                        assert!(!std::mem::replace(&mut covered[rank as usize], true));
+                        assert_eq!(neighbour(rank), s + i as u64, "{what}");
+                    }
                 }
             }
         }

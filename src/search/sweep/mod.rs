@@ -7,19 +7,19 @@
 //!
 //! 1. **Block moves**, pulled: each task owns a range of target ranks, collects in a local bitmap
 //!    the frontier bits its block moves bring there — whole runs of consecutive ranks are copied
-//!    as bit strings, then short runs bit by bit through tables of positions, pushed from the
+//!    as bit strings, then short runs: single ranks moved within blocks kept in place 64 blocks
+//!    at a time ([`sliced`]), the rest bit by bit through tables of positions, pushed from the
 //!    frontier states or pulled into the entries still open, whichever are fewer — and sets the
 //!    unreached ones. No atomic operation but at the task's edges.
 //! 2. **Residual moves** ([`residual`]), state by state with a cursor, pushed from the frontier
-//!    or pulled into the unreached entries, whichever are fewer; moves with runs of ranks pulled
-//!    run by run where the runs are fewer still, and moves that transpose tiles of ranks
-//!    ([`transpose`]) a tile at a time where a pass over the table costs less.
+//!    or pulled into the unreached entries, whichever are fewer, and moves that transpose tiles
+//!    of ranks ([`transpose`]) a tile at a time where a pass over the table costs less.
 //!
 //! Under [`Footprint::Full`] the entries set in the pass form the next frontier bitmap.
 //!
 //! The pass and phase 1 are this module; phase 2 ([`residual`], its tiles [`transpose`]), what
-//! a pass reads ([`frontier`]), the block moves it prepares ([`positions`]) and how its work is
-//! split into tasks ([`tasks`]) stand apart.
+//! a pass reads ([`frontier`]), the block moves it prepares ([`positions`]) and takes sliced
+//! ([`sliced`]) and how its work is split into tasks ([`tasks`]) stand apart.
 //!
 //! [`Footprint::Full`]: super::Footprint::Full
 //! [`Footprint::Lean`]: super::Footprint::Lean
@@ -27,6 +27,7 @@
 mod frontier;
 mod positions;
 mod residual;
+mod sliced;
 mod tasks;
 mod transpose;
 
@@ -39,6 +40,7 @@ use crate::table::{DistanceTable, UNREACHED, holding_bits, matches, spread, sque
 use frontier::*;
 use positions::*;
 use rayon::prelude::*;
+use sliced::Slices;
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 use tasks::*;
@@ -53,6 +55,8 @@ const RUN_BATCH: usize = 16;
 /// The sweep state of one search: the frontier bitmaps and the work split into tasks.
 pub(super) struct Sweep {
     prepared: Vec<Prepared>,
+    /// The block moves taken 64 blocks at a time, where some can be.
+    slices: Option<Slices>,
     tasks: Vec<Task>,
     /// The residual moves: sets of equally long ranges of ranks, each with the moves to apply
     /// there through a cursor. A residual task walks the same offsets of all ranges of a bundle
@@ -101,10 +105,13 @@ impl Sweep {
                 mv,
             })
             .collect();
-        let tasks = block_tasks(&prepared);
+        let slices = Slices::new(&prepared);
+        let align = slices.as_ref().map_or(1, |s| 64 * s.block);
+        let tasks = block_tasks(&prepared, align);
         let bundles = residual_bundles(structure.residual);
         Sweep {
             prepared,
+            slices,
             tasks,
             bundles,
             bitmaps: last.map(|frontier| Bitmaps {
@@ -265,7 +272,25 @@ impl Sweep {
         // The frontier bits the moves bring to each rank of the task; no bit outside the
         // task's ranks is ever set.
         let mut found = vec![0u64; units];
+        // The sliced moves first: 64 entries a step.
+        let slices = self
+            .slices
+            .as_ref()
+            .filter(|s| moves.iter().any(|&i| s.has(i)));
+        if let Some(s) = slices {
+            s.pull(
+                &self.prepared,
+                frontier,
+                start..end,
+                origin,
+                &unreached,
+                &mut found,
+            );
+        }
         for &i in &moves {
+            if slices.is_some_and(|s| s.has(i)) {
+                continue;
+            }
             let p = &self.prepared[i];
             let Some(positions) = &p.positions else {
                 pull_runs(frontier, &p.mv, start..end, origin, &mut found);

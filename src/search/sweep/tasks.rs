@@ -27,8 +27,9 @@ pub(super) struct ResidualRanges {
 
 /// The block moves' tasks: the ranks they pull into, cut where any move's range starts or
 /// ends (so that a task owns its ranks alone, however the moves' ranges overlap), then into
-/// pieces of about [`TASK_RANKS`] whole blocks of the moves through tables of positions.
-pub(super) fn block_tasks(prepared: &[Prepared]) -> Vec<Task> {
+/// pieces of about [`TASK_RANKS`] whole blocks of the moves through tables of positions, and
+/// a multiple of `align` ranks.
+pub(super) fn block_tasks(prepared: &[Prepared], align: u64) -> Vec<Task> {
     let ranges: Vec<Range<u64>> = (prepared.iter())
         .map(|p| p.mv.from..p.mv.from + p.mv.len)
         .collect();
@@ -37,7 +38,7 @@ pub(super) fn block_tasks(prepared: &[Prepared]) -> Vec<Task> {
         // Long runs first: they are cheap, and each entry they find is one the moves
         // through tables of positions need not look for.
         moves.sort_by_key(|&i| prepared[i].positions.is_some());
-        let mut align = 1;
+        let mut align = align;
         for &i in moves.iter().filter(|&&i| prepared[i].positions.is_some()) {
             let mv = &prepared[i].mv;
             let block = mv.window.block;
