@@ -34,52 +34,53 @@ pub(super) struct Slices {
 impl Slices {
     /// The moves of `prepared` that can go sliced, where there are any: short runs of one
     /// rank through tables of positions, each block in place, the same map in every block, all
-    /// over the ranks of every block move, with blocks whose least common multiple is a multiple of 64 no
-    /// larger than [`MAX_SLICE_BLOCK`].
+    /// over the ranks of every block move; those of the smallest blocks whose least common
+    /// multiple is a multiple of 64, at most [`MAX_SLICE_BLOCK`], and fills 64 blocks at least
+    /// once over the ranks (the most of them that do).
     pub(super) fn new(prepared: &[Prepared]) -> Option<Slices> {
         let first = prepared.iter().find(|p| p.positions.is_some())?;
         let ranks = first.mv.from..first.mv.from + first.mv.len;
+        // One range for every move: the tasks then start at multiples of 64 blocks.
+        if (prepared.iter()).any(|p| (p.mv.from..p.mv.from + p.mv.len) != ranks) {
+            return None;
+        }
         let fits = |p: &Prepared| {
             let w = &p.mv.window;
-            p.positions.is_some()
-                && p.mv.from == p.mv.to
-                && (p.mv.from..p.mv.from + p.mv.len) == ranks
-                && w.run == 1
-                && !w.parity_dependent()
+            p.positions.is_some() && p.mv.from == p.mv.to && w.run == 1 && !w.parity_dependent()
         };
-        let moves: Vec<usize> = (0..prepared.len())
+        let mut by_block: Vec<usize> = (0..prepared.len())
             .filter(|&i| fits(&prepared[i]))
             .collect();
-        let block = (moves.iter()).fold(1, |b, &i| lcm(b, prepared[i].mv.window.block));
-        // One range for every move: the tasks then start at multiples of 64 blocks.
-        let one_range = (prepared.iter()).all(|p| (p.mv.from..p.mv.from + p.mv.len) == ranks);
-        let usable = one_range
-            && !moves.is_empty()
-            && block.is_multiple_of(64)
-            && block <= MAX_SLICE_BLOCK
-            && (ranks.start - ranks.start % (64 * block)) == ranks.start;
-        // The small blocks: those whose least common multiple stays within a piece.
-        let mut by_block = moves.clone();
         by_block.sort_by_key(|&i| prepared[i].mv.window.block);
-        let mut piece = 1;
-        let mut small = Vec::new();
-        for &i in &by_block {
+        let (mut block, mut taken, mut with) = (0, 0, 1);
+        for (n, &i) in by_block.iter().enumerate() {
+            with = lcm(with, prepared[i].mv.window.block);
+            if with > MAX_SLICE_BLOCK || 64 * with > ranks.end - ranks.start {
+                break;
+            }
+            if with.is_multiple_of(64) {
+                (block, taken) = (with, n + 1);
+            }
+        }
+        if taken == 0 || !ranks.start.is_multiple_of(64 * block) {
+            return None;
+        }
+        let moves = by_block[..taken].to_vec();
+        // The small blocks: those whose least common multiple stays within a piece.
+        let (mut piece, mut small) = (1, 0);
+        for &i in &moves {
             let with = lcm(piece, prepared[i].mv.window.block);
             if with > PIECE_WORDS {
                 break;
             }
-            piece = with;
-            small.push(i);
+            (piece, small) = (with, small + 1);
         }
-        let large = (by_block.iter().copied())
-            .filter(|i| !small.contains(i))
-            .collect();
-        usable.then_some(Slices {
+        Some(Slices {
             block,
-            moves,
             ranks,
-            tiers: (small, large),
+            tiers: (moves[..small].to_vec(), moves[small..].to_vec()),
             piece: piece as usize,
+            moves,
         })
     }
 
