@@ -8,8 +8,8 @@ use super::positions::{Prepared, lcm};
 use super::transpose::transpose;
 use std::ops::Range;
 
-/// The most ranks of a slice's block: its three arrays of words (frontier, open, found) then
-/// take at most 24 MiB a task.
+/// The most ranks of a slice's block: its two arrays of words (the frontier's and those found)
+/// then take at most 16 MiB a task.
 const MAX_SLICE_BLOCK: u64 = 1 << 20;
 
 /// The most words of 64 blocks' places that the moves of small blocks take together: a piece of
@@ -21,7 +21,7 @@ pub(super) struct Slices {
     /// Ranks of a slice's block: a multiple of 64 and of each move's block.
     pub(super) block: u64,
     /// The moves (indices of the prepared moves).
-    pub(super) moves: Vec<usize>,
+    moves: Vec<usize>,
     /// The ranks they act on, all of them the same.
     ranks: Range<u64>,
     /// The moves whose blocks divide a piece of [`Slices::piece`] words, and the others.
