@@ -55,7 +55,7 @@ impl<'a> PancakeCursor<'a> {
             }
             changed = i;
         } else {
-            s.digits(self.rank, &mut self.digits);
+            s.digits(self.rank, &mut self.digits[..n]);
             self.top[n] = (1 << n) - 1;
         }
         // From the bottom of the change up: each pancake the one left with its count larger.

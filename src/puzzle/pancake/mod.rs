@@ -157,9 +157,10 @@ impl Pancake {
         if self.burnt { 1 } else { 2 }
     }
 
-    /// The digits of `rank`, top first.
-    fn digits(&self, mut rank: u64, digits: &mut [u64; MAX_PANCAKES]) {
-        for (digit, &radix) in digits.iter_mut().zip(&self.radix[..self.n]) {
+    /// The top `digits.len()` digits of `rank` (all of a rank, or the part of its top ones),
+    /// top first.
+    fn digits(&self, mut rank: u64, digits: &mut [u64]) {
+        for (digit, &radix) in digits.iter_mut().zip(&self.radix) {
             *digit = rank % radix;
             rank /= radix;
         }
@@ -227,11 +228,7 @@ impl Pancake {
                 let mut digits = [0u64; MAX_PANCAKES];
                 let mut stack = [0u8; MAX_PANCAKES];
                 for (j, slot) in out.iter_mut().enumerate() {
-                    let mut x = (c << 14) as u64 + j as u64;
-                    for (digit, &radix) in digits[..k].iter_mut().zip(&self.radix) {
-                        *digit = x % radix;
-                        x /= radix;
-                    }
+                    self.digits((c << 14) as u64 + j as u64, &mut digits[..k]);
                     self.stack_of(&digits, k, &mut stack);
                     self.flip(&mut stack, k);
                     *slot = self.rank_of(&stack[..k]) as u32;
@@ -275,7 +272,7 @@ impl StateSpace for Pancake {
     fn state(&self, rank: u64) -> Vec<u32> {
         let mut digits = [0; MAX_PANCAKES];
         let mut stack = [0; MAX_PANCAKES];
-        self.digits(rank, &mut digits);
+        self.digits(rank, &mut digits[..self.n]);
         self.stack_of(&digits, self.n, &mut stack);
         (stack[..self.n].iter())
             .map(|&p| u32::from(p & 31) + 1 + u32::from(p >> 5) * self.n as u32)
