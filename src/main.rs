@@ -177,16 +177,7 @@ impl Args for FamilyOptions {
 /// The puzzles, for the end of `--help`.
 fn puzzles_help() -> String {
     let lines: Vec<String> = (FAMILIES.iter())
-        .map(|f| {
-            let options: Vec<String> = (f.options().iter())
-                .map(|o| {
-                    format!("--{} {}", o.name, o.kind.placeholder())
-                        .trim_end()
-                        .to_string()
-                })
-                .collect();
-            format!("  --puzzle {} {}", f.name(), options.join(" "))
-        })
+        .map(|f| format!("  --puzzle {} {}", f.name(), f.usage()))
         .collect();
     format!("Puzzles:\n{}", lines.join("\n"))
 }
@@ -249,6 +240,10 @@ struct SearchArgs {
     /// slabs).
     #[arg(long, hide = true)]
     slab_bytes: Option<u64>,
+    /// Replace the result in the output folder even where it is another puzzle's (or another
+    /// definition's): without it such a run is refused.
+    #[arg(long)]
+    force: bool,
     /// GPU memory: bytes, or a number with a unit (80GB). With --dry-run, the device plan for a
     /// GPU of this memory where none is present; in a run, at most this much of the device's.
     #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]
@@ -265,6 +260,7 @@ impl SearchArgs {
         job.resume = self.resume;
         job.checkpoint_every = self.checkpoint_every;
         job.processes = self.processes;
+        job.force = self.force;
         job.footprint = match self.strategy {
             StrategyArg::Auto => None,
             StrategyArg::Full => Some(Footprint::Full),
@@ -294,6 +290,7 @@ fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
         processes: None,
         slab_folder: None,
         slab_bytes: None,
+        force: false,
     }
 }
 
@@ -353,9 +350,17 @@ fn main() -> ExitCode {
             // Under mpirun, the plan of this job's processes, printed once.
             let root = cluster.as_ref().is_none_or(|c| c.rank() == 0);
             job.processes = job.processes.or(cluster.as_ref().map(|c| c.size()));
-            job::dry_run(&job).map(|plan| {
+            // The plan is printed whether or not it fits; one that does not fails as the run
+            // would, so that scripts see the refusal in the exit status.
+            job::dry_run(&job).and_then(|dry| {
                 if root {
-                    print!("{plan}")
+                    print!("{}", dry.plan)
+                }
+                match (dry.refusal, root) {
+                    (None, _) => Ok(()),
+                    (Some(why), true) => Err(Error::Input(why)),
+                    // Said once, by the first process.
+                    (Some(_), false) => Err(Error::Reported(2)),
                 }
             })
         }
@@ -392,7 +397,7 @@ fn main() -> ExitCode {
             let check = || {
                 verify::run(&file, memory, quiet).map_err(|f| match f {
                     verify::Failure::Unsound(e) => Error::Run(e),
-                    verify::Failure::Budget(e) => Error::Input(e),
+                    verify::Failure::Refused(e) => Error::Input(e),
                 })
             };
             match with_threads(threads, check) {

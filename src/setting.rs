@@ -36,11 +36,15 @@ pub enum Setting {
     State,
     /// A position given by the moves that make it (`solve`).
     Moves,
+    /// Replace the result of another puzzle in the output folder.
+    Force,
+    /// A family's option, by its name (`burnt`), where a message about a position advises it.
+    Option(&'static str),
 }
 
 impl Setting {
-    /// Every setting.
-    pub const ALL: [Setting; 12] = [
+    /// Every setting of a run (the families' options are theirs).
+    pub const ALL: [Setting; 13] = [
         Setting::Out,
         Setting::Threads,
         Setting::Backend,
@@ -53,6 +57,7 @@ impl Setting {
         Setting::SlabFolder,
         Setting::State,
         Setting::Moves,
+        Setting::Force,
     ];
 
     /// The setting's name in the library: its field of [`crate::job::Job`] (or of `solve`).
@@ -70,6 +75,8 @@ impl Setting {
             Setting::SlabFolder => "slab_folder",
             Setting::State => "state",
             Setting::Moves => "moves",
+            Setting::Force => "force",
+            Setting::Option(name) => name,
         }
     }
 

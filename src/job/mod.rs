@@ -13,8 +13,8 @@ pub mod setup;
 pub use checkpoints::CHECKPOINT;
 pub use cluster::MpiJob;
 pub use engine::{Backend, MAX_THREADS, Placement, pool, thread_count};
-pub use setup::dry_run;
 pub(crate) use setup::prepare_output;
+pub use setup::{DryRun, dry_run};
 
 use crate::gpu::AdapterName;
 use crate::gpu::engine::GpuSweeper;
@@ -110,6 +110,8 @@ pub struct Job {
     /// The largest slab's table in bytes (smaller than the budget allows only to test the
     /// slabs on disk): the table is then searched from disk whatever the budget.
     pub slab_bytes: Option<u64>,
+    /// Replace the result in the output folder even where it is another puzzle's.
+    pub force: bool,
 }
 
 /// The folder runs write into unless `--out` says otherwise: `runs/` is not tracked, so a run

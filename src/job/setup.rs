@@ -7,20 +7,29 @@ use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{Adapters, Gpu};
 use crate::plan::{self, Budget, DiskPlan, DiskSlabs, Inputs, Plan, Shape};
-use crate::puzzle::StateSpace;
+use crate::puzzle::family::one_line;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
+use crate::puzzle::{PuzzleInfo, StateSpace};
 use crate::search::slab::Slab;
 use crate::search::{Resume, Saved as Table};
 use crate::setting::Setting;
-use crate::store::atomic;
+use crate::store::{Distances, atomic};
 use crate::units::bytes;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// The plan of a job, as text, without searching (`--dry-run`).
-pub fn dry_run(job: &Job) -> Result<String, Error> {
+/// What `--dry-run` finds: the plan as text, and why the run would be refused where it would.
+pub struct DryRun {
+    /// The plan, as text.
+    pub plan: String,
+    /// Why the run itself would be refused (the first budget it exceeds), if it would.
+    pub refusal: Option<String>,
+}
+
+/// The plan of a job without searching (`--dry-run`).
+pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
     let space = registry::space(&job.puzzle).map_err(Error::Puzzle)?;
     with_space!(&space, s => {
         let threads = thread_count(job.threads)?;
@@ -54,13 +63,16 @@ pub fn dry_run(job: &Job) -> Result<String, Error> {
         let device = planned_device(s, job)?;
         let device = device.as_ref().map(|(layout, budget)| (layout, budget.clone()));
         let plan = plan_of(s, job, threads, device, None);
-        Ok(format!(
-            "{} ({}): {} entries\n{}{across}",
-            s.slug(),
-            job.backend.name(),
-            s.size(),
-            plan.describe(),
-        ))
+        Ok(DryRun {
+            plan: format!(
+                "{} ({}): {} entries\n{}{across}",
+                s.slug(),
+                job.backend.name(),
+                s.size(),
+                plan.describe(),
+            ),
+            refusal: plan.refusal,
+        })
     })
 }
 
@@ -223,6 +235,9 @@ pub(super) fn setup<'m, S: StateSpace>(
         _ => out.join(CHECKPOINT),
     };
     if cluster.is_none_or(|c| c.rank() == 0) {
+        if !job.force {
+            check_result_held(out, &space.info())?;
+        }
         // The folder is the job's: process 0 checks its disk for every slab and makes it.
         // The folder first, so that one that cannot be made is named as such.
         let made = !out.exists();
@@ -295,6 +310,36 @@ pub(super) fn setup<'m, S: StateSpace>(
         plan,
         resume,
     })
+}
+
+/// Refuses a run into `out` where the folder holds the result of another puzzle than `info`
+/// (or of another definition, or one that cannot be read): a run would replace it without a
+/// word. The distances file says whose it is, else the report.
+fn check_result_held(out: &Path, info: &PuzzleInfo) -> Result<(), Error> {
+    let (gsd, report) = (out.join("distances.gsd"), out.join("report.json"));
+    let held = if gsd.exists() {
+        Distances::open(&gsd).map(|file| file.header.puzzle)
+    } else if report.exists() {
+        (std::fs::read(&report).map_err(|e| e.to_string()))
+            .and_then(|text| serde_json::from_slice::<PuzzleInfo>(&text).map_err(|e| e.to_string()))
+    } else {
+        return Ok(());
+    };
+    let what = match held {
+        Ok(held) if held == *info => return Ok(()),
+        Ok(held) => format!(
+            "the result of another puzzle ({})",
+            one_line(&held.describe())
+        ),
+        Err(e) => format!("a result that cannot be read ({})", one_line(&e)),
+    };
+    Err(Error::Input(format!(
+        "{} holds {what}; this run is of {}: choose another {}, or add {} to replace it",
+        out.display(),
+        info.describe(),
+        Setting::Out,
+        Setting::Force
+    )))
 }
 
 /// Refuses a run whose distances file and checkpoints would not fit on the disk of `out`, or

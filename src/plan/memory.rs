@@ -3,6 +3,7 @@
 //! A search holds its 2-bit table and, depending on the [`Footprint`], structures beside it.
 //! The plan lists each and picks the fastest footprint whose total fits the memory budget.
 
+use super::Budget;
 use crate::gpu::layout::{MOST_BLOCK_BYTES, READBACK_BLOCKS};
 use crate::search::{self, Footprint};
 use crate::setting::Setting;
@@ -71,7 +72,11 @@ impl MemoryPlan {
     /// The plan for `shape` under a budget of `budget` bytes: the fastest footprint that fits,
     /// or an error naming both numbers when not even the leanest does.
     pub fn new(shape: &Shape, budget: u64) -> Result<MemoryPlan, String> {
-        let plan = MemoryPlan::sketch(shape, budget);
+        let budget = Budget {
+            bytes: budget,
+            source: Setting::Memory.to_string(),
+        };
+        let plan = MemoryPlan::sketch(shape, &budget);
         match plan.refusal {
             Some(why) => Err(why),
             None => Ok(plan),
@@ -79,8 +84,10 @@ impl MemoryPlan {
     }
 
     /// The plan for `shape` under `budget` whether or not it fits (`refusal` says why not; the
-    /// leanest footprint the shape allows is then shown).
-    pub fn sketch(shape: &Shape, budget: u64) -> MemoryPlan {
+    /// leanest footprint the shape allows is then shown), the refusal naming where the
+    /// budget comes from.
+    pub fn sketch(shape: &Shape, within: &Budget) -> MemoryPlan {
+        let budget = within.bytes;
         let table = DistanceTable::bytes_for(shape.entries);
         let full = extras(shape, Footprint::Full, table);
         let lean = extras(shape, Footprint::Lean, table);
@@ -141,11 +148,12 @@ impl MemoryPlan {
                 ("even the leanest strategy", device.unwrap_or(lean_total))
             };
             refusal = Some(format!(
-                "{what} needs {} of memory ({} table of {} entries) but the budget is {}: give a larger {}, or choose a smaller puzzle",
+                "{what} needs {} of memory ({} table of {} entries) but the budget is {} ({}): give a larger {}, or choose a smaller puzzle",
                 bytes(least),
                 bytes(table),
                 shape.entries,
                 bytes(budget),
+                within.source,
                 Setting::Memory
             ));
             let why = "does not fit: the run would be refused".to_string();
@@ -259,7 +267,10 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
     }
     out.push(("fixed (process, tasks)".to_string(), FIXED_BYTES));
     out.push((
-        format!("chunks in flight ({} threads)", shape.threads),
+        format!(
+            "chunks in flight ({})",
+            crate::units::count(shape.threads, "thread")
+        ),
         store::batch_bytes(shape.threads),
     ));
     out

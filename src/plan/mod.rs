@@ -15,8 +15,10 @@ pub use slab::{describe_slabs, largest_slab, slab_memory};
 pub use tiers::DiskSlabs;
 
 use crate::gpu::layout::{Layout, READBACK_BLOCKS, SLAB_READBACK_BLOCKS};
+use crate::puzzle::MAX_ENTRIES;
 use crate::search::slab::Slab;
 use crate::setting::Setting;
+use crate::table::DistanceTable;
 use crate::units::bytes;
 use std::path::PathBuf;
 
@@ -101,7 +103,7 @@ impl Plan {
                     host_copy,
                     ..*shape
                 },
-                inputs.memory.bytes,
+                &inputs.memory,
             )
         };
         // The slab engines keep their own structures ([`slab_memory`]); a table the GPU cannot
@@ -122,9 +124,7 @@ impl Plan {
                     )
                 })
             }
-            None => {
-                (memory.refusal.as_ref()).map(|why| format!("{why} ({})", inputs.memory.source))
-            }
+            None => memory.refusal.clone(),
         };
         let mut host_refusal = host_refusal_of(&memory);
         // A GPU that cannot hold the table, or whose 2 bits an entry need a copy on the host that
@@ -146,8 +146,21 @@ impl Plan {
         // and all, is searched in slabs in host memory.
         // So is a process's slab of an MPI job that its budget cannot hold (on the CPU): the
         // table is cut into slabs on disk, each process searching a run of them.
-        let in_slabs = (device.is_none() || sweeps || unused)
+        let too_large = (shape.entries > MAX_ENTRIES).then(|| {
+            format!(
+                "the table of {} entries would take {} at 2 bits an entry, more than any plan holds ({} entries, {}): choose a smaller puzzle",
+                shape.entries,
+                bytes(DistanceTable::bytes_for(shape.entries)),
+                MAX_ENTRIES,
+                bytes(DistanceTable::bytes_for(MAX_ENTRIES)),
+            )
+        });
+        // A strategy asked for (`--strategy full` or `lean`) insists on the table in memory:
+        // refused rather than searched from disk, unless slabs are asked for too.
+        let in_slabs = too_large.is_none()
+            && (device.is_none() || sweeps || unused)
             && (slab.is_none() || device.is_none())
+            && (shape.forced.is_none() || inputs.slab_bytes.is_some())
             && (host_refusal.is_some() || inputs.slab_bytes.is_some() || sweeps);
         let processes = slab.as_ref().map_or(1, |(s, _)| s.processes);
         // A GPU that sweeps the slabs holds one at 2 bits an entry and its frontier lists: its
@@ -242,7 +255,7 @@ impl Plan {
             disk,
             device,
             device_use,
-            refusal: device_refusal.or(host_refusal),
+            refusal: too_large.or(device_refusal).or(host_refusal),
             memory,
             slab,
             disk_slabs: disk_slabs.flatten(),

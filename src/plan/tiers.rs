@@ -97,11 +97,7 @@ impl DiskSlabs {
         let first = by_memory.max(by_most).max(processes as u64).max(1);
         let first = usize::try_from(first).ok()?;
         (first..=most_slabs.min(first.saturating_add(64))).find_map(|count| {
-            let columns = (slab::bounds_in(width, count, unit).windows(2))
-                .map(|b| b[1] - b[0])
-                .max()
-                .unwrap_or(0);
-            let largest = columns * planes;
+            let largest = slab::widest_in(width, count, unit).saturating_mul(planes);
             let memory = memory_of(count as u64, largest);
             let small_enough = most.is_none_or(|m| DistanceTable::bytes_for(largest) <= m);
             (total(&memory, in_memory) <= budget && small_enough).then(|| DiskSlabs {

@@ -5,6 +5,7 @@
 //! `tables`, and the reading of distances files and reports all come from that list.
 
 use super::{PuzzleInfo, Space};
+use sha2::{Digest, Sha256};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,22 @@ pub trait Family: Sync {
     /// Its published runs, for `gpusearch tables`.
     fn runs(&self) -> &'static [Run] {
         &[]
+    }
+    /// Its options as a usage line writes them (`--n N [--k N]`): those that must be given as
+    /// they are, the others (with a default, or switches) in brackets. A family whose options
+    /// are alternatives writes its own.
+    fn usage(&self) -> String {
+        let words: Vec<String> = (self.options().iter())
+            .map(|o| {
+                let word = format!("--{} {}", o.name, o.kind.placeholder());
+                let word = word.trim_end();
+                match o.default.is_some() || o.kind == Kind::Switch {
+                    true => format!("[{word}]"),
+                    false => word.to_string(),
+                }
+            })
+            .collect();
+        words.join(" ")
     }
 }
 
@@ -357,6 +374,13 @@ const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../puzzles/turnstyle-8.tws"),
     ),
 ];
+
+/// Six hex digits of the SHA-256 of `text`: short and stable, for default folders that differ
+/// when the puzzles they hold differ (generators, definitions whose files share a name).
+pub fn short_digest(text: &str) -> String {
+    let digest = Sha256::digest(text);
+    digest[..3].iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// The text of the definition file at `path`: the file, or where there is none at a path of
 /// [`SHIPPED`], the copy that ships with gpusearch.

@@ -24,7 +24,7 @@ use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
 /// Most pegs.
 pub const MAX_PEGS: usize = 8;
 /// Most positions: `pegs^discs` at most 2^48 (a table of 64 TiB at 2 bits an entry).
-const MAX_POSITIONS: u128 = 1 << 48;
+const MAX_POSITIONS: u128 = super::MAX_ENTRIES as u128;
 /// The smallest discs, whose digits (the lowest) a table of [`Hanoi::tops`] covers, at most.
 const CHUNK_DISCS: usize = 8;
 /// log2 of the ranks of a page of [`StateSpace::page_bits`], at most: measured on 4 pegs and 15

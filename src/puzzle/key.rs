@@ -342,7 +342,16 @@ impl StateSpace for Key {
     }
 
     fn slug(&self) -> String {
-        format!("key-{}", self.name)
+        // Files of the same name with different keys get different folders: the digest of the
+        // params that describe the key (all but the file's name).
+        let mut params = self.info().params;
+        params.remove("definition");
+        let described = serde_json::Value::Object(params).to_string();
+        format!(
+            "key-{}-{}",
+            self.name,
+            super::family::short_digest(&described)
+        )
     }
 
     fn picture(&self, table: &DistanceTable) -> Option<(&'static str, String)> {

@@ -299,6 +299,12 @@ pub struct BlockMove {
     pub first_block: u64,
 }
 
+/// The most entries a space's table may have: 2^48, a table of 64 TiB at 2 bits an entry, more
+/// than any plan holds on one machine's disk (the largest tables searched so far are near 2^37).
+/// Families refuse larger spaces as they build them where they can, and the plan refuses the
+/// others at once, before it fits slabs to them.
+pub const MAX_ENTRIES: u64 = 1 << 48;
+
 /// Runs shorter than this move bit by bit through a table of positions in a sweep.
 pub const SHORT_RUN: u64 = 16;
 /// The largest block that gets tables of positions; blocks of short runs beyond it move run by

@@ -50,12 +50,11 @@ impl Slab {
         let width = entries / planes;
         debug_assert!(planes == 1 || width.is_multiple_of(ENTRIES_PER_WORD));
         debug_assert!(unit.is_multiple_of(ENTRIES_PER_WORD));
-        let bounds = bounds_in(width, processes, unit);
         Slab {
             process,
             processes,
-            first: bounds[process],
-            end: bounds[process + 1],
+            first: bound_in(width, processes, unit, process),
+            end: bound_in(width, processes, unit, process + 1),
             planes,
             width,
         }
@@ -143,10 +142,34 @@ pub fn bounds(width: u64, processes: usize) -> Vec<u64> {
 
 /// [`bounds`] at multiples of `unit` columns.
 pub fn bounds_in(width: u64, processes: usize, unit: u64) -> Vec<u64> {
-    let units = width.div_ceil(unit);
-    (0..=processes as u64)
-        .map(|p| (units * p / processes as u64 * unit).min(width))
+    (0..=processes)
+        .map(|p| bound_in(width, processes, unit, p))
         .collect()
+}
+
+/// The first column of slab `p` of [`bounds_in`] (the end, for `p = processes`), without the
+/// others: in 128 bits, since `units * p` passes 64 bits for the largest spaces.
+fn bound_in(width: u64, processes: usize, unit: u64, p: usize) -> u64 {
+    let units = width.div_ceil(unit) as u128;
+    let first = units * p as u128 / processes as u128 * unit as u128;
+    first.min(width as u128) as u64
+}
+
+/// The columns of the widest slab of [`bounds_in`], in constant time (a plan weighs counts of
+/// slabs in the millions). The slabs' units differ by at most one, the last always among the
+/// widest; only the last is cut short by the width.
+pub fn widest_in(width: u64, processes: usize, unit: u64) -> u64 {
+    let (units, count) = (width.div_ceil(unit), processes as u64);
+    let last = width - bound_in(width, processes, unit, processes - 1);
+    // With one unit over an even share, only the last slab has the extra unit.
+    let others = match units % count {
+        0 | 1 => units / count,
+        _ => units.div_ceil(count),
+    };
+    match processes {
+        1 => width,
+        _ => last.max(others.saturating_mul(unit).min(width)),
+    }
 }
 
 /// The process, the process count and the level of a checkpoint named by
@@ -180,6 +203,29 @@ mod tests {
                     .all(|&x| x % ENTRIES_PER_WORD == 0 || x == entries)
             );
         }
+    }
+
+    #[test]
+    fn the_widest_slab_is_the_widest_of_the_bounds() {
+        for width in [1, 63, 64, 65, 1000, 4096, 10_000_019] {
+            for unit in [64, 128, 4096] {
+                for count in 1..=40 {
+                    let widest = (bounds_in(width, count, unit).windows(2))
+                        .map(|b| b[1] - b[0])
+                        .max()
+                        .unwrap();
+                    assert_eq!(
+                        widest_in(width, count, unit),
+                        widest,
+                        "{width} {unit} {count}"
+                    );
+                }
+            }
+        }
+        // 20 pancakes: 20! ranks in millions of slabs, where `units * p` passes 64 bits.
+        let width = 2_432_902_008_176_640_000;
+        assert_eq!(widest_in(width, 100_000_000, 64), 24_329_020_096);
+        assert_eq!(bound_in(width, 100_000_000, 64, 100_000_000), width);
     }
 
     #[test]

@@ -79,6 +79,9 @@ pub fn run(
             threads,
             quiet,
             resume: out.join(job::CHECKPOINT).exists(),
+            // The published folder is this puzzle's: searched again where its rank order or
+            // moves changed.
+            force: true,
             ..Job::default()
         };
         if !quiet {

@@ -7,7 +7,6 @@ use super::{Identity, Perm};
 use crate::puzzle::family::{self, Family, Given, Kind, Opt, PuzzleError, Run};
 use crate::puzzle::twisty::{self, Naming, Twisty};
 use crate::puzzle::{PuzzleInfo, Space};
-use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// The perm family.
@@ -83,6 +82,11 @@ impl Family for Permutations {
         Ok(Space::Perm(generators(gens, &info.metric)?))
     }
 
+    /// Generators or a definition, one of the two.
+    fn usage(&self) -> String {
+        "(--gens TEXT | --def FILE) [--metric TEXT]".into()
+    }
+
     fn runs(&self) -> &'static [Run] {
         const fn def(options: &'static [(&'static str, &'static str)]) -> Run {
             Run {
@@ -127,9 +131,8 @@ fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
     let mut params = serde_json::Map::new();
     params.insert("points".into(), def.solved.len().into());
     params.insert("generators".into(), gens.trim().into());
-    // Short and stable: the generators' own text decides the folder.
-    let digest = Sha256::digest(gens.split_whitespace().collect::<String>());
-    let hex6: String = digest[..3].iter().map(|b| format!("{b:02x}")).collect();
+    // The generators' own text decides the folder.
+    let hex6 = family::short_digest(&gens.split_whitespace().collect::<String>());
     let mut slug = format!("perm-n{}-{hex6}", def.solved.len());
     if metric != "gens" {
         let one_set = twisty::TwistyDefinition::of_permutations(&def);
@@ -158,8 +161,13 @@ fn definition(text: &str, file: &str, metric: &str) -> Result<Space, PuzzleError
         params.insert("name".into(), def.name.clone().into());
     }
     // The definition itself, line by line, so that a distances file describes its puzzle alone.
-    params.insert("text".into(), text.lines().collect::<Vec<_>>().into());
-    let slug = format!("perm-{stem}-{metric}");
+    let lines: Vec<&str> = text.lines().collect();
+    // Files of the same name with different definitions get different folders.
+    let slug = format!(
+        "perm-{stem}-{}-{metric}",
+        family::short_digest(&lines.join("\n"))
+    );
+    params.insert("text".into(), lines.into());
     match def.as_permutations() {
         Some(solved) => {
             let moves = twisty::permutation_moves(&def, metric)?;

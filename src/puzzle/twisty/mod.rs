@@ -48,8 +48,8 @@ use potential::Reduction;
 /// Coordinates with at most this many values get a move table.
 const TABLE_LIMIT: u64 = 1 << 20;
 
-/// The most entries a table may have (ranks are 64-bit; the plan checks the memory).
-const MAX_ENTRIES: u128 = 1 << 48;
+/// The most entries a table may have ([`super::MAX_ENTRIES`]; the plan checks the memory).
+const MAX_ENTRIES: u128 = super::MAX_ENTRIES as u128;
 
 /// The most pieces a set may have (lexicographic ranks of 20 pieces fit 64 bits).
 const MAX_PIECES: usize = 20;
