@@ -54,7 +54,18 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
                 .rank(&state)
                 .map_err(|e| Error::Input(format!("{}: {e}", Setting::State)))?
         }
-        Position::Moves(text) => made_by(space, text).map_err(Error::Input)?,
+        Position::Moves(text) => {
+            let (rank, idle) = made_by(space, text).map_err(Error::Input)?;
+            if !idle.is_empty() {
+                // Not refused: a move may leave a position of identical pieces as it was.
+                eprintln!(
+                    "gpusearch: note: {}: {} left the position as it was (a move that does not apply there, such as a slide off the board, does nothing)",
+                    Setting::Moves,
+                    idle.join(", ")
+                );
+            }
+            rank
+        }
     };
     let file = job::output_folder(space, &solve.job).join("distances.gsd");
     let mut searched = false;
@@ -106,12 +117,14 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
     })
 }
 
-/// The rank of the position that the moves `text` (names separated by spaces) make from solved.
-fn made_by<S: StateSpace>(space: &S, text: &str) -> Result<u64, String> {
+/// The rank of the position that the moves `text` (names separated by spaces) make from solved,
+/// and the moves that left the position as it was (`'F' (move 3)`).
+fn made_by<S: StateSpace>(space: &S, text: &str) -> Result<(u64, Vec<String>), String> {
     let names = space.move_names();
     let mut cursor = space.cursor();
     let mut rank = space.solved();
-    for word in text.split_whitespace() {
+    let mut idle = Vec::new();
+    for (step, word) in text.split_whitespace().enumerate() {
         let Some(mv) = names.iter().position(|n| n == word) else {
             return Err(format!(
                 "{}: this puzzle has no move '{word}': its moves are {}",
@@ -120,9 +133,13 @@ fn made_by<S: StateSpace>(space: &S, text: &str) -> Result<u64, String> {
             ));
         };
         cursor.seek(rank);
-        rank = cursor.neighbour(mv);
+        let next = cursor.neighbour(mv);
+        if next == rank {
+            idle.push(format!("'{word}' (move {})", step + 1));
+        }
+        rank = next;
     }
-    Ok(rank)
+    Ok((rank, idle))
 }
 
 /// The moves from `rank` to solved, or why there are none.

@@ -53,9 +53,24 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// `n` things, the noun singular for one: `1 thread`, `2 threads`.
+pub fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_thing_is_singular() {
+        assert_eq!(count(1, "thread"), "1 thread");
+        assert_eq!(count(2, "thread"), "2 threads");
+        assert_eq!(count(0, "slab"), "0 slabs");
+    }
 
     #[test]
     fn sizes_parse_with_units() {

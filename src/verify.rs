@@ -18,7 +18,6 @@ use crate::puzzle::registry::space_of;
 use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
 use crate::search::{self, Options};
-use crate::setting::Setting;
 use crate::store::{Distances, Header};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
 use rayon::prelude::*;
@@ -31,8 +30,9 @@ const RANKS_PER_TASK: u64 = 1 << 14;
 pub enum Failure {
     /// The file is unsound (exit status 1).
     Unsound(String),
-    /// It cannot be checked within the memory budget (exit status 2).
-    Budget(String),
+    /// It cannot be checked as asked: there is no such file, or not within the memory budget
+    /// (exit status 2).
+    Refused(String),
 }
 
 /// Checks `file` within a memory budget of `memory` bytes (`None`: no limit); the summary of a
@@ -41,6 +41,11 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
     let name = file.display();
     // Messages quote the header (names, parameters): one line whatever it holds.
     let unsound = |e: String| Failure::Unsound(format!("{name}: {}", one_line(&e)));
+    if !file.is_file() {
+        return Err(Failure::Refused(format!(
+            "{name}: no such file: give the path of a distances file (a run's distances.gsd)"
+        )));
+    }
     let distances = Distances::open(file).map_err(unsound)?;
     let header = distances.header.clone();
     let space = space_of(&header.puzzle).map_err(|e| unsound(e.to_string()))?;
@@ -57,7 +62,7 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
         };
         MemoryPlan::new(&shape, memory.unwrap_or(u64::MAX))
     })
-    .map_err(|e| Failure::Budget(format!("{name}: verifying {e} ({})", Setting::Memory)))?;
+    .map_err(|e| Failure::Refused(format!("{name}: verifying {e}")))?;
     with_space!(&space, s => check(s, &header, &distances, &plan, quiet)).map_err(unsound)?;
     let levels = header.levels.levels();
     Ok(format!(

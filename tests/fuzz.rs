@@ -1082,7 +1082,7 @@ fn fuzz_verify() {
             &bytes,
             || match verify::run(&path, Some(1 << 30), true) {
                 Ok(_) => Outcome::Accepted,
-                Err(verify::Failure::Unsound(e) | verify::Failure::Budget(e)) => {
+                Err(verify::Failure::Unsound(e) | verify::Failure::Refused(e)) => {
                     Outcome::Rejected(e)
                 }
             },
@@ -1292,7 +1292,7 @@ fn what_fuzzing_found_is_refused_on_one_line() {
         std::fs::write(&path, bytes).unwrap();
         match verify::run(&path, Some(1 << 30), true) {
             Ok(_) => Ok(()),
-            Err(verify::Failure::Unsound(e) | verify::Failure::Budget(e)) => Err(e),
+            Err(verify::Failure::Unsound(e) | verify::Failure::Refused(e)) => Err(e),
         }
     };
     let solve = |bytes: &[u8]| {

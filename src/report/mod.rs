@@ -3,6 +3,7 @@
 use crate::gpu::AdapterName;
 use crate::puzzle::PuzzleInfo;
 use crate::search::levels::Written;
+use crate::units::count;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -127,7 +128,7 @@ impl Report {
                 "backend",
                 match &self.adapter {
                     Some(a) => format!("{} ({}, {})", self.backend, a.name, a.driver),
-                    None => format!("{} ({} threads)", self.backend, self.threads),
+                    None => format!("{} ({})", self.backend, count(self.threads, "thread")),
                 },
             ),
             (

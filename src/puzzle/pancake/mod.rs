@@ -29,6 +29,7 @@ use super::{
 };
 use crate::rank::nth_set_bit;
 use crate::rank::window::WindowMove;
+use crate::setting::Setting;
 pub use cursor::PancakeCursor;
 use rayon::prelude::*;
 
@@ -125,7 +126,7 @@ impl Pancake {
         };
         if !(least..=most).contains(&n) {
             return Err(format!(
-                "out of range: a stack of {} pancakes has {least} to {most}",
+                "out of range: a stack of {}pancakes has {least} to {most}",
                 if burnt { "burnt " } else { "" }
             ));
         }
@@ -286,7 +287,10 @@ impl StateSpace for Pancake {
             .collect();
         let turned = state.iter().any(|&p| p > n && p <= 2 * n);
         if turned && !self.burnt {
-            return Err("a pancake is turned (negative) but these pancakes are not burnt: add the burnt option, or list the sizes alone".into());
+            return Err(format!(
+                "a pancake is turned (negative) but these pancakes are not burnt: add {}, or list the sizes alone",
+                Setting::Option("burnt")
+            ));
         }
         super::pieces(&sizes, self.n)?;
         let stack: Vec<u8> = (state.iter().zip(&sizes))
