@@ -125,7 +125,7 @@ impl Pancake {
         };
         if !(least..=most).contains(&n) {
             return Err(format!(
-                "out of range: a stack of {} pancakes has {least} to {most}",
+                "out of range: a stack of {}pancakes has {least} to {most}",
                 if burnt { "burnt " } else { "" }
             ));
         }
