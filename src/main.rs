@@ -39,8 +39,10 @@ enum Command {
         run: RunOpts,
         /// The position: the pieces by position (numbers; Turnstyle and TopSpin also take the
         /// seeds' 0, A, B for 10, 11, 12), a Chinese rings state number or ring list, a key
-        /// position and rotation; a twisty puzzle's sets, each its labels then orientations; a
-        /// stack of burnt pancakes, one turned up negative.
+        /// position and rotation; a twisty puzzle's sets, each its labels then orientations; the
+        /// Towers of Hanoi's peg of each disc, the smallest first; a sliding puzzle's tile in
+        /// each cell in reading order, 0 for the blank; a stack of burnt pancakes, one turned up
+        /// negative.
         #[arg(long, allow_hyphen_values = true)]
         state: Option<String>,
         /// The position as the moves that make it from solved, e.g. "R U R' U'" (the

@@ -31,8 +31,8 @@ pub use twisty::Twisty;
 /// What a state space is, as written into reports and distance-file headers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PuzzleInfo {
-    /// The puzzle family (`turnstyle`, `topspin`, `perm`, `rotation`, `rings`, `key`; twisty
-    /// puzzles from definitions are `perm`).
+    /// The puzzle family (`turnstyle`, `topspin`, `rotation`, `perm`, `rings`, `key`, `hanoi`,
+    /// `sliding`, `pancake`; twisty puzzles from definitions are `perm`).
     pub puzzle: String,
     /// The family's size parameters, e.g. `{"n": 12}`.
     pub params: serde_json::Map<String, serde_json::Value>,
