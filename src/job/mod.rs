@@ -18,7 +18,7 @@ pub use setup::{DryRun, dry_run};
 
 use crate::gpu::AdapterName;
 use crate::gpu::engine::GpuSweeper;
-use crate::plan::{self, DeviceUse, Plan};
+use crate::plan::{self, DeviceUse, Estimate, Plan};
 use crate::progress::LevelBar;
 use crate::puzzle::family::{PuzzleError, Request};
 use crate::puzzle::registry;
@@ -192,10 +192,12 @@ fn run_space<S: StateSpace>(
                 bytes(plan.disk.needed(0))
             ),
         };
+        let time = Estimate::of(space.size(), space.measured_rate(), threads, plan.tier());
         eprintln!(
-            "gpusearch: {} strategy: {}; {checkpoints}",
+            "gpusearch: {} strategy: {}; {checkpoints}; about {} of search expected (an estimate)",
             plan::footprint_name(plan.memory.footprint),
             plan.memory.why,
+            plan::duration(time.seconds),
         );
     }
     // Seconds of search before this run, when it goes on from a checkpoint.

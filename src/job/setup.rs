@@ -6,7 +6,7 @@ use super::engine::{Backend, Placement, choose, thread_count};
 use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{Adapters, Gpu};
-use crate::plan::{self, Budget, DiskPlan, DiskSlabs, Inputs, Plan, Shape};
+use crate::plan::{self, Budget, DiskPlan, DiskSlabs, Estimate, Inputs, Plan, Shape};
 use crate::puzzle::family::one_line;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
@@ -63,13 +63,15 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
         let device = planned_device(s, job)?;
         let device = device.as_ref().map(|(layout, budget)| (layout, budget.clone()));
         let plan = plan_of(s, job, threads, device, None);
+        let time = Estimate::of(s.size(), s.measured_rate(), threads, plan.tier());
         Ok(DryRun {
             plan: format!(
-                "{} ({}): {} entries\n{}{across}",
+                "{} ({}): {} entries\n{}{}{across}",
                 s.slug(),
                 job.backend.name(),
                 s.size(),
                 plan.describe(),
+                time.describe(),
             ),
             refusal: plan.refusal,
         })

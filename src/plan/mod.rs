@@ -8,11 +8,13 @@ mod disk;
 mod memory;
 mod slab;
 mod tiers;
+mod time;
 
 pub use disk::{DiskPlan, free_disk};
 pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_name};
 pub use slab::{describe_slabs, largest_slab, slab_memory};
 pub use tiers::DiskSlabs;
+pub use time::{Estimate, SPREAD, Tier, duration};
 
 use crate::gpu::layout::{Layout, READBACK_BLOCKS, SLAB_READBACK_BLOCKS};
 use crate::puzzle::MAX_ENTRIES;
@@ -259,6 +261,15 @@ impl Plan {
             memory,
             slab,
             disk_slabs: disk_slabs.flatten(),
+        }
+    }
+
+    /// Where the run searches, as far as its time goes.
+    pub fn tier(&self) -> Tier {
+        match (&self.disk_slabs, self.device_use) {
+            (_, DeviceUse::Table | DeviceUse::Slabs) => Tier::Gpu,
+            (Some(slabs), _) if !slabs.in_memory => Tier::Disk,
+            _ => Tier::Memory,
         }
     }
 

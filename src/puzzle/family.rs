@@ -37,22 +37,39 @@ pub trait Family: Sync {
     fn runs(&self) -> &'static [Run] {
         &[]
     }
-    /// Its options as a usage line writes them (`--n N [--k N]`): those that must be given as
-    /// they are, the others (with a default, or switches) in brackets. A family whose options
-    /// are alternatives writes its own.
+    /// Its options as a usage line writes them ([`usage_of`]); a family whose options are
+    /// alternatives, or optional without a default, names them.
     fn usage(&self) -> String {
-        let words: Vec<String> = (self.options().iter())
-            .map(|o| {
-                let word = format!("--{} {}", o.name, o.kind.placeholder());
-                let word = word.trim_end();
-                match o.default.is_some() || o.kind == Kind::Switch {
-                    true => format!("[{word}]"),
-                    false => word.to_string(),
-                }
-            })
-            .collect();
-        words.join(" ")
+        usage_of(self.options(), &[], &[])
     }
+}
+
+/// `options` as a usage line writes them (`--n N [--k N]`): those that must be given as they
+/// are, the others (with a default, switches, and those named in `optional`) in brackets, and
+/// those named in `one_of` together where the first stands (`(--gens TEXT | --def FILE)`).
+pub fn usage_of(options: &[Opt], one_of: &[&str], optional: &[&str]) -> String {
+    let word = |o: &Opt| {
+        format!("--{} {}", o.name, o.kind.placeholder())
+            .trim_end()
+            .to_string()
+    };
+    let mut words = Vec::new();
+    for o in options {
+        if one_of.first() == Some(&o.name) {
+            let choices: Vec<String> = (options.iter())
+                .filter(|o| one_of.contains(&o.name))
+                .map(word)
+                .collect();
+            words.push(format!("({})", choices.join(" | ")));
+        } else if one_of.contains(&o.name) {
+            continue;
+        } else if o.default.is_some() || o.kind == Kind::Switch || optional.contains(&o.name) {
+            words.push(format!("[{}]", word(o)));
+        } else {
+            words.push(word(o));
+        }
+    }
+    words.join(" ")
 }
 
 /// One option of a family.

@@ -20,6 +20,7 @@
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
 use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
+use crate::puzzle::Rate;
 
 /// Most pegs.
 pub const MAX_PEGS: usize = 8;
@@ -447,6 +448,13 @@ impl StateSpace for Hanoi {
             let step = self.power[disc as usize - u.page_discs];
             page + u64::from(other) * step - u64::from(on) * step
         }));
+    }
+
+    fn measured_rate(&self) -> Rate {
+        Rate {
+            per_thread: 100.0e6,
+            run: "Hanoi, 4 pegs, 18 discs: 6.9e10 states in 338 s",
+        }
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {

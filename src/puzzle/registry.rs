@@ -101,6 +101,16 @@ impl Space {
         with_space!(self, s => s.info())
     }
 
+    /// Its table's entries ([`StateSpace::size`]).
+    pub fn size(&self) -> u64 {
+        with_space!(self, s => s.size())
+    }
+
+    /// Its search's measured rate ([`StateSpace::measured_rate`]).
+    pub fn measured_rate(&self) -> super::Rate {
+        with_space!(self, s => s.measured_rate())
+    }
+
     /// A state in the family's notation ([`StateSpace::format_state`]).
     pub fn format_state(&self, state: &[u32]) -> String {
         with_space!(self, s => s.format_state(state))
@@ -132,6 +142,21 @@ mod tests {
                 let again = space_of(&info).unwrap_or_else(|e| panic!("{info:?}: {e}"));
                 assert_eq!(again.info(), info);
                 assert_eq!(again.slug(), built.slug());
+            }
+        }
+    }
+
+    #[test]
+    fn every_familys_usage_line_names_each_of_its_options() {
+        for family in FAMILIES {
+            let usage = family.usage();
+            for opt in family.options() {
+                let word = format!("--{} {}", opt.name, opt.kind.placeholder());
+                assert!(
+                    usage.contains(word.trim_end()),
+                    "{}: {usage}",
+                    family.name()
+                );
             }
         }
     }

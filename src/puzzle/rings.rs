@@ -157,6 +157,13 @@ impl StateSpace for Rings {
         }
     }
 
+    fn measured_rate(&self) -> super::Rate {
+        super::Rate {
+            per_thread: 9.0e6,
+            run: "the Chinese rings, 20: 1.0e6 states in 0.06 s, a level each",
+        }
+    }
+
     fn slug(&self) -> String {
         format!("rings-n{}", self.n)
     }

@@ -17,6 +17,7 @@
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure};
+use crate::puzzle::Rate;
 use crate::rank::window::{WindowMove, window_move};
 use crate::rank::{self, factorial, lex_rank, lex_unrank};
 
@@ -298,6 +299,20 @@ impl StateSpace for Sliding {
 
     fn has_structure(&self) -> bool {
         self.cols % 2 == 1
+    }
+
+    /// Swept boards (odd columns) between 2x7's and 4x3's rates; the others state by state.
+    fn measured_rate(&self) -> Rate {
+        match self.has_structure() {
+            true => Rate {
+                per_thread: 25.0e6,
+                run: "sliding 2x7: 4.4e10 states in 461 s; 4x3: 2.4e8 in 17 s",
+            },
+            false => Rate {
+                per_thread: 7.0e6,
+                run: "sliding 3x4: 2.4e8 states in 17 s",
+            },
+        }
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {

@@ -82,9 +82,9 @@ impl Family for Permutations {
         Ok(Space::Perm(generators(gens, &info.metric)?))
     }
 
-    /// Generators or a definition, one of the two.
+    /// Generators or a definition, one of the two; the metric's default depends on which.
     fn usage(&self) -> String {
-        "(--gens TEXT | --def FILE) [--metric TEXT]".into()
+        family::usage_of(self.options(), &["gens", "def"], &["metric"])
     }
 
     fn runs(&self) -> &'static [Run] {

@@ -24,6 +24,7 @@ pub mod parse;
 
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::group::{self, Chain, Perm as Permutation};
+use crate::puzzle::Rate;
 use crate::rank::{self, window::window_move};
 use parse::Definition;
 
@@ -309,6 +310,21 @@ impl StateSpace for Perm {
 
     fn has_structure(&self) -> bool {
         matches!(self.ranking, Ranking::Lex | Ranking::Parity { odd: false })
+    }
+
+    /// Swept where the ranks allow (rotation boards, shipped definitions); else the default's
+    /// generic path.
+    fn measured_rate(&self) -> Rate {
+        match self.has_structure() {
+            true => Rate {
+                per_thread: 58.0e6,
+                run: "number rotation 3x4: 4.8e8 states in 4.1 s",
+            },
+            false => Rate {
+                per_thread: 5.0e6,
+                run: "LRX 12 from generators, without sweeps: 4.8e8 states in 48.8 s",
+            },
+        }
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {

@@ -34,6 +34,7 @@ mod moves;
 mod potential;
 
 use super::{Cursor, GpuShader, PuzzleInfo, StateSpace};
+use crate::puzzle::Rate;
 use crate::rank;
 use crate::rank::multiset::{multinomial, multiset_rank, multiset_unrank};
 use block::{Block, Values};
@@ -389,6 +390,13 @@ impl StateSpace for Twisty {
 
     fn slug(&self) -> String {
         self.slug.clone()
+    }
+
+    fn measured_rate(&self) -> Rate {
+        Rate {
+            per_thread: 31.0e6,
+            run: "the pyraminx: 7.6e7 states in 1.2 s",
+        }
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {
