@@ -270,7 +270,8 @@ fn a_run_from_disk_writes_the_files_of_a_run_in_memory() {
         vec!["--puzzle", "key", "--def", &key],
     ] {
         let run = |name: &str, extra: &[&str]| {
-            let out = dir.join(name);
+            // A folder of each puzzle's own: a run refuses another puzzle's result.
+            let out = dir.join(format!("{}-{name}", args[1]));
             let mut all = args.clone();
             all.extend(["--quiet", "--checkpoint-every", "0", "--out"]);
             all.push(out.to_str().unwrap());
