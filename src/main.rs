@@ -179,7 +179,7 @@ impl Args for FamilyOptions {
 /// The puzzles, for the end of `--help`.
 fn puzzles_help() -> String {
     let lines: Vec<String> = (FAMILIES.iter())
-        .map(|f| format!("  --puzzle {} {}", f.name(), f.usage()))
+        .map(|f| format!("  --puzzle {} {}", f.name(), f.usage(&flag)))
         .collect();
     format!("Puzzles:\n{}", lines.join("\n"))
 }
@@ -203,6 +203,10 @@ struct RunOpts {
     /// fastest strategy that fits [default: the memory available now].
     #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]
     memory: Option<u64>,
+    /// Replace the result in the output folder even where it is another puzzle's (or another
+    /// definition's): without it such a search is refused.
+    #[arg(long)]
+    force: bool,
 }
 
 /// A search: the puzzle and how to run it.
@@ -242,10 +246,6 @@ struct SearchArgs {
     /// slabs).
     #[arg(long, hide = true)]
     slab_bytes: Option<u64>,
-    /// Replace the result in the output folder even where it is another puzzle's (or another
-    /// definition's): without it such a run is refused.
-    #[arg(long)]
-    force: bool,
     /// GPU memory: bytes, or a number with a unit (80GB). With --dry-run, the device plan for a
     /// GPU of this memory where none is present; in a run, at most this much of the device's.
     #[arg(long, value_parser = parse_memory, allow_hyphen_values = true)]
@@ -262,7 +262,6 @@ impl SearchArgs {
         job.resume = self.resume;
         job.checkpoint_every = self.checkpoint_every;
         job.processes = self.processes;
-        job.force = self.force;
         job.footprint = match self.strategy {
             StrategyArg::Auto => None,
             StrategyArg::Full => Some(Footprint::Full),
@@ -292,7 +291,7 @@ fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
         processes: None,
         slab_folder: None,
         slab_bytes: None,
-        force: false,
+        force: run.force,
     }
 }
 
@@ -358,11 +357,10 @@ fn main() -> ExitCode {
                 if root {
                     print!("{}", dry.plan)
                 }
-                match (dry.refusal, root) {
-                    (None, _) => Ok(()),
-                    (Some(why), true) => Err(Error::Input(why)),
-                    // Said once, by the first process.
-                    (Some(_), false) => Err(Error::Reported(2)),
+                // Said and failed by the first process alone, which fails the MPI job.
+                match dry.refusal.filter(|_| root) {
+                    None => Ok(()),
+                    Some(why) => Err(Error::Input(why)),
                 }
             })
         }

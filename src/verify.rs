@@ -42,8 +42,12 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
     // Messages quote the header (names, parameters): one line whatever it holds.
     let unsound = |e: String| Failure::Unsound(format!("{name}: {}", one_line(&e)));
     if !file.is_file() {
+        let what = match file.is_dir() {
+            true => "a folder, not a file",
+            false => "no such file",
+        };
         return Err(Failure::Refused(format!(
-            "{name}: no such file: give the path of a distances file (a run's distances.gsd)"
+            "{name}: {what}: give the path of a distances file (a run's distances.gsd)"
         )));
     }
     let distances = Distances::open(file).map_err(unsound)?;

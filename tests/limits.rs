@@ -74,6 +74,14 @@ fn every_family_at_its_largest_size_is_planned_or_refused_naming_its_size() {
             family.name()
         );
     }
+    // A budget that cuts the largest Hanoi table into 305,041 slabs is planned as quickly.
+    let args = "--puzzle hanoi --pegs 8 --discs 16 --memory 1GiB --dry-run";
+    let small = gpusearch(&args.split(' ').collect::<Vec<_>>());
+    let plan = String::from_utf8_lossy(&small.stdout);
+    assert!(
+        plan.contains("disk tier: the table in 305041 slabs"),
+        "{plan}"
+    );
     for (family, options, refusal) in cases {
         let mut args = vec!["--puzzle", family, "--dry-run", "--memory", "8GiB"];
         args.extend(options.iter().map(String::as_str));
@@ -154,6 +162,19 @@ fn definitions_of_one_file_name_get_their_own_folders() {
     assert_ne!(first, second);
     // The same definition in another folder: the same default folder.
     assert_eq!(slug_of("c", &swap), first);
+    // Searched into one folder by two paths to the same file: the same puzzle, replaced.
+    let out = dir.join("run");
+    for path in ["a/three.tws", "a/./three.tws", "c/three.tws"] {
+        let def = dir.join(path);
+        let (def, o) = (def.to_str().unwrap(), out.to_str().unwrap());
+        let run = gpusearch(&["--puzzle", "perm", "--def", def, "--quiet", "--out", o]);
+        assert!(run.status.success(), "{path}: {}", stderr(&run));
+    }
+    // The other definition is another puzzle.
+    let def = dir.join("b/three.tws");
+    let (def, o) = (def.to_str().unwrap(), out.to_str().unwrap());
+    let other = gpusearch(&["--puzzle", "perm", "--def", def, "--quiet", "--out", o]);
+    assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -177,10 +198,9 @@ fn a_strategy_asked_for_is_refused_rather_than_searched_from_disk() {
         let asked = gpusearch(&[&args[..], &["--strategy", strategy]].concat());
         let text = stderr(&asked);
         assert_eq!(asked.status.code(), Some(2), "{strategy}: {text}");
-        assert!(
-            text.contains("(209715200 bytes) (--memory): give"),
-            "{text}"
-        );
+        let advice = "(209715200 bytes): give a larger --memory, leave the strategy to the plan";
+        assert!(text.contains(advice), "{text}");
+        assert!(text.contains("(--strategy auto: from disk"), "{text}");
     }
 }
 

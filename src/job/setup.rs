@@ -33,6 +33,8 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
     let space = registry::space(&job.puzzle).map_err(Error::Puzzle)?;
     with_space!(&space, s => {
         let threads = thread_count(job.threads)?;
+        // With processes, what a process plans for its slab decides, not one process's plan.
+        let mut process_plan = None;
         let across = match job.processes {
             None => String::new(),
             Some(0) => {
@@ -46,7 +48,8 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
                 let mut text = plan::describe_slabs(s.size(), s.slab_planes(), p, memory);
                 // A slab beyond a process's budget: the table on the processes' disks.
                 let slab = plan::largest_slab(s.size(), s.slab_planes(), p);
-                if let Some(slabs) = plan_of(s, job, threads, None, Some(&slab)).disk_slabs {
+                let slab_plan = plan_of(s, job, threads, None, Some(&slab));
+                if let Some(slabs) = &slab_plan.disk_slabs {
                     let most = slabs.count.div_ceil(p);
                     text += &format!(
                         "  the table on the processes' disks: {} slabs of at most {} entries, each process searching a run of {} to {most} of them in {}: up to {} of its disk (and the batches it sends to other processes' slabs, until a pass ends)\n",
@@ -57,13 +60,24 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
                         bytes(slabs.disk() / slabs.count as u64 * most as u64),
                     );
                 }
+                process_plan = Some((slab_plan, p));
                 text
             }
         };
         let device = planned_device(s, job)?;
         let device = device.as_ref().map(|(layout, budget)| (layout, budget.clone()));
         let plan = plan_of(s, job, threads, device, None);
-        let time = Estimate::of(s.size(), s.measured_rate(), threads, plan.tier());
+        let (refusal, time) = match process_plan {
+            // Every process's threads search the table together.
+            Some((slab_plan, p)) => (
+                slab_plan.refusal.clone(),
+                Estimate::of(s.size(), s.measured_rate(), threads * p, slab_plan.tier()),
+            ),
+            None => (
+                plan.refusal.clone(),
+                Estimate::of(s.size(), s.measured_rate(), threads, plan.tier()),
+            ),
+        };
         Ok(DryRun {
             plan: format!(
                 "{} ({}): {} entries\n{}{}{across}",
@@ -73,7 +87,7 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
                 plan.describe(),
                 time.describe(),
             ),
-            refusal: plan.refusal,
+            refusal,
         })
     })
 }
@@ -328,7 +342,7 @@ fn check_result_held(out: &Path, info: &PuzzleInfo) -> Result<(), Error> {
         return Ok(());
     };
     let what = match held {
-        Ok(held) if held == *info => return Ok(()),
+        Ok(held) if same_puzzle(&held, info) => return Ok(()),
         Ok(held) => format!(
             "the result of another puzzle ({})",
             one_line(&held.describe())
@@ -338,10 +352,22 @@ fn check_result_held(out: &Path, info: &PuzzleInfo) -> Result<(), Error> {
     Err(Error::Input(format!(
         "{} holds {what}; this run is of {}: choose another {}, or add {} to replace it",
         out.display(),
-        info.describe(),
+        one_line(&info.describe()),
         Setting::Out,
         Setting::Force
     )))
+}
+
+/// Whether `held` and `info` describe one puzzle: the family, its parameters and its metric,
+/// whatever path its definition file was given by, and whatever rank order or move names an
+/// earlier version wrote (a run of the puzzle replaces its own result).
+fn same_puzzle(held: &PuzzleInfo, info: &PuzzleInfo) -> bool {
+    let params = |p: &PuzzleInfo| {
+        let mut params = p.params.clone();
+        params.remove("definition");
+        params
+    };
+    (held.puzzle == info.puzzle && held.metric == info.metric) && params(held) == params(info)
 }
 
 /// Refuses a run whose distances file and checkpoints would not fit on the disk of `out`, or

@@ -147,13 +147,24 @@ impl MemoryPlan {
             } else {
                 ("even the leanest strategy", device.unwrap_or(lean_total))
             };
+            // The budget's source where it is not the setting the advice names.
+            let source = match within.source == Setting::Memory.to_string() {
+                true => String::new(),
+                false => format!(" ({})", within.source),
+            };
+            let otherwise = match shape.forced {
+                Some(_) => format!(
+                    ", leave the strategy to the plan ({}: from disk where memory falls short)",
+                    Setting::Footprint.to("auto")
+                ),
+                None => String::new(),
+            };
             refusal = Some(format!(
-                "{what} needs {} of memory ({} table of {} entries) but the budget is {} ({}): give a larger {}, or choose a smaller puzzle",
+                "{what} needs {} of memory ({} table of {} entries) but the budget is {}{source}: give a larger {}{otherwise}, or choose a smaller puzzle",
                 bytes(least),
                 bytes(table),
                 shape.entries,
                 bytes(budget),
-                within.source,
                 Setting::Memory
             ));
             let why = "does not fit: the run would be refused".to_string();

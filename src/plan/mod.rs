@@ -143,11 +143,7 @@ impl Plan {
             host_refusal = host_refusal_of(&memory);
         }
         let device_refusal = device_refusal.filter(|_| !unused);
-        // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
-        // with a GPU that sweeps a slab at a time. One the GPU sweeps but the host holds, slabs
-        // and all, is searched in slabs in host memory.
-        // So is a process's slab of an MPI job that its budget cannot hold (on the CPU): the
-        // table is cut into slabs on disk, each process searching a run of them.
+        // A table beyond any plan is refused before slabs are fitted to it.
         let too_large = (shape.entries > MAX_ENTRIES).then(|| {
             format!(
                 "the table of {} entries would take {} at 2 bits an entry, more than any plan holds ({} entries, {}): choose a smaller puzzle",
@@ -157,8 +153,16 @@ impl Plan {
                 bytes(DistanceTable::bytes_for(MAX_ENTRIES)),
             )
         });
-        // A strategy asked for (`--strategy full` or `lean`) insists on the table in memory:
-        // refused rather than searched from disk, unless slabs are asked for too.
+        if too_large.is_some() {
+            memory.refusal.clone_from(&too_large);
+        }
+        // In one process, a table the budget cannot hold is searched from disk: on the CPU, or
+        // with a GPU that sweeps a slab at a time. One the GPU sweeps but the host holds, slabs
+        // and all, is searched in slabs in host memory.
+        // So is a process's slab of an MPI job that its budget cannot hold (on the CPU): the
+        // table is cut into slabs on disk, each process searching a run of them.
+        // A strategy asked for (`--strategy full` or `lean`) insists on the table in one piece
+        // in memory: refused rather than searched in slabs, unless slabs are asked for too.
         let in_slabs = too_large.is_none()
             && (device.is_none() || sweeps || unused)
             && (slab.is_none() || device.is_none())
@@ -266,9 +270,11 @@ impl Plan {
 
     /// Where the run searches, as far as its time goes.
     pub fn tier(&self) -> Tier {
-        match (&self.disk_slabs, self.device_use) {
-            (_, DeviceUse::Table | DeviceUse::Slabs) => Tier::Gpu,
-            (Some(slabs), _) if !slabs.in_memory => Tier::Disk,
+        let on_disk = (self.disk_slabs.as_ref()).is_some_and(|slabs| !slabs.in_memory);
+        match (self.device_use, on_disk) {
+            (DeviceUse::Table | DeviceUse::Slabs, false) => Tier::Gpu,
+            (DeviceUse::Slabs, true) => Tier::GpuDisk,
+            (_, true) => Tier::Disk,
             _ => Tier::Memory,
         }
     }

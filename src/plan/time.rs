@@ -2,6 +2,7 @@
 //! ([`crate::puzzle::StateSpace::measured_rate`]), scaled to the run's threads and tier.
 
 use crate::puzzle::Rate;
+use crate::units::count;
 
 /// How much longer a search from disk took than the same search in memory: Turnstyle 15 in the
 /// flips metric, 9,242 s from disk within 4 GiB against 2,742 s in memory, on the same two cores
@@ -25,8 +26,10 @@ pub enum Tier {
     Memory,
     /// On the CPU, the table in slabs on disk.
     Disk,
-    /// On a GPU.
+    /// On a GPU, the table on it or in slabs in host memory.
     Gpu,
+    /// On a GPU that sweeps the slabs of a table on disk.
+    GpuDisk,
 }
 
 /// A run's estimated time.
@@ -43,24 +46,23 @@ impl Estimate {
     /// `tier`.
     pub fn of(entries: u64, rate: Rate, threads: usize, tier: Tier) -> Estimate {
         let cpu = rate.per_thread * threads.max(1) as f64;
+        let on = format!("{entries} entries on {}", count(threads, "thread"));
         let measured = format!(
             "{:.1e} states/s a thread, as measured for {} on 2 cores",
             rate.per_thread, rate.run
         );
+        let gpu = format!("{entries} entries at about {GPU_RATE:.0e} states/s, an H100's order");
+        let from_disk = format!("{DISK_FACTOR} times that from disk");
         let (seconds, basis) = match tier {
-            Tier::Memory => (
-                entries as f64 / cpu,
-                format!("{entries} entries on {threads} threads at {measured}"),
-            ),
+            Tier::Memory => (entries as f64 / cpu, format!("{on} at {measured}")),
             Tier::Disk => (
                 entries as f64 / cpu * DISK_FACTOR,
-                format!(
-                    "{entries} entries on {threads} threads at {measured}, {DISK_FACTOR} times that from disk"
-                ),
+                format!("{on} at {measured}, {from_disk}"),
             ),
-            Tier::Gpu => (
-                entries as f64 / GPU_RATE,
-                format!("{entries} entries at about {GPU_RATE:.0e} states/s, an H100's order"),
+            Tier::Gpu => (entries as f64 / GPU_RATE, gpu),
+            Tier::GpuDisk => (
+                entries as f64 / GPU_RATE * DISK_FACTOR,
+                format!("{gpu}, {from_disk}"),
             ),
         };
         Estimate { seconds, basis }

@@ -37,19 +37,24 @@ pub trait Family: Sync {
     fn runs(&self) -> &'static [Run] {
         &[]
     }
-    /// Its options as a usage line writes them ([`usage_of`]); a family whose options are
-    /// alternatives, or optional without a default, names them.
-    fn usage(&self) -> String {
-        usage_of(self.options(), &[], &[])
+    /// Its options as a usage line writes them ([`usage_of`]), each named by `flag`; a family
+    /// whose options are alternatives, or optional without a default, names them.
+    fn usage(&self, flag: &dyn Fn(&str) -> String) -> String {
+        usage_of(self.options(), (&[], &[]), flag)
     }
 }
 
-/// `options` as a usage line writes them (`--n N [--k N]`): those that must be given as they
-/// are, the others (with a default, switches, and those named in `optional`) in brackets, and
-/// those named in `one_of` together where the first stands (`(--gens TEXT | --def FILE)`).
-pub fn usage_of(options: &[Opt], one_of: &[&str], optional: &[&str]) -> String {
+/// `options` as a usage line writes them, each named by `flag` (the command line's: `--n N
+/// [--k N]`): those that must be given as they are, the others (with a default, switches, and
+/// those named in `optional`) in brackets, and those named in `one_of` together where the first
+/// stands (`(--gens TEXT | --def FILE)`).
+pub fn usage_of(
+    options: &[Opt],
+    (one_of, optional): (&[&str], &[&str]),
+    flag: &dyn Fn(&str) -> String,
+) -> String {
     let word = |o: &Opt| {
-        format!("--{} {}", o.name, o.kind.placeholder())
+        format!("{} {}", flag(o.name), o.kind.placeholder())
             .trim_end()
             .to_string()
     };

@@ -209,9 +209,9 @@ pub trait StateSpace: Sync {
     }
 }
 
-/// A search's rate on the CPU, measured on the 2-core development machine (an AMD EPYC of the
-/// Zen 3 generation, 24 GiB) in memory: the reachable states a second of the largest published
-/// run of the family, per worker thread.
+/// A search's rate on the CPU in memory, as the published runs measured it on the 2-core, 24 GiB
+/// development VMs that made them (2026-11-24 to 28): the reachable states a second of the
+/// family's largest published run, per worker thread.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rate {
     /// States a second a worker thread.

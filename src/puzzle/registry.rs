@@ -149,9 +149,9 @@ mod tests {
     #[test]
     fn every_familys_usage_line_names_each_of_its_options() {
         for family in FAMILIES {
-            let usage = family.usage();
+            let usage = family.usage(&|name| format!("<{name}>"));
             for opt in family.options() {
-                let word = format!("--{} {}", opt.name, opt.kind.placeholder());
+                let word = format!("<{}> {}", opt.name, opt.kind.placeholder());
                 assert!(
                     usage.contains(word.trim_end()),
                     "{}: {usage}",

@@ -155,8 +155,8 @@ fn bound_in(width: u64, processes: usize, unit: u64, p: usize) -> u64 {
     first.min(width as u128) as u64
 }
 
-/// The columns of the widest slab of [`bounds_in`], in constant time (a plan weighs counts of
-/// slabs in the millions). The slabs' units differ by at most one, the last always among the
+/// The columns of the widest slab of [`bounds_in`] (`processes` at least 1), in constant time
+/// (a plan weighs counts of slabs in the millions). The slabs' units differ by at most one, the last always among the
 /// widest; only the last is cut short by the width.
 pub fn widest_in(width: u64, processes: usize, unit: u64) -> u64 {
     let (units, count) = (width.div_ceil(unit), processes as u64);

@@ -239,7 +239,7 @@ fn index(done: &[Result<Report, String>]) -> String {
     let mut md = String::from(
         "# Published tables\n\n\
          Every table here was computed by gpusearch and can be regenerated with one command each (the\n\
-         distances files, too large to commit, come back with them). The quick runs (54 of them) took 134 s on a\n\
+         distances files, too large to commit, come back with them). The quick runs took 134 s in all on a\n\
          2-core Intel Xeon VM (Emerald Rapids, 2026-11-28), the release build aside:\n\n\
          ```sh\ncargo run --release -- tables\n```\n\n\
          The large runs (n = 13 and 14, Turnstyle 15 in the flips metric, the 2x7 sliding puzzle, 18\n\

@@ -83,8 +83,8 @@ impl Family for Permutations {
     }
 
     /// Generators or a definition, one of the two; the metric's default depends on which.
-    fn usage(&self) -> String {
-        family::usage_of(self.options(), &["gens", "def"], &["metric"])
+    fn usage(&self, flag: &dyn Fn(&str) -> String) -> String {
+        family::usage_of(self.options(), (&["gens", "def"], &["metric"]), flag)
     }
 
     fn runs(&self) -> &'static [Run] {
