@@ -363,21 +363,25 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
         return;
     }
     let dir = scratch("files");
+    // A folder of each metric's own: a run refuses another puzzle's result.
     for metric in ["lrf", "flips"] {
         let base = ["--puzzle", "turnstyle", "--n", "9", "--metric", metric];
         let with = |extra: &[&'static str]| -> Vec<&str> {
             base.iter().copied().chain(extra.iter().copied()).collect()
         };
-        let (mut cpu, cpu_file) = run(&with(&["--backend", "cpu"]), &dir.join("cpu"));
+        let (mut cpu, cpu_file) = run(
+            &with(&["--backend", "cpu"]),
+            &dir.join(format!("{metric}-cpu")),
+        );
         let (mut gpu, gpu_file) = run(
             &with(&["--backend", "gpu", "--gpu-window-bytes", "3072"]),
-            &dir.join("gpu"),
+            &dir.join(format!("{metric}-gpu")),
         );
         assert_eq!(cpu_file, gpu_file, "{metric}: distances files differ");
         // A GPU too small for 3 bits an entry (166,348 bytes here) holds 2 (143,668).
         let (mut two_bits, two_bits_file) = run(
             &with(&["--backend", "gpu", "--gpu-memory", "150KB"]),
-            &dir.join("gpu-2-bits"),
+            &dir.join(format!("{metric}-gpu-2-bits")),
         );
         assert_eq!(cpu_file, two_bits_file, "{metric}: 2 bits an entry");
         // Too small for 2 (lrf: flips at n = 9 fits): slabs in host memory, each swept there
@@ -386,7 +390,7 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
         if metric == "lrf" {
             let (held, held_file) = run(
                 &with(&["--backend", "gpu", "--gpu-memory", "120KB"]),
-                &dir.join("gpu-held"),
+                &dir.join(format!("{metric}-gpu-held")),
             );
             assert_eq!(cpu_file, held_file, "slabs in memory swept on the GPU");
             assert_eq!(held["disk"]["in_memory"], true, "{held}");
@@ -400,7 +404,7 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
                 "--slab-bytes",
                 "2000",
             ]),
-            &dir.join("gpu-slabs"),
+            &dir.join(format!("{metric}-gpu-slabs")),
         );
         assert_eq!(
             cpu_file, slabs_file,
