@@ -39,7 +39,7 @@ pub enum Setting {
     /// Replace the result of another puzzle in the output folder.
     Force,
     /// A family's option, by its name (`burnt`), where a message about a position advises it.
-    Option(&'static str),
+    FamilyOption(&'static str),
 }
 
 impl Setting {
@@ -76,7 +76,7 @@ impl Setting {
             Setting::State => "state",
             Setting::Moves => "moves",
             Setting::Force => "force",
-            Setting::Option(name) => name,
+            Setting::FamilyOption(name) => name,
         }
     }
 

@@ -67,17 +67,13 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
         let device = planned_device(s, job)?;
         let device = device.as_ref().map(|(layout, budget)| (layout, budget.clone()));
         let plan = plan_of(s, job, threads, device, None);
-        let (refusal, time) = match process_plan {
-            // Every process's threads search the table together.
-            Some((slab_plan, p)) => (
-                slab_plan.refusal.clone(),
-                Estimate::of(s.size(), s.measured_rate(), threads * p, slab_plan.tier()),
-            ),
-            None => (
-                plan.refusal.clone(),
-                Estimate::of(s.size(), s.measured_rate(), threads, plan.tier()),
-            ),
+        // Every process's threads search the table together.
+        let (decides, all_threads) = match &process_plan {
+            Some((slab_plan, p)) => (slab_plan, threads * p),
+            None => (&plan, threads),
         };
+        let time = Estimate::of(s.size(), s.measured_rate(), all_threads, decides.tier());
+        let refusal = decides.refusal.clone();
         Ok(DryRun {
             plan: format!(
                 "{} ({}): {} entries\n{}{}{across}",

@@ -155,9 +155,9 @@ fn bound_in(width: u64, processes: usize, unit: u64, p: usize) -> u64 {
     first.min(width as u128) as u64
 }
 
-/// The columns of the widest slab of [`bounds_in`] (`processes` at least 1), in constant time
-/// (a plan weighs counts of slabs in the millions). The slabs' units differ by at most one, the last always among the
-/// widest; only the last is cut short by the width.
+/// The columns of the widest slab of [`bounds_in`] (`processes` at least 1), in constant time:
+/// a plan weighs counts of slabs in the millions. The slabs' units differ by at most one, the
+/// last always among the widest; only the last is cut short by the width.
 pub fn widest_in(width: u64, processes: usize, unit: u64) -> u64 {
     let (units, count) = (width.div_ceil(unit), processes as u64);
     let last = width - bound_in(width, processes, unit, processes - 1);
@@ -166,10 +166,7 @@ pub fn widest_in(width: u64, processes: usize, unit: u64) -> u64 {
         0 | 1 => units / count,
         _ => units.div_ceil(count),
     };
-    match processes {
-        1 => width,
-        _ => last.max(others.saturating_mul(unit).min(width)),
-    }
+    last.max(others.saturating_mul(unit).min(width))
 }
 
 /// The process, the process count and the level of a checkpoint named by

@@ -290,7 +290,7 @@ impl StateSpace for Pancake {
         if turned && !self.burnt {
             return Err(format!(
                 "a pancake is turned (negative) but these pancakes are not burnt: add {}, or list the sizes alone",
-                Setting::Option("burnt")
+                Setting::FamilyOption("burnt")
             ));
         }
         super::pieces(&sizes, self.n)?;

@@ -320,10 +320,7 @@ impl StateSpace for Perm {
                 per_thread: 58.0e6,
                 run: "number rotation 3x4: 4.8e8 states in 4.1 s",
             },
-            false => Rate {
-                per_thread: 5.0e6,
-                run: "LRX 12 from generators, without sweeps: 4.8e8 states in 48.8 s",
-            },
+            false => crate::puzzle::GENERIC_RATE,
         }
     }
 
