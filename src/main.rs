@@ -103,6 +103,10 @@ struct PuzzleOpts {
     puzzle: Option<String>,
     #[command(flatten)]
     options: FamilyOptions,
+    /// Reduce the table by the puzzle's symmetries (those that keep its start and map moves to
+    /// moves): one entry per class of symmetric positions, the counts still of positions.
+    #[arg(long)]
+    symmetry: bool,
     /// Output folder [default: runs/<puzzle and size>, e.g. runs/turnstyle-n12-lrf].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -277,6 +281,7 @@ fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
         puzzle: Request {
             puzzle: p.puzzle.unwrap_or_default(),
             options: p.options.0,
+            symmetry: p.symmetry,
         },
         out: p.out,
         threads: run.threads,

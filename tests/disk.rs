@@ -243,6 +243,7 @@ fn every_family_from_disk_equals_the_search_in_memory() {
             Space::Sliding(s) => check(&what, &s),
             Space::Pancake(s) => check(&what, &s),
             Space::Twisty(s) => check(&what, &s),
+            Space::Reduced(s) => check(&what, &s),
         };
         resumed += usize::from(table);
         held += usize::from(in_memory);

@@ -1140,6 +1140,7 @@ fn checkpoint_files() -> Vec<(Base, Vec<u8>, Levels)> {
             Space::Sliding(s) => checkpoints_of(&s),
             Space::Pancake(s) => checkpoints_of(&s),
             Space::Twisty(s) => checkpoints_of(&s),
+            Space::Reduced(s) => checkpoints_of(&s),
         };
         for (bytes, levels) in checkpoints {
             files.push((base.clone(), bytes, levels));

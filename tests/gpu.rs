@@ -675,6 +675,7 @@ fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
             Space::Sliding(s) => sweep_slabs(&gpu, &what, &s),
             Space::Pancake(s) => sweep_slabs(&gpu, &what, &s),
             Space::Twisty(s) => sweep_slabs(&gpu, &what, &s),
+            Space::Reduced(s) => sweep_slabs(&gpu, &what, &s),
         }
     }
 }

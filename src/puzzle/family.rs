@@ -131,6 +131,9 @@ pub struct Request {
     pub puzzle: String,
     /// The options given, by name, in the order given.
     pub options: Vec<(String, String)>,
+    /// Whether to reduce the space by its symmetries: one table entry per class of positions
+    /// ([`crate::puzzle::symmetry`]).
+    pub symmetry: bool,
 }
 
 impl Request {
@@ -139,6 +142,7 @@ impl Request {
         Request {
             puzzle: puzzle.into(),
             options: Vec::new(),
+            symmetry: false,
         }
     }
 
@@ -288,6 +292,14 @@ pub enum PuzzleError {
         /// Why, and what it takes.
         why: String,
     },
+    /// The puzzle has no symmetries to reduce its table by (the setting `symmetry`), or they
+    /// cannot be used.
+    NoSymmetry {
+        /// The family.
+        puzzle: String,
+        /// Why.
+        why: String,
+    },
     /// Anything else, in the family's words (a definition file's line, a file that cannot be
     /// read).
     Other(String),
@@ -340,6 +352,10 @@ impl PuzzleError {
             PuzzleError::Value { option, value, why } => {
                 format!("{} {}: {why}", flag(option), one_line(value))
             }
+            PuzzleError::NoSymmetry { puzzle, why } => format!(
+                "the {puzzle} puzzle cannot be searched by classes of symmetric positions ({why}): search it without {}",
+                flag("symmetry")
+            ),
             PuzzleError::Other(why) => why.clone(),
         }
     }

@@ -378,6 +378,7 @@ impl StateSpace for Hanoi {
             moves: self.move_names(),
             rank_order: "rank = sum over discs d (1 the smallest) of (peg of d - 1) * pegs^(d-1); move ab moves the smaller top disc of pegs a and b onto the other".into(),
             group_order: None,
+            symmetry: None,
         }
     }
 

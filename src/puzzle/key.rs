@@ -338,6 +338,7 @@ impl StateSpace for Key {
                 p = self.positions()
             ),
             group_order: None,
+            symmetry: None,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod ring;
 pub mod rings;
 pub mod rotation;
 pub mod sliding;
+pub mod symmetry;
 pub mod twisty;
 
 use crate::rank::window::WindowMove;
@@ -46,6 +47,9 @@ pub struct PuzzleInfo {
     /// reachable positions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_order: Option<u64>,
+    /// The symmetries the table is reduced by (one entry per class of positions), where it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symmetry: Option<symmetry::SymmetryInfo>,
 }
 
 impl PuzzleInfo {
@@ -198,6 +202,19 @@ pub trait StateSpace: Sync {
         None
     }
 
+    /// The symmetries of the space that fix its start, with the class coordinate they act on,
+    /// or why it has none ([`symmetry`]).
+    fn symmetry(&self) -> Result<symmetry::Symmetry, String> {
+        Err("no symmetry maps its moves onto its moves and its start onto its start".into())
+    }
+
+    /// How many positions each entry stands for, where an entry may stand for more than one
+    /// (a space reduced by its symmetries, [`symmetry::Reduced`]); `None` (the default) where
+    /// each entry is one position.
+    fn weights(&self) -> Option<Weights> {
+        None
+    }
+
     /// How fast its search ran on the CPU, measured: what `--dry-run` estimates a run's time
     /// from ([`crate::plan::Estimate`]). By default the generic path's, a permutation puzzle of
     /// generators without sweeps; a family with faster sweeps says its own.
@@ -221,6 +238,17 @@ pub struct Rate {
     pub per_thread: f64,
     /// The run it was measured on: puzzle, states and search time.
     pub run: &'static str,
+}
+
+/// How many positions the entries of a table stand for ([`StateSpace::weights`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Weights {
+    /// Ranges of entries, together all of them, with the positions each entry of the range
+    /// stands for, the heaviest range first.
+    pub ranges: Vec<(std::ops::Range<u64>, u64)>,
+    /// Entries that stand for other numbers of positions than their range says, each with its
+    /// own, ascending.
+    pub special: Vec<(u64, u64)>,
 }
 
 /// A puzzle family's shader and what one space of it sets in it.

@@ -2,6 +2,7 @@
 //! that build it. [`Space`], [`FAMILIES`] and `with_space!` come from this list.
 
 use super::family::{self, Family, Opt, PuzzleError, Request};
+use super::symmetry::Reduced;
 use super::{PuzzleInfo, StateSpace};
 
 /// Declares [`Space`] (a variant per kind of space), [`FAMILIES`] (the families in order) and
@@ -31,6 +32,15 @@ macro_rules! registry {
             };
         }
         pub(crate) use with_space_ as with_space;
+
+        impl Space {
+            /// The space behind a pointer, whatever its family (what a reduced space wraps).
+            fn into_base(self) -> Box<dyn crate::puzzle::symmetry::Base> {
+                match self {
+                    $(Space::$variant(s) => Box::new(crate::puzzle::symmetry::Erased(s)),)*
+                }
+            }
+        }
     };
 }
 
@@ -52,6 +62,8 @@ registry! { $
     /// Twisty puzzles from definitions (several sets, orientations, identical pieces), which
     /// the perm family builds.
     Twisty(crate::puzzle::twisty::Twisty) for [];
+    /// Any of these reduced by its symmetries (`Request::symmetry`).
+    Reduced(crate::puzzle::symmetry::Reduced) for [];
 }
 
 /// The family named `name`.
@@ -66,13 +78,33 @@ pub fn family(name: &str) -> Result<&'static dyn Family, PuzzleError> {
 
 /// The state space a request describes, or why it describes none.
 pub fn space(request: &Request) -> Result<Space, PuzzleError> {
-    family::build(family(&request.puzzle)?, request)
+    let space = family::build(family(&request.puzzle)?, request)?;
+    match request.symmetry {
+        true => reduce(space),
+        false => Ok(space),
+    }
+}
+
+/// `space` reduced by its symmetries ([`crate::puzzle::symmetry`]), or why it cannot be.
+pub fn reduce(space: Space) -> Result<Space, PuzzleError> {
+    let info = space.info();
+    let refused = |why: String| PuzzleError::NoSymmetry {
+        puzzle: info.puzzle.clone(),
+        why,
+    };
+    let symmetry = with_space!(&space, s => s.symmetry()).map_err(refused)?;
+    let reduced = Reduced::new(space.into_base(), symmetry).map_err(refused)?;
+    Ok(Space::Reduced(reduced))
 }
 
 /// The state space a report or distances file describes (its `puzzle`, `params` and `metric`),
 /// so that a file can be checked or read without the command line that made it.
 pub fn space_of(info: &PuzzleInfo) -> Result<Space, PuzzleError> {
-    family(&info.puzzle)?.rebuild(info)
+    let space = family(&info.puzzle)?.rebuild(info)?;
+    match info.symmetry {
+        Some(_) => reduce(space),
+        None => Ok(space),
+    }
 }
 
 /// Every option of every family, each name once, with the families that take it and what it

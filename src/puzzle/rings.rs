@@ -154,6 +154,7 @@ impl StateSpace for Rings {
             moves: self.move_names(),
             rank_order: "rank = sum over rings k of b_k * 2^(k-1), where b_k = 1 when ring k is off and 0 when it is on".into(),
             group_order: None,
+            symmetry: None,
         }
     }
 

@@ -18,6 +18,7 @@
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure};
 use crate::puzzle::Rate;
+use crate::puzzle::symmetry::{self, Element, Symmetry};
 use crate::rank::window::{WindowMove, window_move};
 use crate::rank::{self, factorial, lex_rank, lex_unrank};
 
@@ -227,6 +228,7 @@ impl StateSpace for Sliding {
             moves: self.move_names(),
             rank_order: "rank = blank * (cells - 1)!/2 + lex / 2: the blank's cell in reading order, and the lexicographic rank of the tiles' order (reading order, the blank left out), halved: the one of each pair of the reachable parity".into(),
             group_order: None,
+            symmetry: None,
         }
     }
 
@@ -302,6 +304,26 @@ impl StateSpace for Sliding {
     }
 
     /// Swept boards (odd columns) between 2x7's and 4x3's rates; the others state by state.
+    /// On a square board, the mirror in the diagonal through the blank's corner: cells and
+    /// tiles reflected alike, `U` and `L` swapped, and `D` and `R`.
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        let m = self.rows;
+        if self.cols != m {
+            return Err("only a square board has a mirror that keeps the blank's corner".into());
+        }
+        let to: Vec<usize> = (0..m * m).map(|i| (i % m) * m + i / m).collect();
+        let mirror = Element {
+            labels: to.iter().map(|&i| i as u32).collect(),
+            positions: to,
+        };
+        symmetry::of_pieces(
+            self,
+            "the mirror in the diagonal through the blank's corner",
+            &[mirror],
+            0,
+        )
+    }
+
     fn measured_rate(&self) -> Rate {
         match self.has_structure() {
             true => Rate {

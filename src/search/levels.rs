@@ -15,12 +15,15 @@ pub struct Run {
     pub repeat: u64,
 }
 
-/// The states at distances 0, 1, 2, ...
+/// The states at distances 0, 1, 2, ...: the table's entries, and where an entry stands for
+/// several positions (a table reduced by symmetry) the positions too.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Levels {
     runs: Vec<Run>,
     len: u64,
     total: u64,
+    /// The positions at each distance, where they are not the entries.
+    weighed: Option<Box<Levels>>,
 }
 
 impl Levels {
@@ -62,6 +65,24 @@ impl Levels {
         }
         self.len += 1;
         self.total += count;
+    }
+
+    /// Appends the next distance's count of entries, which stand for `positions` positions
+    /// (a table reduced by symmetry; every level's entries must be pushed this way).
+    pub fn push_weighed(&mut self, entries: u64, positions: u64) {
+        self.push(entries);
+        self.weighed.get_or_insert_default().push(positions);
+    }
+
+    /// The positions at each distance: the entries' weighed counts where they are weighed,
+    /// else the levels themselves.
+    pub fn positions(&self) -> &Levels {
+        self.weighed.as_deref().unwrap_or(self)
+    }
+
+    /// Whether the levels count positions apart from entries.
+    pub fn is_weighed(&self) -> bool {
+        self.weighed.is_some()
     }
 
     /// Number of levels (the diameter plus one).
@@ -140,19 +161,43 @@ pub struct Written {
     /// The counts as runs: `count` states at each of `repeat` consecutive distances.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level_runs: Option<Vec<Run>>,
+    /// The positions at each distance, where the levels count a reduced table's entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<u64>>,
+    /// The same as runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position_runs: Option<Vec<Run>>,
+}
+
+/// A level list or its runs, whichever is written.
+fn written(levels: &Levels) -> (Option<Vec<u64>>, Option<Vec<Run>>) {
+    match levels.listed() {
+        Some(list) => (Some(list), None),
+        None => (None, Some(levels.runs().to_vec())),
+    }
+}
+
+/// The levels of a list or of runs.
+fn read(list: &Option<Vec<u64>>, runs: &Option<Vec<Run>>) -> Option<Levels> {
+    match (list, runs) {
+        (Some(list), _) => Some(Levels::from_counts(list)),
+        (None, Some(runs)) => Some(Levels::from_runs(runs)),
+        (None, None) => None,
+    }
 }
 
 impl From<&Levels> for Written {
     fn from(levels: &Levels) -> Written {
-        match levels.listed() {
-            Some(list) => Written {
-                levels: Some(list),
-                level_runs: None,
-            },
-            None => Written {
-                levels: None,
-                level_runs: Some(levels.runs().to_vec()),
-            },
+        let (levels_list, level_runs) = written(levels);
+        let (positions, position_runs) = match &levels.weighed {
+            Some(weighed) => written(weighed),
+            None => (None, None),
+        };
+        Written {
+            levels: levels_list,
+            level_runs,
+            positions,
+            position_runs,
         }
     }
 }
@@ -160,11 +205,9 @@ impl From<&Levels> for Written {
 impl Written {
     /// The levels written.
     pub fn levels(&self) -> Levels {
-        match (&self.levels, &self.level_runs) {
-            (Some(list), _) => Levels::from_counts(list),
-            (None, Some(runs)) => Levels::from_runs(runs),
-            (None, None) => Levels::new(),
-        }
+        let mut levels = read(&self.levels, &self.level_runs).unwrap_or_default();
+        levels.weighed = read(&self.positions, &self.position_runs).map(Box::new);
+        levels
     }
 }
 

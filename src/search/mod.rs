@@ -25,6 +25,7 @@ pub mod segments;
 pub mod slab;
 pub mod smallest;
 pub mod sweep;
+pub mod weighing;
 
 use crate::puzzle::StateSpace;
 use crate::table::{DistanceTable, TableSource, TableView};
@@ -32,6 +33,7 @@ pub use cpu::CpuEngine;
 pub use disk::SlabsState;
 pub use engine::{Engine, Passes};
 use levels::Levels;
+use weighing::Weighing;
 
 /// How the level loop picks the kind of each pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,6 +271,7 @@ pub fn drive<S: StateSpace, E: Engine>(
         PassPolicy::Auto | PassPolicy::Sweep => list_limit(size, moves, options.footprint),
         PassPolicy::TopDown | PassPolicy::BottomUp => 0,
     };
+    let mut weighing = Weighing::of(space.weights());
     // `listed`: the length of the last level's list, while the engine holds one.
     // `antipodes`: the smallest ranks of the last level, when found before this run.
     let (mut levels, mut listed, mut antipodes) = match resume {
@@ -278,7 +281,12 @@ pub fn drive<S: StateSpace, E: Engine>(
             let first = starts.len() as u64;
             progress.found(first);
             progress.level(0, first, Step::Frontier);
-            (Levels::from_counts(&[first]), Some(first), None)
+            let mut levels = Levels::new();
+            match &mut weighing {
+                Some(w) => levels.push_weighed(first, w.start(&starts)),
+                None => levels.push(first),
+            }
+            (levels, Some(first), None)
         }
         Some(r) => {
             progress.found(r.levels.total());
@@ -297,6 +305,9 @@ pub fn drive<S: StateSpace, E: Engine>(
             match r.table {
                 Saved::Table(table) => engine.load(table, depth, list)?,
                 Saved::Slabs(state) => engine.resume_slabs(state, depth, &r.antipodes)?,
+            }
+            if let Some(w) = &mut weighing {
+                w.take_from(engine)?;
             }
             (r.levels, listed, Some(r.antipodes))
         }
@@ -353,7 +364,10 @@ pub fn drive<S: StateSpace, E: Engine>(
             break;
         }
         progress.level(depth + 1, count, step);
-        levels.push(count);
+        match &mut weighing {
+            Some(w) => levels.push_weighed(count, w.level(engine, depth + 1, count)?),
+            None => levels.push(count),
+        }
         reached += count;
         listed = (step == Step::Frontier).then_some(count);
         antipodes = None;

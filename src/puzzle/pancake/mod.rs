@@ -347,6 +347,7 @@ impl StateSpace for Pancake {
             }
             .into(),
             group_order: None,
+            symmetry: None,
         }
     }
 

@@ -261,6 +261,7 @@ impl StateSpace for Perm {
             moves: self.move_names(),
             rank_order: self.rank_order(),
             group_order: Some(self.order),
+            symmetry: None,
         }
     }
 

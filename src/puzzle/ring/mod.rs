@@ -31,6 +31,7 @@ pub use family::{TOPSPIN, TURNSTYLE, TopSpin, Turnstyle};
 
 use super::{BlockMove, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::puzzle::Rate;
+use crate::puzzle::symmetry::{self, Element, Symmetry};
 use crate::rank::{self, window::WindowMove, window::window_move};
 use crate::table::ENTRIES_PER_WORD;
 
@@ -461,6 +462,7 @@ impl StateSpace for Ring {
             moves: self.move_names(),
             rank_order: self.rank_order(),
             group_order: None,
+            symmetry: None,
         }
     }
 
@@ -512,6 +514,35 @@ impl StateSpace for Ring {
             }
         }
         Some(Structure { blocks, residual })
+    }
+
+    /// The mirror that maps the window onto itself, where the window's move looks the same in
+    /// it (Turnstyle's and TopSpin's do): in metric `lrf` it reflects the ring through the
+    /// window's middle and swaps `L` and `R`; in metric `flips` it reverses the ring read from
+    /// piece 1, and each window move becomes another. Pieces are relabelled alike, so solved
+    /// stays solved.
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        let (n, k) = (self.n, self.window.len());
+        let mirrored = (0..k).all(|i| k - 1 - self.window[k - 1 - i] == self.window[i]);
+        if !mirrored {
+            return Err("its window's move is not the same in a mirror".into());
+        }
+        // Position (and home of piece) `i` goes to `to(i)`.
+        let to = |i: usize| match self.metric {
+            Metric::Lrf => (k - 1 + n - i) % n,
+            Metric::Flips => (n - i) % n,
+        };
+        let mirror = Element {
+            positions: (0..n).map(to).collect(),
+            labels: std::iter::once(0)
+                .chain((0..n).map(|i| to(i) as u32 + 1))
+                .collect(),
+        };
+        let (name, fixed) = match self.metric {
+            Metric::Lrf => ("the mirror through the window, L and R swapped", 0),
+            Metric::Flips => ("the mirror of the ring read from piece 1", 1),
+        };
+        symmetry::of_pieces(self, name, &[mirror], fixed)
     }
 
     fn measured_rate(&self) -> Rate {

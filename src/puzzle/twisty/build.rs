@@ -59,6 +59,7 @@ impl Twisty {
             moves: moves.iter().map(|(n, _)| n.clone()).collect(),
             rank_order: rank_order(&def.sets, &blocks, &reduction),
             group_order: group_order(&original.sets, &coords, &original_moves),
+            symmetry: None,
         };
         let mut parity_index = vec![u32::MAX; 1 << tracked];
         for (i, &v) in parities.iter().enumerate() {

@@ -1,0 +1,278 @@
+//! Class coordinates: a part of a position that a puzzle's symmetries act on by themselves, and
+//! the rest of the position beside it.
+//!
+//! A [`Coordinate`] splits a position into `(c, r)`: `c` in `0..values()`, which the symmetries
+//! map among themselves (the `c` of a symmetric image of a position depends on the position's
+//! `c` alone), and `r` in `0..fibre()`, the rest, the same count for every `c`. The reduced table
+//! keeps one block of `fibre()` entries per class of `c` ([`super::Reduced`]).
+
+use crate::rank::{factorial, lex_rank, lex_unrank};
+
+/// A split of a family's positions (states as [`crate::puzzle::StateSpace::state`] writes them)
+/// into a class coordinate and the rest.
+pub trait Coordinate: Send + Sync {
+    /// How many values the coordinate takes.
+    fn values(&self) -> u64;
+    /// How many rests each value has.
+    fn fibre(&self) -> u64;
+    /// The coordinate and the rest of `state`.
+    fn split(&self, state: &[u32]) -> (u64, u64);
+    /// The state of coordinate `c` and rest `r` into `state`; `reachable` says whether a state
+    /// is one of the space's, where a rest stands for one of two states of which one is.
+    fn join(&self, c: u64, r: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool);
+    /// How `c` and `r` are ranked, in a sentence for the rank order.
+    fn describe(&self) -> String;
+}
+
+/// The positions of a set of pieces as the coordinate, and the order of the others as the rest:
+/// for a state of pieces by position, where the symmetries map that set of pieces onto itself.
+///
+/// `c` ranks the positions of the set's pieces, in the set's order, as a partial permutation
+/// (the first piece's position among all free positions, the second's among the rest, ...);
+/// `r` is the lexicographic rank of the other pieces' order (their labels in increasing order
+/// numbered from 0), halved where only one parity of positions is reachable (of each pair of
+/// orders `2r`, `2r + 1` the reachable one). The first `fixed` positions always hold the same
+/// pieces and are left out of both.
+pub struct Positions {
+    len: usize,
+    fixed: Vec<u32>,
+    set: Vec<u32>,
+    others: Vec<u32>,
+    /// The index of each label among `others` (`u8::MAX` for the set's and the fixed ones).
+    other_index: Vec<u8>,
+    halved: bool,
+}
+
+impl Positions {
+    /// The coordinate of the pieces `set` among the positions after the first `fixed` of
+    /// `solved` (which those always hold); `halved`: only one parity of each order is reachable.
+    pub fn new(solved: &[u32], fixed: usize, set: Vec<u32>, halved: bool) -> Positions {
+        let len = solved.len();
+        let mut others: Vec<u32> = (solved[fixed..].iter().copied())
+            .filter(|x| !set.contains(x))
+            .collect();
+        others.sort_unstable();
+        let top = solved.iter().copied().max().unwrap_or(0) as usize;
+        let mut other_index = vec![u8::MAX; top + 1];
+        for (i, &x) in others.iter().enumerate() {
+            other_index[x as usize] = i as u8;
+        }
+        Positions {
+            len,
+            fixed: solved[..fixed].to_vec(),
+            set,
+            others,
+            other_index,
+            halved,
+        }
+    }
+
+    /// The free positions.
+    fn free(&self) -> usize {
+        self.len - self.fixed.len()
+    }
+}
+
+impl Coordinate for Positions {
+    fn values(&self) -> u64 {
+        factorial(self.free()) / factorial(self.free() - self.set.len())
+    }
+
+    fn fibre(&self) -> u64 {
+        let rest = factorial(self.others.len());
+        if self.halved { rest / 2 } else { rest }
+    }
+
+    fn split(&self, state: &[u32]) -> (u64, u64) {
+        let free = &state[self.fixed.len()..];
+        let m = free.len() as u64;
+        let mut used = 0u32;
+        let mut c = 0u64;
+        for (i, &piece) in self.set.iter().enumerate() {
+            let p = free
+                .iter()
+                .position(|&x| x == piece)
+                .expect("a piece of the set") as u32;
+            let digit = p - (used & ((1 << p) - 1)).count_ones();
+            c = c * (m - i as u64) + u64::from(digit);
+            used |= 1 << p;
+        }
+        let mut order = [0u8; crate::rank::MAX_LEN];
+        let mut k = 0;
+        for &x in free {
+            let i = self.other_index[x as usize];
+            if i != u8::MAX {
+                order[k] = i;
+                k += 1;
+            }
+        }
+        let r = lex_rank(&order[..k]);
+        (c, if self.halved { r / 2 } else { r })
+    }
+
+    fn join(&self, c: u64, r: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool) {
+        state[..self.fixed.len()].copy_from_slice(&self.fixed);
+        let m = self.free();
+        let k = self.set.len();
+        // The set's digits, last first.
+        let mut digits = [0u32; crate::rank::MAX_LEN];
+        let mut rest = c;
+        for i in (0..k).rev() {
+            let base = (m - i) as u64;
+            digits[i] = (rest % base) as u32;
+            rest /= base;
+        }
+        let free = &mut state[self.fixed.len()..];
+        let mut used = 0u32;
+        for (&digit, &piece) in digits[..k].iter().zip(&self.set) {
+            let p = crate::rank::nth_set_bit(!used & ((1u32 << m) - 1), digit);
+            free[p as usize] = piece;
+            used |= 1 << p;
+        }
+        let mut order = [0u8; crate::rank::MAX_LEN];
+        let order = &mut order[..self.others.len()];
+        lex_unrank(if self.halved { 2 * r } else { r }, order);
+        let mut slots = [0usize; crate::rank::MAX_LEN];
+        let mut j = 0;
+        for (p, slot) in free.iter_mut().enumerate() {
+            if used & (1 << p) == 0 {
+                *slot = self.others[order[j] as usize];
+                slots[j] = p;
+                j += 1;
+            }
+        }
+        if self.halved && !reachable(state) {
+            let (a, b) = (
+                self.fixed.len() + slots[j - 2],
+                self.fixed.len() + slots[j - 1],
+            );
+            state.swap(a, b);
+        }
+    }
+
+    fn describe(&self) -> String {
+        let set: Vec<String> = self.set.iter().map(u32::to_string).collect();
+        format!(
+            "c ranks the positions of pieces {} (in that order) among the {} free positions as a partial permutation; r is the lexicographic rank of the other pieces' order{}",
+            set.join(", "),
+            self.free(),
+            if self.halved {
+                ", halved (of orders 2r and 2r + 1 the reachable one)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// The last `high` digits of a state of digits `1..=base` (the Towers of Hanoi's pegs by disc,
+/// the largest discs last) as the coordinate, the others as the rest: for symmetries that
+/// relabel the digits and keep their places. Both are the digits, less one, read as numbers in
+/// `base`, the first digit the lowest: the state's rank is `c * fibre() + r`.
+pub struct Digits {
+    len: usize,
+    high: usize,
+    base: u64,
+}
+
+impl Digits {
+    /// States of `len` digits in `base`, the last `high` of them the coordinate.
+    pub fn new(len: usize, high: usize, base: u64) -> Digits {
+        Digits { len, high, base }
+    }
+
+    fn low(&self) -> usize {
+        self.len - self.high
+    }
+}
+
+/// The digits of `state` (each `1..=base`, the first the lowest) as a number.
+fn number(state: &[u32], base: u64) -> u64 {
+    (state.iter().rev()).fold(0, |n, &d| n * base + u64::from(d - 1))
+}
+
+impl Coordinate for Digits {
+    fn values(&self) -> u64 {
+        self.base.pow(self.high as u32)
+    }
+
+    fn fibre(&self) -> u64 {
+        self.base.pow(self.low() as u32)
+    }
+
+    fn split(&self, state: &[u32]) -> (u64, u64) {
+        let (low, high) = state.split_at(self.low());
+        (number(high, self.base), number(low, self.base))
+    }
+
+    fn join(&self, c: u64, r: u64, state: &mut [u32], _: &dyn Fn(&[u32]) -> bool) {
+        let low = self.low();
+        let write = |digits: &mut [u32], mut n: u64| {
+            for d in digits {
+                *d = (n % self.base) as u32 + 1;
+                n /= self.base;
+            }
+        };
+        let (lo, hi) = state.split_at_mut(low);
+        write(lo, r);
+        write(hi, c);
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "c is the digits of the last {} places and r those of the first {}, each read in base {} with the first place the lowest",
+            self.high,
+            self.low(),
+            self.base
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(coord: &dyn Coordinate, solved: &[u32], reachable: &dyn Fn(&[u32]) -> bool) {
+        let mut state = solved.to_vec();
+        let mut seen = std::collections::HashSet::new();
+        for c in 0..coord.values() {
+            for r in 0..coord.fibre() {
+                coord.join(c, r, &mut state, reachable);
+                assert!(reachable(&state), "{state:?}");
+                assert_eq!(coord.split(&state), (c, r), "{state:?}");
+                assert!(seen.insert(state.clone()));
+            }
+        }
+    }
+
+    #[test]
+    fn positions_split_and_join_every_state_once() {
+        let solved = [1, 2, 3, 4, 5, 6];
+        round_trip(
+            &Positions::new(&solved, 0, vec![4, 1], false),
+            &solved,
+            &|_| true,
+        );
+        // Position 0 always holds piece 1.
+        round_trip(
+            &Positions::new(&solved, 1, vec![2, 6], false),
+            &solved,
+            &|s| s[0] == 1,
+        );
+        // Even states only.
+        let even = |s: &[u32]| {
+            let labels: Vec<u8> = s.iter().map(|&x| x as u8 - 1).collect();
+            !crate::rank::is_odd(&labels)
+        };
+        let halved = Positions::new(&solved, 0, vec![3], true);
+        assert_eq!(halved.values() * halved.fibre(), 360);
+        round_trip(&halved, &solved, &even);
+    }
+
+    #[test]
+    fn digits_split_and_join_every_state_once() {
+        let digits = Digits::new(4, 2, 3);
+        round_trip(&digits, &[1, 1, 1, 1], &|_| true);
+        assert_eq!(digits.split(&[2, 1, 1, 3]), (2 * 3, 1));
+    }
+}

@@ -1,0 +1,694 @@
+//! Symmetry: one table entry per class of positions under a puzzle's symmetries.
+//!
+//! A *symmetry* of a puzzle relabels its positions and pieces ([`Element`]) so that the start
+//! stays the start and every move becomes a move: a position and its image lie at the same
+//! distance. A family's symmetries form a group `G` ([`Symmetry`]); a *class* is a position with
+//! all its images.
+//!
+//! # The reduced rank
+//!
+//! A [`Coordinate`] splits a position `p` into a coordinate `c(p)`, which `G` maps among its own
+//! values, and a rest `r(p)`. Each coordinate value `c` has a representative (the least value
+//! of its orbit under `G`) and an element `s_c` taking `c` to it (the identity for a
+//! representative). The table holds one entry per position whose coordinate is a
+//! representative, `entry = class * fibre + r`, classes numbered as below; any position `p`
+//! stands in the table as the entry of `s_c(p) · p`, which lies at `p`'s distance. Searching
+//! these entries with the moves followed by that reduction is a search of the whole space, one
+//! entry per class (Kociemba's class coordinates, without his table of symmetric rests).
+//!
+//! An entry stands for exactly as many positions as its coordinate's orbit has values (one `p`
+//! for each `c` of the orbit), so a level's positions are its entries weighed block by block.
+//! Where the coordinate is itself symmetric (its orbit smaller than `G`), a class of positions
+//! may take several entries of its block, each weighed by the smaller orbit: the counts stay
+//! exact, and such blocks are few where the coordinate takes many values. Classes are numbered
+//! by orbit size, largest first, so the entries of each weight form one range of ranks
+//! ([`crate::puzzle::StateSpace::weights`]).
+
+pub mod coordinate;
+
+pub use coordinate::{Coordinate, Digits, Positions};
+
+use super::{Cursor, PuzzleInfo, Rate, StateSpace, Weights};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Most coordinate values times symmetries whose classes a reduced space works out as it is
+/// made (about a second of work).
+pub const MAX_CLASS_WORK: u64 = 1 << 27;
+
+/// One symmetry: the piece at position `i` goes to position `positions[i]` and is relabelled
+/// `labels[piece]` (pieces numbered as the family's states write them).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Element {
+    /// Where each position's piece goes.
+    pub positions: Vec<usize>,
+    /// The new label of each label.
+    pub labels: Vec<u32>,
+}
+
+impl Element {
+    /// The image of `state` under this symmetry, into `out`.
+    pub fn apply(&self, state: &[u32], out: &mut [u32]) {
+        for (i, &x) in state.iter().enumerate() {
+            out[self.positions[i]] = self.labels[x as usize];
+        }
+    }
+
+    /// This symmetry followed by `then`.
+    fn then(&self, then: &Element) -> Element {
+        Element {
+            positions: self.positions.iter().map(|&p| then.positions[p]).collect(),
+            labels: self
+                .labels
+                .iter()
+                .map(|&x| then.labels[x as usize])
+                .collect(),
+        }
+    }
+
+    /// The symmetry that leaves everything where it is, for states of `len` positions and
+    /// labels up to `top`.
+    pub fn identity(len: usize, top: u32) -> Element {
+        Element {
+            positions: (0..len).collect(),
+            labels: (0..=top).collect(),
+        }
+    }
+}
+
+/// The group `generators` generate, the identity (of `len` positions and labels up to `top`)
+/// first.
+pub fn group(generators: &[Element], len: usize, top: u32) -> Vec<Element> {
+    let mut elements = vec![Element::identity(len, top)];
+    let mut at = 0;
+    while at < elements.len() {
+        for g in generators {
+            let next = elements[at].then(g);
+            if !elements.contains(&next) {
+                elements.push(next);
+            }
+        }
+        at += 1;
+    }
+    elements
+}
+
+/// Coordinate values a class coordinate aims at for each symmetry, where it can: with thousands
+/// of values an element, few values are symmetric.
+const VALUES_PER_ELEMENT: u64 = 1 << 12;
+
+/// The symmetries `generators` generate, of `space`, whose states are pieces by position and
+/// whose first `fixed` positions always hold the same pieces: checked to keep its start and to
+/// map its moves onto its moves (on a sample of positions), with a class coordinate of the
+/// positions of a set of pieces the symmetries map onto itself ([`Positions`]).
+pub fn of_pieces<S: StateSpace>(
+    space: &S,
+    name: &str,
+    generators: &[Element],
+    fixed: usize,
+) -> Result<Symmetry, String> {
+    let solved = space.state(space.solved());
+    let top = solved.iter().copied().max().unwrap_or(0);
+    let elements = group(generators, solved.len(), top);
+    check(space, generators)?;
+    let free = solved.len() - fixed;
+    let halved = space.size() * 2 == crate::rank::factorial(free);
+    // The pieces in orbits under the symmetries, each orbit by its least piece.
+    let mut orbits: Vec<Vec<u32>> = Vec::new();
+    for &piece in &solved[fixed..] {
+        if orbits.iter().any(|o| o.contains(&piece)) {
+            continue;
+        }
+        let mut orbit: Vec<u32> = elements.iter().map(|g| g.labels[piece as usize]).collect();
+        orbit.sort_unstable();
+        orbit.dedup();
+        orbits.push(orbit);
+    }
+    orbits.sort_unstable();
+    let order = elements.len() as u64;
+    let values = |set: usize| crate::rank::factorial(free) / crate::rank::factorial(free - set);
+    let mut set: Vec<u32> = Vec::new();
+    for orbit in orbits {
+        let more = set.len() + orbit.len();
+        let fits = free - more >= 2 && values(more).saturating_mul(order) <= MAX_CLASS_WORK;
+        if values(set.len()) >= VALUES_PER_ELEMENT * order || !fits {
+            break;
+        }
+        set.extend(orbit);
+    }
+    Ok(Symmetry {
+        name: name.into(),
+        elements,
+        coordinate: Box::new(Positions::new(&solved, fixed, set, halved)),
+    })
+}
+
+/// Positions a symmetry is checked on ([`check`]).
+const CHECKED: u64 = 256;
+
+/// Whether each of `generators` keeps the start of `space` and maps its moves onto its moves, on
+/// the start, its neighbours and a spread of other positions: the images of a position's
+/// neighbours are its image's neighbours. Or which does not, and where.
+pub fn check<S: StateSpace>(space: &S, generators: &[Element]) -> Result<(), String> {
+    let solved = space.state(space.solved());
+    let mut cursor = space.cursor();
+    let mut image = solved.clone();
+    let neighbours = |cursor: &mut S::Cursor<'_>, rank: u64| {
+        cursor.seek(rank);
+        let mut all: Vec<Vec<u32>> = (0..space.move_count())
+            .map(|m| space.state(cursor.neighbour(m)))
+            .collect();
+        all.sort_unstable();
+        all
+    };
+    let step = (space.size() / CHECKED).max(1) | 1;
+    let ranks = (0..CHECKED.min(space.size())).map(|i| (space.solved() + i * step) % space.size());
+    for (g, element) in generators.iter().enumerate() {
+        element.apply(&solved, &mut image);
+        if image != solved {
+            return Err(format!("symmetry {g} moves the start to {image:?}"));
+        }
+        for rank in ranks.clone() {
+            let state = space.state(rank);
+            let Ok(to) = space.rank({
+                element.apply(&state, &mut image);
+                &image
+            }) else {
+                return Err(format!("symmetry {g} takes {state:?} out of the space"));
+            };
+            let mut mapped: Vec<Vec<u32>> = (neighbours(&mut cursor, rank).iter())
+                .map(|n| {
+                    let mut m = n.clone();
+                    element.apply(n, &mut m);
+                    m
+                })
+                .collect();
+            mapped.sort_unstable();
+            if mapped != neighbours(&mut cursor, to) {
+                return Err(format!(
+                    "symmetry {g} does not map the moves from {state:?} onto moves"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A family's symmetries and the coordinate they act on.
+pub struct Symmetry {
+    /// What the symmetries are, in a few words (for reports).
+    pub name: String,
+    /// The group, the identity first.
+    pub elements: Vec<Element>,
+    /// The split of positions the reduced rank is made of.
+    pub coordinate: Box<dyn Coordinate>,
+}
+
+/// A reduced table's symmetry, as reports and distances files record it: a file of another
+/// symmetry (or of none) is another table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymmetryInfo {
+    /// What the symmetries are.
+    pub group: String,
+    /// How many there are (the order of the group).
+    pub order: u64,
+    /// The number of positions the table stands for.
+    pub positions: u64,
+}
+
+/// A state space as a reduced space sees it: ranks, states and a walker over ranks, whatever
+/// the family.
+pub trait Base: Send + Sync {
+    /// [`StateSpace::size`].
+    fn size(&self) -> u64;
+    /// [`StateSpace::solved`].
+    fn solved(&self) -> u64;
+    /// [`StateSpace::move_names`].
+    fn move_names(&self) -> Vec<String>;
+    /// [`StateSpace::move_count`].
+    fn move_count(&self) -> usize;
+    /// [`StateSpace::state`].
+    fn state(&self, rank: u64) -> Vec<u32>;
+    /// [`StateSpace::rank`].
+    fn rank(&self, state: &[u32]) -> Result<u64, String>;
+    /// [`StateSpace::format_state`].
+    fn format_state(&self, state: &[u32]) -> String;
+    /// [`StateSpace::parse_state`].
+    fn parse_state(&self, text: &str) -> Result<Vec<u32>, String>;
+    /// [`StateSpace::info`].
+    fn info(&self) -> PuzzleInfo;
+    /// [`StateSpace::slug`].
+    fn slug(&self) -> String;
+    /// A cursor over its ranks.
+    fn walker(&self) -> Box<dyn Walker + '_>;
+}
+
+/// A [`Cursor`] behind a pointer.
+pub trait Walker {
+    /// [`Cursor::seek`].
+    fn seek(&mut self, rank: u64);
+    /// [`Cursor::neighbour`].
+    fn neighbour(&mut self, mv: usize) -> u64;
+}
+
+/// A family's cursor as a [`Walker`].
+struct Walking<C>(C);
+
+impl<C: Cursor> Walker for Walking<C> {
+    fn seek(&mut self, rank: u64) {
+        self.0.seek(rank)
+    }
+
+    fn neighbour(&mut self, mv: usize) -> u64 {
+        self.0.neighbour(mv)
+    }
+}
+
+/// A family's space as a [`Base`].
+pub struct Erased<S>(pub S);
+
+impl<S: StateSpace + Send> Base for Erased<S> {
+    fn size(&self) -> u64 {
+        StateSpace::size(&self.0)
+    }
+    fn solved(&self) -> u64 {
+        StateSpace::solved(&self.0)
+    }
+    fn move_names(&self) -> Vec<String> {
+        StateSpace::move_names(&self.0)
+    }
+    fn move_count(&self) -> usize {
+        StateSpace::move_count(&self.0)
+    }
+    fn state(&self, rank: u64) -> Vec<u32> {
+        StateSpace::state(&self.0, rank)
+    }
+    fn rank(&self, state: &[u32]) -> Result<u64, String> {
+        StateSpace::rank(&self.0, state)
+    }
+    fn format_state(&self, state: &[u32]) -> String {
+        StateSpace::format_state(&self.0, state)
+    }
+    fn parse_state(&self, text: &str) -> Result<Vec<u32>, String> {
+        StateSpace::parse_state(&self.0, text)
+    }
+    fn info(&self) -> PuzzleInfo {
+        StateSpace::info(&self.0)
+    }
+    fn slug(&self) -> String {
+        StateSpace::slug(&self.0)
+    }
+    fn walker(&self) -> Box<dyn Walker + '_> {
+        Box::new(Walking(self.0.cursor()))
+    }
+}
+
+/// A puzzle's space reduced by its symmetries: one entry per class of positions (see the
+/// module's documentation).
+pub struct Reduced {
+    base: Box<dyn Base>,
+    symmetry: Symmetry,
+    /// For each coordinate value, its class and the element that takes it to the class's
+    /// representative.
+    class_of: Vec<(u32, u16)>,
+    /// Each class's representative coordinate value.
+    representatives: Vec<u64>,
+    /// For each class, the elements other than the identity that keep its representative.
+    stabilizers: Vec<Vec<u16>>,
+    /// The entries of positions that some symmetry keeps, with the positions each stands for.
+    special: Vec<(u64, u64)>,
+    /// The positions the table stands for.
+    positions: u64,
+    fibre: u64,
+    solved: u64,
+}
+
+impl Reduced {
+    /// `base` reduced by `symmetry`, or why it cannot be.
+    pub fn new(base: Box<dyn Base>, symmetry: Symmetry) -> Result<Reduced, String> {
+        let coordinate = &symmetry.coordinate;
+        let (values, order) = (coordinate.values(), symmetry.elements.len() as u64);
+        if values.saturating_mul(order) > MAX_CLASS_WORK || order > u64::from(u16::MAX) {
+            return Err(format!(
+                "its class coordinate takes {values} values under {order} symmetries, more than the {MAX_CLASS_WORK} a reduced table works out"
+            ));
+        }
+        let solved = base.state(base.solved());
+        // Each value's representative, the element that takes it there, and the elements that
+        // keep it (for a representative).
+        let orbits: Vec<(u64, u16, Vec<u16>)> = (0..values)
+            .into_par_iter()
+            .map_init(
+                || (solved.clone(), solved.clone()),
+                |(state, image), c| {
+                    coordinate.join(c, 0, state, &|_| true);
+                    let mut best = (c, 0u16);
+                    let mut keep = Vec::new();
+                    for (g, element) in symmetry.elements.iter().enumerate().skip(1) {
+                        element.apply(state, image);
+                        let value = coordinate.split(image).0;
+                        if value < best.0 {
+                            best = (value, g as u16);
+                        }
+                        if value == c {
+                            keep.push(g as u16);
+                        }
+                    }
+                    if best.0 != c {
+                        keep.clear();
+                    }
+                    (best.0, best.1, keep)
+                },
+            )
+            .collect();
+        let mut index = vec![u32::MAX; values as usize];
+        let mut representatives = Vec::new();
+        let mut stabilizers = Vec::new();
+        for (c, (rep, _, keep)) in orbits.iter().enumerate() {
+            if *rep == c as u64 {
+                index[c] = representatives.len() as u32;
+                representatives.push(c as u64);
+                stabilizers.push(keep.clone());
+            }
+        }
+        let class_of = (orbits.iter())
+            .map(|&(rep, g, _)| (index[rep as usize], g))
+            .collect();
+        let fibre = coordinate.fibre();
+        let mut reduced = Reduced {
+            base,
+            symmetry,
+            class_of,
+            representatives,
+            stabilizers,
+            special: Vec::new(),
+            positions: 0,
+            fibre,
+            solved: 0,
+        };
+        reduced.find_special();
+        reduced.solved = reduced.entry(&solved);
+        Ok(reduced)
+    }
+
+    /// Finds the positions some symmetry keeps, in the blocks of symmetric representatives,
+    /// and counts the positions the table stands for.
+    fn find_special(&mut self) {
+        let order = self.symmetry.elements.len() as u64;
+        let solved = self.base.state(self.base.solved());
+        let symmetric: Vec<usize> = (0..self.stabilizers.len())
+            .filter(|&k| !self.stabilizers[k].is_empty())
+            .collect();
+        let this = &*self;
+        // For each symmetric block, its classes and its special entries.
+        let found: Vec<(u64, Vec<(u64, u64)>)> = (symmetric.par_iter())
+            .map_init(
+                || (solved.clone(), solved.clone()),
+                |(state, image), &k| {
+                    let (mut classes, mut special) = (0, Vec::new());
+                    for r in 0..this.fibre {
+                        let entry = k as u64 * this.fibre + r;
+                        let Some(kept) = this.kept(entry, state, image) else {
+                            continue;
+                        };
+                        classes += 1;
+                        if kept > 1 {
+                            special.push((entry, order / kept));
+                        }
+                    }
+                    (classes, special)
+                },
+            )
+            .collect();
+        let blocks = (self.representatives.len() - symmetric.len()) as u64;
+        self.positions = blocks * self.fibre * order;
+        for (classes, special) in found {
+            self.positions += (classes - special.len() as u64) * order;
+            self.positions += special.iter().map(|&(_, w)| w).sum::<u64>();
+            self.special.extend(special);
+        }
+    }
+
+    /// Where `entry` holds a class (its position is the least of its class in its block): how
+    /// many symmetries keep its position. Leaves the position in `state`.
+    fn kept(&self, entry: u64, state: &mut [u32], image: &mut [u32]) -> Option<u64> {
+        self.position(entry, state);
+        let r = entry % self.fibre;
+        let mut kept = 1;
+        for &h in &self.stabilizers[(entry / self.fibre) as usize] {
+            self.symmetry.elements[h as usize].apply(state, image);
+            let other = self.symmetry.coordinate.split(image).1;
+            if other < r {
+                return None;
+            }
+            kept += u64::from(other == r);
+        }
+        Some(kept)
+    }
+
+    /// The symmetries.
+    pub fn group(&self) -> &Symmetry {
+        &self.symmetry
+    }
+
+    /// The number of positions the table stands for.
+    pub fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    /// The entry that stands for `state`, a position of the space.
+    pub fn entry(&self, state: &[u32]) -> u64 {
+        let (mut image, mut other) = (state.to_vec(), state.to_vec());
+        self.entry_with(state, &mut image, &mut other)
+    }
+
+    /// [`Reduced::entry`] with room for two images.
+    fn entry_with(&self, state: &[u32], image: &mut [u32], other: &mut [u32]) -> u64 {
+        let coordinate = &self.symmetry.coordinate;
+        let (c, r) = coordinate.split(state);
+        let (class, g) = self.class_of[c as usize];
+        let (mut r, moved) = match g {
+            0 => (r, state),
+            g => {
+                self.symmetry.elements[g as usize].apply(state, image);
+                (coordinate.split(image).1, &*image)
+            }
+        };
+        // A symmetric representative: the least rest of the class in the block.
+        for &h in &self.stabilizers[class as usize] {
+            self.symmetry.elements[h as usize].apply(moved, other);
+            r = r.min(coordinate.split(other).1);
+        }
+        u64::from(class) * self.fibre + r
+    }
+
+    /// The position entry `entry` holds, into `state` (where the entry holds no class, a
+    /// position of a class held by another entry).
+    fn position(&self, entry: u64, state: &mut [u32]) {
+        let c = self.representatives[(entry / self.fibre) as usize];
+        let reachable = |s: &[u32]| self.base.rank(s).is_ok();
+        (self.symmetry.coordinate).join(c, entry % self.fibre, state, &reachable);
+    }
+
+    /// Every position of the class of `state` (its images), ascending.
+    pub fn class(&self, state: &[u32]) -> Vec<Vec<u32>> {
+        let mut image = state.to_vec();
+        let mut class: Vec<Vec<u32>> = (self.symmetry.elements.iter())
+            .map(|g| {
+                g.apply(state, &mut image);
+                image.clone()
+            })
+            .collect();
+        class.sort_unstable();
+        class.dedup();
+        class
+    }
+
+    /// The space without symmetry.
+    pub fn base(&self) -> &dyn Base {
+        &*self.base
+    }
+}
+
+/// The cursor of a [`Reduced`] space: a position's neighbours through the family's own cursor,
+/// each reduced to its entry. An entry that holds no class has no neighbours but itself, so no
+/// pass ever reaches it.
+pub struct ReducedCursor<'a> {
+    space: &'a Reduced,
+    walker: Box<dyn Walker + 'a>,
+    /// The entry sought, where it holds no class.
+    unused: Option<u64>,
+    state: Vec<u32>,
+    image: Vec<u32>,
+    other: Vec<u32>,
+}
+
+impl Cursor for ReducedCursor<'_> {
+    fn seek(&mut self, entry: u64) {
+        let space = self.space;
+        self.unused = match space.stabilizers[(entry / space.fibre) as usize].is_empty() {
+            true => {
+                space.position(entry, &mut self.state);
+                None
+            }
+            false => match space.kept(entry, &mut self.state, &mut self.image) {
+                Some(_) => None,
+                None => Some(entry),
+            },
+        };
+        if self.unused.is_none() {
+            let rank = (space.base.rank(&self.state)).expect("an entry holds a position");
+            self.walker.seek(rank);
+        }
+    }
+
+    fn neighbour(&mut self, mv: usize) -> u64 {
+        if let Some(entry) = self.unused {
+            return entry;
+        }
+        let rank = self.walker.neighbour(mv);
+        let state = self.space.base.state(rank);
+        (self.space).entry_with(&state, &mut self.image, &mut self.other)
+    }
+}
+
+impl StateSpace for Reduced {
+    type Cursor<'a> = ReducedCursor<'a>;
+
+    fn size(&self) -> u64 {
+        self.representatives.len() as u64 * self.fibre
+    }
+
+    fn move_names(&self) -> Vec<String> {
+        self.base.move_names()
+    }
+
+    fn move_count(&self) -> usize {
+        self.base.move_count()
+    }
+
+    fn solved(&self) -> u64 {
+        self.solved
+    }
+
+    fn cursor(&self) -> ReducedCursor<'_> {
+        let solved = self.base.state(self.base.solved());
+        ReducedCursor {
+            space: self,
+            walker: self.base.walker(),
+            unused: None,
+            image: solved.clone(),
+            other: solved.clone(),
+            state: solved,
+        }
+    }
+
+    /// The position the entry holds (one of its class).
+    fn state(&self, entry: u64) -> Vec<u32> {
+        let mut state = self.base.state(self.base.solved());
+        self.position(entry, &mut state);
+        state
+    }
+
+    fn rank(&self, state: &[u32]) -> Result<u64, String> {
+        self.base.rank(state)?;
+        Ok(self.entry(state))
+    }
+
+    fn format_state(&self, state: &[u32]) -> String {
+        self.base.format_state(state)
+    }
+
+    fn parse_state(&self, text: &str) -> Result<Vec<u32>, String> {
+        self.base.parse_state(text)
+    }
+
+    fn info(&self) -> PuzzleInfo {
+        let base = self.base.info();
+        PuzzleInfo {
+            rank_order: format!(
+                "one entry per class of positions under the symmetries: entry = class * {} + r, where a position's coordinate c and rest r are taken after the symmetry that makes c the least of its orbit, and classes are numbered by the size of c's orbit (largest first), then by c; {}",
+                self.fibre,
+                self.symmetry.coordinate.describe()
+            ),
+            symmetry: Some(SymmetryInfo {
+                group: self.symmetry.name.clone(),
+                order: self.symmetry.elements.len() as u64,
+                positions: self.positions(),
+            }),
+            ..base
+        }
+    }
+
+    fn slug(&self) -> String {
+        format!("{}-sym", self.base.slug())
+    }
+
+    fn weights(&self) -> Option<Weights> {
+        Some(Weights {
+            ranges: vec![(0..self.size(), self.symmetry.elements.len() as u64)],
+            special: self.special.clone(),
+        })
+    }
+
+    fn measured_rate(&self) -> Rate {
+        REDUCED_RATE
+    }
+}
+
+/// The rate of a reduced search through the family's cursor, entry by entry.
+pub const REDUCED_RATE: Rate = Rate {
+    per_thread: 1.0e6,
+    run: "a reduced space through its family's cursor (a first guess)",
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::sliding::Sliding;
+    use crate::puzzle::{Metric, Ring};
+    use crate::search::{Options, Silent, search};
+
+    /// Searches `space` with and without its symmetries: the same positions at each distance,
+    /// and each position's entry holding the position's distance.
+    fn same_levels<S: StateSpace + Clone + Send + 'static>(space: S) -> Reduced {
+        let symmetry = space.symmetry().unwrap();
+        let reduced = Reduced::new(Box::new(Erased(space.clone())), symmetry).unwrap();
+        assert_eq!(reduced.positions(), space.size());
+        let whole = search(&space, &Options::default(), &Silent);
+        let classes = search(&reduced, &Options::default(), &Silent);
+        assert_eq!(
+            classes.levels.positions().iter().collect::<Vec<_>>(),
+            whole.levels.iter().collect::<Vec<_>>(),
+            "{}",
+            space.slug()
+        );
+        assert!(classes.levels.total() < whole.levels.total());
+        for rank in 0..space.size() {
+            let entry = reduced.entry(&space.state(rank));
+            assert_eq!(classes.table.get(entry), whole.table.get(rank));
+        }
+        reduced
+    }
+
+    #[test]
+    fn turnstyle_and_topspin_by_their_mirror() {
+        for n in [6, 7, 8] {
+            for metric in [Metric::Lrf, Metric::Flips] {
+                let reduced = same_levels(Ring::turnstyle(n, metric).unwrap());
+                assert_eq!(reduced.group().elements.len(), 2);
+                same_levels(Ring::topspin(n, 4, metric).unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn square_sliding_boards_by_their_diagonal() {
+        for m in [2, 3] {
+            let reduced = same_levels(Sliding::new(m, m).unwrap());
+            assert_eq!(reduced.group().elements.len(), 2);
+        }
+        let wide = Sliding::new(2, 3).unwrap().symmetry().err().unwrap();
+        assert!(wide.contains("square"), "{wide}");
+    }
+}
