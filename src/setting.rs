@@ -38,13 +38,15 @@ pub enum Setting {
     Moves,
     /// Replace the result of another puzzle in the output folder.
     Force,
+    /// Reduce the table by the puzzle's symmetries.
+    Symmetry,
     /// A family's option, by its name (`burnt`), where a message about a position advises it.
     FamilyOption(&'static str),
 }
 
 impl Setting {
     /// Every setting of a run (the families' options are theirs).
-    pub const ALL: [Setting; 13] = [
+    pub const ALL: [Setting; 14] = [
         Setting::Out,
         Setting::Threads,
         Setting::Backend,
@@ -58,6 +60,7 @@ impl Setting {
         Setting::State,
         Setting::Moves,
         Setting::Force,
+        Setting::Symmetry,
     ];
 
     /// The setting's name in the library: its field of [`crate::job::Job`] (or of `solve`).
@@ -76,6 +79,7 @@ impl Setting {
             Setting::State => "state",
             Setting::Moves => "moves",
             Setting::Force => "force",
+            Setting::Symmetry => "symmetry",
             Setting::FamilyOption(name) => name,
         }
     }

@@ -6,7 +6,7 @@ use crate::puzzle::family::one_line;
 use crate::puzzle::path::{Entries, path_from};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
-use crate::puzzle::{Cursor, StateSpace};
+use crate::puzzle::{Cursor, Space, StateSpace};
 use crate::setting::Setting;
 use crate::store::{ChunkCache, Distances};
 use crate::table::UNREACHED;
@@ -43,19 +43,31 @@ pub struct Solution {
 /// Solves the position.
 pub fn run(solve: &Solve) -> Result<Solution, Error> {
     let space = registry::space(&solve.job.puzzle).map_err(Error::Puzzle)?;
-    with_space!(&space, s => solve_in(s, solve))
+    match &space {
+        // A table reduced by symmetry: the walk goes through the positions themselves, each
+        // read at the entry of its class.
+        Space::Reduced(reduced) => solve_in(reduced.base(), reduced, solve, &|r| {
+            reduced.entry_of_rank(r)
+        }),
+        _ => with_space!(&space, s => solve_in(s, s, solve, &|r| r)),
+    }
 }
 
-fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> {
+/// Solves on `walk`'s positions, whose ranks `entry_of` turns into entries of `space`'s table.
+fn solve_in<W: StateSpace + ?Sized, S: StateSpace>(
+    walk: &W,
+    space: &S,
+    solve: &Solve,
+    entry_of: &dyn Fn(u64) -> u64,
+) -> Result<Solution, Error> {
     let rank = match &solve.position {
         Position::State(text) => {
-            let state = space.parse_state(text).map_err(Error::Input)?;
-            space
-                .rank(&state)
+            let state = walk.parse_state(text).map_err(Error::Input)?;
+            walk.rank(&state)
                 .map_err(|e| Error::Input(format!("{}: {e}", Setting::State)))?
         }
         Position::Moves(text) => {
-            let (rank, idle) = made_by(space, text).map_err(Error::Input)?;
+            let (rank, idle) = made_by(walk, text).map_err(Error::Input)?;
             if !idle.is_empty() {
                 // Not refused: a move may leave a position of identical pieces as it was.
                 eprintln!(
@@ -87,7 +99,7 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
         ))
     };
     // Only the chunks the path passes through are read.
-    let mut entries = ChunkCache::new(Distances::open(&file).map_err(cannot)?);
+    let entries = ChunkCache::new(Distances::open(&file).map_err(cannot)?);
     let header = entries.header();
     if header.puzzle != space.info() {
         // The header's names, quoted on one line whatever they hold.
@@ -99,16 +111,17 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
             Setting::Out
         )));
     }
-    let path = solution(space, &mut entries, rank).map_err(|e| match e {
+    let mut entries = Through { entries, entry_of };
+    let path = solution(walk, &mut entries, rank).map_err(|e| match e {
         Error::Run(e) => cannot(e),
         e => e,
     })?;
-    let names = space.move_names();
+    let names = walk.move_names();
     let moves: Vec<String> = path.iter().map(|&m| names[m].clone()).collect();
     let text = if solve.moves_only {
         format!("{}\n", moves.join(" "))
     } else {
-        listing(space, rank, &path)
+        listing(walk, rank, &path)
     };
     Ok(Solution {
         moves,
@@ -117,9 +130,21 @@ fn solve_in<S: StateSpace>(space: &S, solve: &Solve) -> Result<Solution, Error> 
     })
 }
 
+/// A distances file's entries read at the entry each rank stands for.
+struct Through<'a> {
+    entries: ChunkCache,
+    entry_of: &'a dyn Fn(u64) -> u64,
+}
+
+impl Entries for Through<'_> {
+    fn entry(&mut self, rank: u64) -> Result<u8, String> {
+        self.entries.entry((self.entry_of)(rank))
+    }
+}
+
 /// The rank of the position that the moves `text` (names separated by spaces) make from solved,
 /// and the moves that left the position as it was (`'F' (move 3)`).
-fn made_by<S: StateSpace>(space: &S, text: &str) -> Result<(u64, Vec<String>), String> {
+fn made_by<S: StateSpace + ?Sized>(space: &S, text: &str) -> Result<(u64, Vec<String>), String> {
     let names = space.move_names();
     let mut cursor = space.cursor();
     let mut rank = space.solved();
@@ -143,9 +168,9 @@ fn made_by<S: StateSpace>(space: &S, text: &str) -> Result<(u64, Vec<String>), S
 }
 
 /// The moves from `rank` to solved, or why there are none.
-fn solution<S: StateSpace>(
+fn solution<S: StateSpace + ?Sized>(
     space: &S,
-    entries: &mut ChunkCache,
+    entries: &mut impl Entries,
     rank: u64,
 ) -> Result<Vec<usize>, Error> {
     if entries.entry(rank).map_err(Error::Run)? == UNREACHED {
@@ -160,7 +185,7 @@ fn solution<S: StateSpace>(
 }
 
 /// The listing the seeds print: the state before any move, then `step-move: state` after each.
-fn listing<S: StateSpace>(space: &S, rank: u64, path: &[usize]) -> String {
+fn listing<S: StateSpace + ?Sized>(space: &S, rank: u64, path: &[usize]) -> String {
     let names = space.move_names();
     let mut cursor = space.cursor();
     let mut at = rank;

@@ -69,8 +69,16 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
     .map_err(|e| Failure::Refused(format!("{name}: verifying {e}")))?;
     with_space!(&space, s => check(s, &header, &distances, &plan, quiet)).map_err(unsound)?;
     let levels = header.levels.levels();
+    let reachable = match levels.is_weighed() {
+        true => format!(
+            "{} classes reached for {} positions",
+            levels.total(),
+            levels.positions().total()
+        ),
+        false => format!("{} reachable", levels.total()),
+    };
     Ok(format!(
-        "{name}: sound: {} {} {}, {} entries, {} reachable, diameter {}; every invariant holds and a fresh search gives the same table",
+        "{name}: sound: {} {} {}, {} entries, {reachable}, diameter {}; every invariant holds and a fresh search gives the same table",
         header.puzzle.puzzle,
         serde_json::Value::Object(
             header
@@ -83,7 +91,6 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
         ),
         header.puzzle.metric,
         header.entries,
-        levels.total(),
         levels.len().saturating_sub(1)
     ))
 }

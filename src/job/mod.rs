@@ -433,25 +433,42 @@ fn report_of<S: StateSpace>(space: &S, searched: Searched) -> Report {
         sha,
         disk,
     } = searched;
+    let positions = levels.positions();
+    let weighed = levels.is_weighed();
+    let mut listed: Vec<Vec<u32>> = (antipodes.iter())
+        .flat_map(|&r| space.positions_of(r))
+        .collect();
+    if weighed {
+        // Classes of the last level's entries, as positions.
+        listed.sort_unstable();
+        listed.dedup();
+        listed.truncate(ANTIPODES_LISTED);
+    }
     Report {
         puzzle: space.info(),
         rank_space: space.size(),
-        reachable: levels.total(),
+        reachable: positions.total(),
         diameter: levels.len() - 1,
-        antipode_count: levels.last(),
-        antipodes: antipodes.iter().map(|&r| space.state(r)).collect(),
-        levels: Written::from(levels),
+        antipode_count: positions.last(),
+        antipodes: listed,
+        levels: Written::from(positions),
+        class_levels: weighed.then(|| levels.iter().collect()),
         backend,
         adapter,
         threads,
         seconds: (seconds * 1000.0).round() / 1000.0,
-        states_per_second: (levels.total() as f64 / seconds).round(),
+        states_per_second: (positions.total() as f64 / seconds).round(),
+        classes_per_second: weighed.then(|| (levels.total() as f64 / seconds).round()),
         version: env!("CARGO_PKG_VERSION").into(),
         distances_file: "distances.gsd".into(),
         distances_sha256: sha,
         disk,
     }
 }
+
+/// The antipodes a report lists at most where the table is reduced by symmetry (each entry of
+/// the last level stands for its class of positions); otherwise those the search kept.
+const ANTIPODES_LISTED: usize = 100;
 
 /// Writes the distances file at the end of a search, from the table where it lies.
 struct DistancesWriter<'a> {

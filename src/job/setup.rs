@@ -226,6 +226,17 @@ pub(super) fn setup<'m, S: StateSpace>(
     if let Some(why) = &plan.refusal {
         return Err(Error::Input(why.clone()));
     }
+    if space.weights().is_some() && (cluster.is_some() || plan.disk_slabs.is_some()) {
+        return Err(Error::Input(format!(
+            "a table reduced by symmetry is searched in memory on one machine so far, and this one needs {}: give a budget that holds it ({}), or search without {}",
+            match cluster {
+                Some(_) => "the processes of an MPI job",
+                None => "slabs",
+            },
+            Setting::Memory,
+            Setting::Symmetry
+        )));
+    }
     let saved = Saved::find(out, cluster.map_or(1, MpiJob::size))?;
     if job.resume && saved.level.is_none() {
         return Err(Error::Input(format!(

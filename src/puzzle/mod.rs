@@ -99,6 +99,11 @@ pub trait StateSpace: Sync {
     fn cursor(&self) -> Self::Cursor<'_>;
     /// The position with this rank, as the 1-based piece labels by position.
     fn state(&self, rank: u64) -> Vec<u32>;
+    /// Every position entry `rank` stands for, ascending: the position itself, or in a table
+    /// reduced by symmetry its class ([`symmetry::Reduced`]).
+    fn positions_of(&self, rank: u64) -> Vec<Vec<u32>> {
+        vec![self.state(rank)]
+    }
     /// The rank of a position given as 1-based piece labels by position, or why it has none.
     fn rank(&self, state: &[u32]) -> Result<u64, String>;
     /// A state written out as the family's seed writes it (by default the numbers, spaced).

@@ -33,7 +33,7 @@ pub fn path_to_solved<S: StateSpace>(
 
 /// [`path_to_solved`] reading entries from `entries`; `Ok(None)` when `rank` is not reached or
 /// no step towards solved is found.
-pub fn path_from<S: StateSpace>(
+pub fn path_from<S: StateSpace + ?Sized>(
     space: &S,
     entries: &mut impl Entries,
     rank: u64,

@@ -21,6 +21,11 @@ pub struct Report {
     /// `level_runs` when there are more than [`crate::search::levels::LISTED_LEVELS`].
     #[serde(flatten)]
     pub levels: Written,
+    /// Where the table is reduced by symmetry (the puzzle's `symmetry`): its entries at each
+    /// distance, one per class of symmetric positions (a class whose coordinate is itself
+    /// symmetric may take a few), beside `levels`, which counts positions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_levels: Option<Vec<u64>>,
     /// The largest distance (God's number for this metric).
     pub diameter: u64,
     /// Number of states at the largest distance.
@@ -37,6 +42,9 @@ pub struct Report {
     pub seconds: f64,
     /// Reachable states per second of search.
     pub states_per_second: f64,
+    /// Where the table is reduced by symmetry: its entries reached per second of search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classes_per_second: Option<f64>,
     /// gpusearch's version.
     pub version: String,
     /// The distances file's name, in the same folder.
@@ -82,7 +90,13 @@ impl Report {
     /// levels are written as runs.
     pub fn levels_csv(&self) -> String {
         let levels = self.levels.levels();
-        if self.levels.levels.is_some() {
+        if let Some(classes) = &self.class_levels {
+            let mut csv = String::from("distance,count,classes\n");
+            for (d, (count, c)) in levels.iter().zip(classes).enumerate() {
+                let _ = writeln!(csv, "{d},{count},{c}");
+            }
+            csv
+        } else if self.levels.levels.is_some() {
             let mut csv = String::from("distance,count\n");
             for (d, count) in levels.iter().enumerate() {
                 let _ = writeln!(csv, "{d},{count}");
@@ -147,6 +161,20 @@ impl Report {
                 ),
             ),
         ];
+        if let (Some(sym), Some(per_second)) = (&p.symmetry, self.classes_per_second) {
+            // After the table's entries, and after the search time.
+            rows.insert(
+                5,
+                (
+                    "symmetry",
+                    format!(
+                        "{} ({} symmetries): one table entry per class of symmetric positions, for {} positions",
+                        sym.group, sym.order, sym.positions
+                    ),
+                ),
+            );
+            rows.insert(11, ("classes searched", format!("{per_second:.0}/s")));
+        }
         if let Some(d) = &self.disk {
             // After the search time.
             rows.insert(
@@ -167,7 +195,15 @@ impl Report {
             let _ = writeln!(md, "| {key} | {value} |");
         }
         let levels = self.levels.levels();
-        if self.levels.levels.is_some() {
+        if let Some(classes) = &self.class_levels {
+            md.push_str("\n## Positions at each distance\n\n");
+            md.push_str("| distance | positions | cumulative | classes |\n|---:|---:|---:|---:|\n");
+            let mut total = 0;
+            for (d, (count, c)) in levels.iter().zip(classes).enumerate() {
+                total += count;
+                let _ = writeln!(md, "| {d} | {count} | {total} | {c} |");
+            }
+        } else if self.levels.levels.is_some() {
             md.push_str("\n## Positions at each distance\n\n");
             md.push_str("| distance | positions | cumulative |\n|---:|---:|---:|\n");
             let mut total = 0;

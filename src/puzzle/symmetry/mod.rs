@@ -223,6 +223,8 @@ pub trait Base: Send + Sync {
     fn size(&self) -> u64;
     /// [`StateSpace::solved`].
     fn solved(&self) -> u64;
+    /// [`StateSpace::starts`].
+    fn starts(&self) -> Vec<u64>;
     /// [`StateSpace::move_names`].
     fn move_names(&self) -> Vec<String>;
     /// [`StateSpace::move_count`].
@@ -274,6 +276,9 @@ impl<S: StateSpace + Send> Base for Erased<S> {
     fn solved(&self) -> u64 {
         StateSpace::solved(&self.0)
     }
+    fn starts(&self) -> Vec<u64> {
+        StateSpace::starts(&self.0)
+    }
     fn move_names(&self) -> Vec<String> {
         StateSpace::move_names(&self.0)
     }
@@ -300,6 +305,59 @@ impl<S: StateSpace + Send> Base for Erased<S> {
     }
     fn walker(&self) -> Box<dyn Walker + '_> {
         Box::new(Walking(self.0.cursor()))
+    }
+}
+
+impl Cursor for Box<dyn Walker + '_> {
+    fn seek(&mut self, rank: u64) {
+        (**self).seek(rank)
+    }
+
+    fn neighbour(&mut self, mv: usize) -> u64 {
+        (**self).neighbour(mv)
+    }
+}
+
+/// The space behind a [`Base`], whatever its family: what `solve` walks on a reduced table's
+/// positions.
+impl StateSpace for dyn Base {
+    type Cursor<'a> = Box<dyn Walker + 'a>;
+
+    fn size(&self) -> u64 {
+        Base::size(self)
+    }
+    fn move_names(&self) -> Vec<String> {
+        Base::move_names(self)
+    }
+    fn move_count(&self) -> usize {
+        Base::move_count(self)
+    }
+    fn solved(&self) -> u64 {
+        Base::solved(self)
+    }
+    fn starts(&self) -> Vec<u64> {
+        Base::starts(self)
+    }
+    fn cursor(&self) -> Self::Cursor<'_> {
+        self.walker()
+    }
+    fn state(&self, rank: u64) -> Vec<u32> {
+        Base::state(self, rank)
+    }
+    fn rank(&self, state: &[u32]) -> Result<u64, String> {
+        Base::rank(self, state)
+    }
+    fn format_state(&self, state: &[u32]) -> String {
+        Base::format_state(self, state)
+    }
+    fn parse_state(&self, text: &str) -> Result<Vec<u32>, String> {
+        Base::parse_state(self, text)
+    }
+    fn info(&self) -> PuzzleInfo {
+        Base::info(self)
+    }
+    fn slug(&self) -> String {
+        Base::slug(self)
     }
 }
 
@@ -504,9 +562,14 @@ impl Reduced {
         class
     }
 
-    /// The space without symmetry.
-    pub fn base(&self) -> &dyn Base {
+    /// The space without symmetry, whose positions the entries stand for.
+    pub fn base(&self) -> &(dyn Base + 'static) {
         &*self.base
+    }
+
+    /// The entry that stands for the position of rank `rank` of the space without symmetry.
+    pub fn entry_of_rank(&self, rank: u64) -> u64 {
+        self.entry(&self.base.state(rank))
     }
 }
 
@@ -588,6 +651,10 @@ impl StateSpace for Reduced {
         let mut state = self.base.state(self.base.solved());
         self.position(entry, &mut state);
         state
+    }
+
+    fn positions_of(&self, entry: u64) -> Vec<Vec<u32>> {
+        self.class(&self.state(entry))
     }
 
     fn rank(&self, state: &[u32]) -> Result<u64, String> {
