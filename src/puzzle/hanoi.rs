@@ -21,6 +21,8 @@
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
 use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
 use crate::puzzle::Rate;
+use crate::puzzle::symmetry::relabel::Relabelled;
+use crate::puzzle::symmetry::{self, Element, Rank, Symmetry};
 
 /// Most pegs.
 pub const MAX_PEGS: usize = 8;
@@ -384,6 +386,27 @@ impl StateSpace for Hanoi {
 
     fn slug(&self) -> String {
         format!("hanoi-p{}-d{}", self.pegs, self.discs)
+    }
+
+    /// Every exchange of the pegs other than the first (where the discs start): `(pegs - 1)!`
+    /// symmetries, whose classes are numbered as restricted-growth strings ([`Relabelled`]).
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        let exchange = |a: usize, b: usize| {
+            let mut labels: Vec<u32> = (0..=self.pegs as u32).collect();
+            labels.swap(a, b);
+            Element {
+                positions: (0..self.discs).collect(),
+                labels,
+            }
+        };
+        // Pegs are labelled from 1; pegs 2 to `pegs` are exchanged.
+        let generators: Vec<Element> = (2..self.pegs).map(|a| exchange(a, a + 1)).collect();
+        symmetry::check(self, &generators)?;
+        Ok(Symmetry {
+            name: format!("the exchanges of pegs 2 to {}", self.pegs),
+            elements: symmetry::group(&generators, self.discs, self.pegs as u32),
+            rank: Rank::Classes(Box::new(Relabelled::new(self.discs, self.pegs))),
+        })
     }
 
     fn page_bits(&self) -> Option<u32> {

@@ -165,69 +165,6 @@ impl Coordinate for Positions {
     }
 }
 
-/// The last `high` digits of a state of digits `1..=base` (the Towers of Hanoi's pegs by disc,
-/// the largest discs last) as the coordinate, the others as the rest: for symmetries that
-/// relabel the digits and keep their places. Both are the digits, less one, read as numbers in
-/// `base`, the first digit the lowest: the state's rank is `c * fibre() + r`.
-pub struct Digits {
-    len: usize,
-    high: usize,
-    base: u64,
-}
-
-impl Digits {
-    /// States of `len` digits in `base`, the last `high` of them the coordinate.
-    pub fn new(len: usize, high: usize, base: u64) -> Digits {
-        Digits { len, high, base }
-    }
-
-    fn low(&self) -> usize {
-        self.len - self.high
-    }
-}
-
-/// The digits of `state` (each `1..=base`, the first the lowest) as a number.
-fn number(state: &[u32], base: u64) -> u64 {
-    (state.iter().rev()).fold(0, |n, &d| n * base + u64::from(d - 1))
-}
-
-impl Coordinate for Digits {
-    fn values(&self) -> u64 {
-        self.base.pow(self.high as u32)
-    }
-
-    fn fibre(&self) -> u64 {
-        self.base.pow(self.low() as u32)
-    }
-
-    fn split(&self, state: &[u32]) -> (u64, u64) {
-        let (low, high) = state.split_at(self.low());
-        (number(high, self.base), number(low, self.base))
-    }
-
-    fn join(&self, c: u64, r: u64, state: &mut [u32], _: &dyn Fn(&[u32]) -> bool) {
-        let low = self.low();
-        let write = |digits: &mut [u32], mut n: u64| {
-            for d in digits {
-                *d = (n % self.base) as u32 + 1;
-                n /= self.base;
-            }
-        };
-        let (lo, hi) = state.split_at_mut(low);
-        write(lo, r);
-        write(hi, c);
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "c is the digits of the last {} places and r those of the first {}, each read in base {} with the first place the lowest",
-            self.high,
-            self.low(),
-            self.base
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,12 +204,5 @@ mod tests {
         let halved = Positions::new(&solved, 0, vec![3], true);
         assert_eq!(halved.values() * halved.fibre(), 360);
         round_trip(&halved, &solved, &even);
-    }
-
-    #[test]
-    fn digits_split_and_join_every_state_once() {
-        let digits = Digits::new(4, 2, 3);
-        round_trip(&digits, &[1, 1, 1, 1], &|_| true);
-        assert_eq!(digits.split(&[2, 1, 1, 3]), (2 * 3, 1));
     }
 }

@@ -2,34 +2,25 @@
 //!
 //! A *symmetry* of a puzzle relabels its positions and pieces ([`Element`]) so that the start
 //! stays the start and every move becomes a move: a position and its image lie at the same
-//! distance. A family's symmetries form a group `G` ([`Symmetry`]); a *class* is a position with
-//! all its images.
+//! distance. A family's symmetries form a group `G` ([`Symmetry`], from
+//! [`crate::puzzle::StateSpace::symmetry`]); a *class* is a position with all its images.
 //!
-//! # The reduced rank
-//!
-//! A [`Coordinate`] splits a position `p` into a coordinate `c(p)`, which `G` maps among its own
-//! values, and a rest `r(p)`. Each coordinate value `c` has a representative (the least value
-//! of its orbit under `G`) and an element `s_c` taking `c` to it (the identity for a
-//! representative). The table holds one entry per position whose coordinate is a
-//! representative, `entry = class * fibre + r`, classes numbered as below; any position `p`
-//! stands in the table as the entry of `s_c(p) · p`, which lies at `p`'s distance. Searching
-//! these entries with the moves followed by that reduction is a search of the whole space, one
-//! entry per class (Kociemba's class coordinates, without his table of symmetric rests).
-//!
-//! An entry stands for exactly as many positions as its coordinate's orbit has values (one `p`
-//! for each `c` of the orbit), so a level's positions are its entries weighed block by block.
-//! Where the coordinate is itself symmetric (its orbit smaller than `G`), a class of positions
-//! may take several entries of its block, each weighed by the smaller orbit: the counts stay
-//! exact, and such blocks are few where the coordinate takes many values. Classes are numbered
-//! by orbit size, largest first, so the entries of each weight form one range of ranks
-//! ([`crate::puzzle::StateSpace::weights`]).
+//! A [`Reduced`] space has one entry per class, numbered densely by a [`Classes`]: from a class
+//! coordinate ([`ByCoordinate`], Kociemba's way) or the family's own numbering (the Towers of
+//! Hanoi's). Its neighbours are the family's own moves from the position an entry holds, each
+//! reduced to the entry of its class; that is a search of the whole space, one entry per
+//! class, because symmetric positions lie at the same distance. An entry stands for the
+//! positions of its class, `|G|` of them but for the few positions some symmetry keeps: the
+//! level loop weighs each level's entries into positions ([`crate::puzzle::Weights`]).
 
+pub mod classes;
 pub mod coordinate;
+pub mod relabel;
 
-pub use coordinate::{Coordinate, Digits, Positions};
+pub use classes::{ByCoordinate, Classes};
+pub use coordinate::{Coordinate, Positions};
 
 use super::{Cursor, PuzzleInfo, Rate, StateSpace, Weights};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Most coordinate values times symmetries whose classes a reduced space works out as it is
@@ -139,7 +130,7 @@ pub fn of_pieces<S: StateSpace>(
     Ok(Symmetry {
         name: name.into(),
         elements,
-        coordinate: Box::new(Positions::new(&solved, fixed, set, halved)),
+        rank: Rank::Coordinate(Box::new(Positions::new(&solved, fixed, set, halved))),
     })
 }
 
@@ -194,14 +185,22 @@ pub fn check<S: StateSpace>(space: &S, generators: &[Element]) -> Result<(), Str
     Ok(())
 }
 
-/// A family's symmetries and the coordinate they act on.
+/// A family's symmetries and how its classes are numbered.
 pub struct Symmetry {
     /// What the symmetries are, in a few words (for reports).
     pub name: String,
     /// The group, the identity first.
     pub elements: Vec<Element>,
-    /// The split of positions the reduced rank is made of.
-    pub coordinate: Box<dyn Coordinate>,
+    /// How the classes are numbered.
+    pub rank: Rank,
+}
+
+/// How a family's classes of symmetric positions are numbered.
+pub enum Rank {
+    /// By a class coordinate ([`ByCoordinate`]).
+    Coordinate(Box<dyn Coordinate>),
+    /// By the family's own numbering.
+    Classes(Box<dyn Classes>),
 }
 
 /// A reduced table's symmetry, as reports and distances files record it: a file of another
@@ -361,197 +360,67 @@ impl StateSpace for dyn Base {
     }
 }
 
-/// A puzzle's space reduced by its symmetries: one entry per class of positions (see the
-/// module's documentation).
+/// A puzzle's space reduced by its symmetries: one entry per class of positions.
 pub struct Reduced {
     base: Box<dyn Base>,
-    symmetry: Symmetry,
-    /// For each coordinate value, its class and the element that takes it to the class's
-    /// representative.
-    class_of: Vec<(u32, u16)>,
-    /// Each class's representative coordinate value.
-    representatives: Vec<u64>,
-    /// For each class, the elements other than the identity that keep its representative.
-    stabilizers: Vec<Vec<u16>>,
-    /// The entries of positions that some symmetry keeps, with the positions each stands for.
-    special: Vec<(u64, u64)>,
-    /// The positions the table stands for.
-    positions: u64,
-    fibre: u64,
+    name: String,
+    elements: Vec<Element>,
+    classes: Box<dyn Classes>,
     solved: u64,
 }
 
 impl Reduced {
     /// `base` reduced by `symmetry`, or why it cannot be.
     pub fn new(base: Box<dyn Base>, symmetry: Symmetry) -> Result<Reduced, String> {
-        let coordinate = &symmetry.coordinate;
-        let (values, order) = (coordinate.values(), symmetry.elements.len() as u64);
-        if values.saturating_mul(order) > MAX_CLASS_WORK || order > u64::from(u16::MAX) {
-            return Err(format!(
-                "its class coordinate takes {values} values under {order} symmetries, more than the {MAX_CLASS_WORK} a reduced table works out"
-            ));
-        }
         let solved = base.state(base.solved());
-        // Each value's representative, the element that takes it there, and the elements that
-        // keep it (for a representative).
-        let orbits: Vec<(u64, u16, Vec<u16>)> = (0..values)
-            .into_par_iter()
-            .map_init(
-                || (solved.clone(), solved.clone()),
-                |(state, image), c| {
-                    coordinate.join(c, 0, state, &|_| true);
-                    let mut best = (c, 0u16);
-                    let mut keep = Vec::new();
-                    for (g, element) in symmetry.elements.iter().enumerate().skip(1) {
-                        element.apply(state, image);
-                        let value = coordinate.split(image).0;
-                        if value < best.0 {
-                            best = (value, g as u16);
-                        }
-                        if value == c {
-                            keep.push(g as u16);
-                        }
-                    }
-                    if best.0 != c {
-                        keep.clear();
-                    }
-                    (best.0, best.1, keep)
-                },
-            )
-            .collect();
-        let mut index = vec![u32::MAX; values as usize];
-        let mut representatives = Vec::new();
-        let mut stabilizers = Vec::new();
-        for (c, (rep, _, keep)) in orbits.iter().enumerate() {
-            if *rep == c as u64 {
-                index[c] = representatives.len() as u32;
-                representatives.push(c as u64);
-                stabilizers.push(keep.clone());
+        let classes = match symmetry.rank {
+            Rank::Coordinate(coordinate) => {
+                let reachable = |s: &[u32]| base.rank(s).is_ok();
+                let elements = symmetry.elements.clone();
+                Box::new(ByCoordinate::new(
+                    elements, coordinate, &solved, &reachable,
+                )?)
             }
-        }
-        let class_of = (orbits.iter())
-            .map(|&(rep, g, _)| (index[rep as usize], g))
-            .collect();
-        let fibre = coordinate.fibre();
+            Rank::Classes(classes) => classes,
+        };
         let mut reduced = Reduced {
             base,
-            symmetry,
-            class_of,
-            representatives,
-            stabilizers,
-            special: Vec::new(),
-            positions: 0,
-            fibre,
+            name: symmetry.name,
+            elements: symmetry.elements,
+            classes,
             solved: 0,
         };
-        reduced.find_special();
         reduced.solved = reduced.entry(&solved);
         Ok(reduced)
     }
 
-    /// Finds the positions some symmetry keeps, in the blocks of symmetric representatives,
-    /// and counts the positions the table stands for.
-    fn find_special(&mut self) {
-        let order = self.symmetry.elements.len() as u64;
-        let solved = self.base.state(self.base.solved());
-        let symmetric: Vec<usize> = (0..self.stabilizers.len())
-            .filter(|&k| !self.stabilizers[k].is_empty())
-            .collect();
-        let this = &*self;
-        // For each symmetric block, its classes and its special entries.
-        let found: Vec<(u64, Vec<(u64, u64)>)> = (symmetric.par_iter())
-            .map_init(
-                || (solved.clone(), solved.clone()),
-                |(state, image), &k| {
-                    let (mut classes, mut special) = (0, Vec::new());
-                    for r in 0..this.fibre {
-                        let entry = k as u64 * this.fibre + r;
-                        let Some(kept) = this.kept(entry, state, image) else {
-                            continue;
-                        };
-                        classes += 1;
-                        if kept > 1 {
-                            special.push((entry, order / kept));
-                        }
-                    }
-                    (classes, special)
-                },
-            )
-            .collect();
-        let blocks = (self.representatives.len() - symmetric.len()) as u64;
-        self.positions = blocks * self.fibre * order;
-        for (classes, special) in found {
-            self.positions += (classes - special.len() as u64) * order;
-            self.positions += special.iter().map(|&(_, w)| w).sum::<u64>();
-            self.special.extend(special);
-        }
-    }
-
-    /// Where `entry` holds a class (its position is the least of its class in its block): how
-    /// many symmetries keep its position. Leaves the position in `state`.
-    fn kept(&self, entry: u64, state: &mut [u32], image: &mut [u32]) -> Option<u64> {
-        self.position(entry, state);
-        let r = entry % self.fibre;
-        let mut kept = 1;
-        for &h in &self.stabilizers[(entry / self.fibre) as usize] {
-            self.symmetry.elements[h as usize].apply(state, image);
-            let other = self.symmetry.coordinate.split(image).1;
-            if other < r {
-                return None;
-            }
-            kept += u64::from(other == r);
-        }
-        Some(kept)
-    }
-
-    /// The symmetries.
-    pub fn group(&self) -> &Symmetry {
-        &self.symmetry
+    /// The symmetries, the identity first.
+    pub fn elements(&self) -> &[Element] {
+        &self.elements
     }
 
     /// The number of positions the table stands for.
     pub fn positions(&self) -> u64 {
-        self.positions
+        self.classes.positions()
     }
 
     /// The entry that stands for `state`, a position of the space.
     pub fn entry(&self, state: &[u32]) -> u64 {
         let (mut image, mut other) = (state.to_vec(), state.to_vec());
-        self.entry_with(state, &mut image, &mut other)
+        self.classes.entry(state, &mut image, &mut other)
     }
 
-    /// [`Reduced::entry`] with room for two images.
-    fn entry_with(&self, state: &[u32], image: &mut [u32], other: &mut [u32]) -> u64 {
-        let coordinate = &self.symmetry.coordinate;
-        let (c, r) = coordinate.split(state);
-        let (class, g) = self.class_of[c as usize];
-        let (mut r, moved) = match g {
-            0 => (r, state),
-            g => {
-                self.symmetry.elements[g as usize].apply(state, image);
-                (coordinate.split(image).1, &*image)
-            }
-        };
-        // A symmetric representative: the least rest of the class in the block.
-        for &h in &self.stabilizers[class as usize] {
-            self.symmetry.elements[h as usize].apply(moved, other);
-            r = r.min(coordinate.split(other).1);
-        }
-        u64::from(class) * self.fibre + r
-    }
-
-    /// The position entry `entry` holds, into `state` (where the entry holds no class, a
-    /// position of a class held by another entry).
-    fn position(&self, entry: u64, state: &mut [u32]) {
-        let c = self.representatives[(entry / self.fibre) as usize];
+    /// The position entry `entry` holds, into `state` (`image`: room for a state), and whether
+    /// it holds a class.
+    fn position(&self, entry: u64, state: &mut [u32], image: &mut [u32]) -> bool {
         let reachable = |s: &[u32]| self.base.rank(s).is_ok();
-        (self.symmetry.coordinate).join(c, entry % self.fibre, state, &reachable);
+        self.classes.position(entry, state, image, &reachable)
     }
 
     /// Every position of the class of `state` (its images), ascending.
     pub fn class(&self, state: &[u32]) -> Vec<Vec<u32>> {
         let mut image = state.to_vec();
-        let mut class: Vec<Vec<u32>> = (self.symmetry.elements.iter())
+        let mut class: Vec<Vec<u32>> = (self.elements.iter())
             .map(|g| {
                 g.apply(state, &mut image);
                 image.clone()
@@ -589,17 +458,9 @@ pub struct ReducedCursor<'a> {
 impl Cursor for ReducedCursor<'_> {
     fn seek(&mut self, entry: u64) {
         let space = self.space;
-        self.unused = match space.stabilizers[(entry / space.fibre) as usize].is_empty() {
-            true => {
-                space.position(entry, &mut self.state);
-                None
-            }
-            false => match space.kept(entry, &mut self.state, &mut self.image) {
-                Some(_) => None,
-                None => Some(entry),
-            },
-        };
-        if self.unused.is_none() {
+        let holds = space.position(entry, &mut self.state, &mut self.image);
+        self.unused = (!holds).then_some(entry);
+        if holds {
             let rank = (space.base.rank(&self.state)).expect("an entry holds a position");
             self.walker.seek(rank);
         }
@@ -611,7 +472,7 @@ impl Cursor for ReducedCursor<'_> {
         }
         let rank = self.walker.neighbour(mv);
         let state = self.space.base.state(rank);
-        (self.space).entry_with(&state, &mut self.image, &mut self.other)
+        (self.space.classes).entry(&state, &mut self.image, &mut self.other)
     }
 }
 
@@ -619,7 +480,7 @@ impl StateSpace for Reduced {
     type Cursor<'a> = ReducedCursor<'a>;
 
     fn size(&self) -> u64 {
-        self.representatives.len() as u64 * self.fibre
+        self.classes.size()
     }
 
     fn move_names(&self) -> Vec<String> {
@@ -649,7 +510,8 @@ impl StateSpace for Reduced {
     /// The position the entry holds (one of its class).
     fn state(&self, entry: u64) -> Vec<u32> {
         let mut state = self.base.state(self.base.solved());
-        self.position(entry, &mut state);
+        let mut image = state.clone();
+        self.position(entry, &mut state, &mut image);
         state
     }
 
@@ -674,13 +536,12 @@ impl StateSpace for Reduced {
         let base = self.base.info();
         PuzzleInfo {
             rank_order: format!(
-                "one entry per class of positions under the symmetries: entry = class * {} + r, where a position's coordinate c and rest r are taken after the symmetry that makes c the least of its orbit, and classes are numbered by the size of c's orbit (largest first), then by c; {}",
-                self.fibre,
-                self.symmetry.coordinate.describe()
+                "one entry per class of positions under the symmetries: {}",
+                self.classes.describe()
             ),
             symmetry: Some(SymmetryInfo {
-                group: self.symmetry.name.clone(),
-                order: self.symmetry.elements.len() as u64,
+                group: self.name.clone(),
+                order: self.elements.len() as u64,
                 positions: self.positions(),
             }),
             ..base
@@ -692,10 +553,7 @@ impl StateSpace for Reduced {
     }
 
     fn weights(&self) -> Option<Weights> {
-        Some(Weights {
-            ranges: vec![(0..self.size(), self.symmetry.elements.len() as u64)],
-            special: self.special.clone(),
-        })
+        Some(self.classes.weights())
     }
 
     fn measured_rate(&self) -> Rate {
@@ -712,6 +570,7 @@ pub const REDUCED_RATE: Rate = Rate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::puzzle::hanoi::Hanoi;
     use crate::puzzle::sliding::Sliding;
     use crate::puzzle::{Metric, Ring};
     use crate::search::{Options, Silent, search};
@@ -743,9 +602,18 @@ mod tests {
         for n in [6, 7, 8] {
             for metric in [Metric::Lrf, Metric::Flips] {
                 let reduced = same_levels(Ring::turnstyle(n, metric).unwrap());
-                assert_eq!(reduced.group().elements.len(), 2);
+                assert_eq!(reduced.elements().len(), 2);
                 same_levels(Ring::topspin(n, 4, metric).unwrap());
             }
+        }
+    }
+
+    #[test]
+    fn towers_of_hanoi_by_their_pegs() {
+        for (pegs, discs) in [(3, 6), (4, 5), (5, 4)] {
+            let reduced = same_levels(Hanoi::new(pegs, discs).unwrap());
+            let order: usize = (1..pegs).product();
+            assert_eq!(reduced.elements().len(), order);
         }
     }
 
@@ -753,7 +621,7 @@ mod tests {
     fn square_sliding_boards_by_their_diagonal() {
         for m in [2, 3] {
             let reduced = same_levels(Sliding::new(m, m).unwrap());
-            assert_eq!(reduced.group().elements.len(), 2);
+            assert_eq!(reduced.elements().len(), 2);
         }
         let wide = Sliding::new(2, 3).unwrap().symmetry().err().unwrap();
         assert!(wide.contains("square"), "{wide}");

@@ -1,0 +1,253 @@
+//! Class ranks: dense numbers for the classes of symmetric positions.
+//!
+//! A [`Classes`] numbers the classes of a space's positions under its symmetries, one table
+//! entry each (a few entries may hold no class), and says how many positions each entry stands
+//! for. [`ByCoordinate`] makes one from a class coordinate for any family whose symmetries act
+//! on its states; a family may give its own (the Towers of Hanoi's pegs,
+//! [`super::relabel::Relabelled`]).
+//!
+//! # Classes by a coordinate
+//!
+//! A [`Coordinate`] splits a position `p` into a coordinate `c(p)`, which the symmetries map
+//! among its own values, and a rest `r(p)`. Each coordinate value `c` has a representative (the
+//! least value of its orbit) and an element `s_c` taking `c` to it (the identity for a
+//! representative). A position stands in the table as `s_c(p) · p`, whose coordinate is a
+//! representative: `entry = block * fibre + r`, one block of `fibre` entries per orbit of
+//! coordinate values, numbered by representative (Kociemba's class coordinates).
+//!
+//! Where a representative is itself symmetric (some elements `h` keep it), the positions `h · q`
+//! of one class all lie in its block: the class's entry is the least of their rests, and the
+//! other entries hold no class (no pass reaches them). Each entry stands for its class, `|G|`
+//! positions but for the positions some symmetry keeps, which lie in those blocks only: they
+//! are found as the space is made and listed with their classes' sizes
+//! ([`crate::puzzle::Weights::special`]).
+
+use super::{Coordinate, Element, MAX_CLASS_WORK};
+use crate::puzzle::Weights;
+use rayon::prelude::*;
+
+/// A dense numbering of the classes of a space's positions.
+pub trait Classes: Send + Sync {
+    /// The number of entries.
+    fn size(&self) -> u64;
+    /// The entry of the class of `state`; `image` and `other` are room for states.
+    fn entry(&self, state: &[u32], image: &mut [u32], other: &mut [u32]) -> u64;
+    /// The position of the class entry `entry` holds, into `state` (`image`: room for a state),
+    /// and whether it holds one: where not, `state` is a position of a class another entry
+    /// holds. `reachable` says whether a state is one of the space's.
+    fn position(
+        &self,
+        entry: u64,
+        state: &mut [u32],
+        image: &mut [u32],
+        reachable: &dyn Fn(&[u32]) -> bool,
+    ) -> bool;
+    /// How many positions the entries stand for.
+    fn weights(&self) -> Weights;
+    /// The number of positions of the space.
+    fn positions(&self) -> u64;
+    /// How entries are numbered, for the rank order.
+    fn describe(&self) -> String;
+}
+
+/// Classes numbered by a class coordinate (see the module's documentation).
+pub struct ByCoordinate {
+    elements: Vec<Element>,
+    coordinate: Box<dyn Coordinate>,
+    /// For each coordinate value, its block and the element that takes it to the block's
+    /// representative.
+    block_of: Vec<(u32, u16)>,
+    /// Each block's representative coordinate value.
+    representatives: Vec<u64>,
+    /// For each block, the elements other than the identity that keep its representative.
+    stabilizers: Vec<Vec<u16>>,
+    /// The entries of positions some symmetry keeps, with the positions each stands for.
+    special: Vec<(u64, u64)>,
+    positions: u64,
+    fibre: u64,
+}
+
+impl ByCoordinate {
+    /// The classes of `elements` (the identity first) by `coordinate`, for a space whose solved
+    /// state is `solved` and whose states `reachable` tells; or why there are too many values.
+    pub fn new(
+        elements: Vec<Element>,
+        coordinate: Box<dyn Coordinate>,
+        solved: &[u32],
+        reachable: &(dyn Fn(&[u32]) -> bool + Sync),
+    ) -> Result<ByCoordinate, String> {
+        let (values, order) = (coordinate.values(), elements.len() as u64);
+        if values.saturating_mul(order) > MAX_CLASS_WORK || order > u64::from(u16::MAX) {
+            return Err(format!(
+                "its class coordinate takes {values} values under {order} symmetries, more than the {MAX_CLASS_WORK} a reduced table works out"
+            ));
+        }
+        // Each value's representative, the element that takes it there, and the elements that
+        // keep it (for a representative).
+        let orbits: Vec<(u64, u16, Vec<u16>)> = (0..values)
+            .into_par_iter()
+            .map_init(
+                || (solved.to_vec(), solved.to_vec()),
+                |(state, image), c| {
+                    coordinate.join(c, 0, state, &|_| true);
+                    let mut best = (c, 0u16);
+                    let mut keep = Vec::new();
+                    for (g, element) in elements.iter().enumerate().skip(1) {
+                        element.apply(state, image);
+                        let value = coordinate.split(image).0;
+                        if value < best.0 {
+                            best = (value, g as u16);
+                        }
+                        if value == c {
+                            keep.push(g as u16);
+                        }
+                    }
+                    if best.0 != c {
+                        keep.clear();
+                    }
+                    (best.0, best.1, keep)
+                },
+            )
+            .collect();
+        let mut index = vec![u32::MAX; values as usize];
+        let mut representatives = Vec::new();
+        let mut stabilizers = Vec::new();
+        for (c, (rep, _, keep)) in orbits.iter().enumerate() {
+            if *rep == c as u64 {
+                index[c] = representatives.len() as u32;
+                representatives.push(c as u64);
+                stabilizers.push(keep.clone());
+            }
+        }
+        let block_of = (orbits.iter())
+            .map(|&(rep, g, _)| (index[rep as usize], g))
+            .collect();
+        let fibre = coordinate.fibre();
+        let mut classes = ByCoordinate {
+            elements,
+            coordinate,
+            block_of,
+            representatives,
+            stabilizers,
+            special: Vec::new(),
+            positions: 0,
+            fibre,
+        };
+        classes.find_special(solved, reachable);
+        Ok(classes)
+    }
+
+    /// Finds the positions some symmetry keeps, in the blocks of symmetric representatives,
+    /// and counts the positions the table stands for.
+    fn find_special(&mut self, solved: &[u32], reachable: &(dyn Fn(&[u32]) -> bool + Sync)) {
+        let order = self.elements.len() as u64;
+        let symmetric: Vec<usize> = (0..self.stabilizers.len())
+            .filter(|&k| !self.stabilizers[k].is_empty())
+            .collect();
+        let this = &*self;
+        // For each symmetric block, its classes and its special entries.
+        let found: Vec<(u64, Vec<(u64, u64)>)> = (symmetric.par_iter())
+            .map(|&k| {
+                let (mut state, mut image) = (solved.to_vec(), solved.to_vec());
+                let (mut classes, mut special) = (0, Vec::new());
+                for r in 0..this.fibre {
+                    let entry = k as u64 * this.fibre + r;
+                    this.join(entry, &mut state, reachable);
+                    let Some(kept) = this.kept(entry, &state, &mut image) else {
+                        continue;
+                    };
+                    classes += 1;
+                    if kept > 1 {
+                        special.push((entry, order / kept));
+                    }
+                }
+                (classes, special)
+            })
+            .collect();
+        let blocks = (self.representatives.len() - symmetric.len()) as u64;
+        self.positions = blocks * self.fibre * order;
+        for (classes, special) in found {
+            self.positions += (classes - special.len() as u64) * order;
+            self.positions += special.iter().map(|&(_, w)| w).sum::<u64>();
+            self.special.extend(special);
+        }
+    }
+
+    /// The position of `entry`'s block and rest, into `state`.
+    fn join(&self, entry: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool) {
+        let c = self.representatives[(entry / self.fibre) as usize];
+        (self.coordinate).join(c, entry % self.fibre, state, reachable);
+    }
+
+    /// Where `entry`, whose position is `state`, holds a class (its position has the least rest
+    /// of its class in the block): how many symmetries keep the position.
+    fn kept(&self, entry: u64, state: &[u32], image: &mut [u32]) -> Option<u64> {
+        let r = entry % self.fibre;
+        let mut kept = 1;
+        for &h in &self.stabilizers[(entry / self.fibre) as usize] {
+            self.elements[h as usize].apply(state, image);
+            let other = self.coordinate.split(image).1;
+            if other < r {
+                return None;
+            }
+            kept += u64::from(other == r);
+        }
+        Some(kept)
+    }
+}
+
+impl Classes for ByCoordinate {
+    fn size(&self) -> u64 {
+        self.representatives.len() as u64 * self.fibre
+    }
+
+    fn entry(&self, state: &[u32], image: &mut [u32], other: &mut [u32]) -> u64 {
+        let coordinate = &self.coordinate;
+        let (c, r) = coordinate.split(state);
+        let (block, g) = self.block_of[c as usize];
+        let (mut r, moved) = match g {
+            0 => (r, state),
+            g => {
+                self.elements[g as usize].apply(state, image);
+                (coordinate.split(image).1, &*image)
+            }
+        };
+        // A symmetric representative: the least rest of the class in the block.
+        for &h in &self.stabilizers[block as usize] {
+            self.elements[h as usize].apply(moved, other);
+            r = r.min(coordinate.split(other).1);
+        }
+        u64::from(block) * self.fibre + r
+    }
+
+    fn position(
+        &self,
+        entry: u64,
+        state: &mut [u32],
+        image: &mut [u32],
+        reachable: &dyn Fn(&[u32]) -> bool,
+    ) -> bool {
+        self.join(entry, state, reachable);
+        self.stabilizers[(entry / self.fibre) as usize].is_empty()
+            || self.kept(entry, state, image).is_some()
+    }
+
+    fn weights(&self) -> Weights {
+        Weights {
+            ranges: vec![(0..self.size(), self.elements.len() as u64)],
+            special: self.special.clone(),
+        }
+    }
+
+    fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "entry = block * {} + r, where a position's coordinate c and rest r are taken after the symmetry that makes c the least of its orbit, blocks are numbered by that least c, and a class whose c is kept by symmetries takes the least of its rests; {}",
+            self.fibre,
+            self.coordinate.describe()
+        )
+    }
+}

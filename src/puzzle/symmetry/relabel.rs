@@ -1,0 +1,194 @@
+//! Classes of states whose labels but one may be exchanged: the Towers of Hanoi's pegs.
+//!
+//! A state gives each of `len` places (discs) a label `1..=labels` (a peg). Label 1 (the start
+//! peg) stays; the others may be exchanged in every way, `(labels - 1)!` symmetries. A class is
+//! written canonically by naming the other labels in the order they first appear, reading from
+//! the last place (the largest disc): a restricted-growth string, each place holding 0 (label
+//! 1), a name already used, or the next new name.
+//!
+//! Entries are numbered by how many names a class uses, the most first, then by the string in
+//! lexicographic order (places from the last, 0 before used names before the new one). A class
+//! using `m` of the `k = labels - 1` exchangeable labels holds `k! / (k - m)!` positions, the
+//! same for every class of a range of entries ([`crate::puzzle::Weights`]): the table is exact,
+//! one entry per class, with no entry unused.
+
+use super::Classes;
+use crate::puzzle::Weights;
+use std::ops::Range;
+
+/// The classes of states of `len` places under the exchange of all labels but label 1.
+pub struct Relabelled {
+    len: usize,
+    /// The labels that may be exchanged.
+    free: usize,
+    /// `completions[rest][used][m]`: the strings of `rest` more places, after places that used
+    /// `used` names, that use `m` names in all.
+    completions: Vec<Vec<Vec<u64>>>,
+    /// The entries of the classes using `m` names, for each `m`.
+    ranges: Vec<Range<u64>>,
+}
+
+impl Relabelled {
+    /// The classes of `len` places and `labels` labels (at least 2).
+    pub fn new(len: usize, labels: usize) -> Relabelled {
+        let free = labels - 1;
+        let mut completions = vec![vec![vec![0u64; free + 1]; free + 1]; len + 1];
+        for (used, counts) in completions[0].iter_mut().enumerate() {
+            counts[used] = 1;
+        }
+        for rest in 1..=len {
+            let (before, now) = completions.split_at_mut(rest);
+            let before = &before[rest - 1];
+            for (used, counts) in now[0].iter_mut().enumerate() {
+                for (m, count) in counts.iter_mut().enumerate() {
+                    let same = (used as u64 + 1) * before[used][m];
+                    let new = before.get(used + 1).map_or(0, |b| b[m]);
+                    *count = same + new;
+                }
+            }
+        }
+        let mut ranges = vec![0..0; free + 1];
+        let mut at = 0;
+        for m in (0..=free).rev() {
+            let count = completions[len][0][m];
+            ranges[m] = at..at + count;
+            at += count;
+        }
+        Relabelled {
+            len,
+            free,
+            completions,
+            ranges,
+        }
+    }
+
+    /// The positions of a class using `m` names.
+    fn weight(&self, m: usize) -> u64 {
+        ((self.free - m + 1)..=self.free)
+            .map(|x| x as u64)
+            .product()
+    }
+}
+
+impl Classes for Relabelled {
+    fn size(&self) -> u64 {
+        self.ranges.iter().map(|r| r.end - r.start).sum()
+    }
+
+    fn entry(&self, state: &[u32], _: &mut [u32], _: &mut [u32]) -> u64 {
+        // The name of each label, 0 for label 1, in order of first appearance.
+        let mut name_of = [0u32; 64];
+        let mut string = [0u8; 64];
+        let mut used = 0u32;
+        for place in (0..self.len).rev() {
+            let label = state[place] as usize;
+            if label != 1 && name_of[label] == 0 {
+                used += 1;
+                name_of[label] = used;
+            }
+            string[place] = name_of[label] as u8;
+        }
+        let m = used as usize;
+        let mut rank = 0;
+        let mut so_far = 0usize;
+        for place in (0..self.len).rev() {
+            let x = string[place] as usize;
+            let below = self.completions[place][so_far][m];
+            if x <= so_far {
+                rank += x as u64 * below;
+            } else {
+                rank += (so_far as u64 + 1) * below;
+                so_far += 1;
+            }
+        }
+        self.ranges[m].start + rank
+    }
+
+    fn position(
+        &self,
+        entry: u64,
+        state: &mut [u32],
+        _: &mut [u32],
+        _: &dyn Fn(&[u32]) -> bool,
+    ) -> bool {
+        let m = (0..=self.free)
+            .find(|&m| self.ranges[m].contains(&entry))
+            .expect("an entry of the table");
+        let mut rank = entry - self.ranges[m].start;
+        let mut so_far = 0usize;
+        for place in (0..self.len).rev() {
+            let below = self.completions[place][so_far][m];
+            // Choices 0..=so_far name a label already used (or label 1); so_far + 1 a new one.
+            let existing = (so_far as u64 + 1) * below;
+            let name = if rank < existing {
+                let x = rank / below;
+                rank %= below;
+                x as usize
+            } else {
+                rank -= existing;
+                so_far += 1;
+                so_far
+            };
+            state[place] = name as u32 + 1;
+        }
+        true
+    }
+
+    fn weights(&self) -> Weights {
+        Weights {
+            ranges: (0..=self.free)
+                .rev()
+                .map(|m| (self.ranges[m].clone(), self.weight(m)))
+                .filter(|(r, _)| !r.is_empty())
+                .collect(),
+            special: Vec::new(),
+        }
+    }
+
+    fn positions(&self) -> u64 {
+        (0..=self.free)
+            .map(|m| (self.ranges[m].end - self.ranges[m].start) * self.weight(m))
+            .sum()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "the exchangeable labels (pegs 2 to {}) named 1, 2, ... in the order they first appear from the last place (the largest disc), label 1 named 0; entries by the names used, the most first, then by that string read from the last place",
+            self.free + 1
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_has_one_entry_and_its_positions() {
+        for (len, labels) in [(1, 3), (4, 3), (5, 4), (3, 5), (6, 4)] {
+            let classes = Relabelled::new(len, labels);
+            let all = (labels as u64).pow(len as u32);
+            assert_eq!(classes.positions(), all);
+            let mut state = vec![1u32; len];
+            let (mut a, mut b) = (state.clone(), state.clone());
+            let mut held = vec![0u64; classes.size() as usize];
+            for n in 0..all {
+                let mut x = n;
+                for place in state.iter_mut() {
+                    *place = (x % labels as u64) as u32 + 1;
+                    x /= labels as u64;
+                }
+                let entry = classes.entry(&state, &mut a, &mut b);
+                held[entry as usize] += 1;
+                // The entry holds a position of the class: the same entry.
+                assert!(classes.position(entry, &mut a, &mut b, &|_| true));
+                let again = classes.entry(&a.clone(), &mut b, &mut state.clone());
+                assert_eq!(again, entry);
+            }
+            let weights = classes.weights();
+            for (range, weight) in weights.ranges {
+                assert!(range.clone().all(|e| held[e as usize] == weight));
+            }
+        }
+    }
+}
