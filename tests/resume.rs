@@ -3,7 +3,8 @@
 
 mod common;
 use common::{Every, search_on};
-use gpusearch::puzzle::{Metric, Ring, Rings, StateSpace, rotation};
+use gpusearch::puzzle::family::Request;
+use gpusearch::puzzle::{Metric, Ring, Rings, Space, StateSpace, registry, rotation};
 use gpusearch::search::{
     CpuEngine, Footprint, Options, Outcome, PassPolicy, Resume, Saved, Silent, search,
 };
@@ -28,6 +29,25 @@ fn every_checkpoint_resumes_to_the_uninterrupted_result() {
     resumes_alike("topspin n=8", &Ring::topspin(8, 4, Metric::Lrf).unwrap());
     resumes_alike("rotation 3x3 b2", &rotation::board(3, 3, 2).unwrap());
     resumes_alike("rings n=18", &Rings::new(18).unwrap());
+}
+
+#[test]
+fn a_table_reduced_by_symmetry_resumes_with_its_positions() {
+    for request in [
+        Request::new("turnstyle").with("n", 8),
+        Request::new("topspin").with("n", 8).with("metric", "flips"),
+        Request::new("hanoi").with("pegs", 4).with("discs", 8),
+        Request::new("sliding").with("rows", 3).with("cols", 3),
+    ] {
+        let request = Request {
+            symmetry: true,
+            ..request
+        };
+        let Ok(Space::Reduced(space)) = registry::space(&request) else {
+            panic!("{request:?} has symmetries");
+        };
+        resumes_alike(&space.slug(), &space);
+    }
 }
 
 /// Every strategy and footprint, from every level's checkpoint.

@@ -365,16 +365,19 @@ fn check_result_held(out: &Path, info: &PuzzleInfo) -> Result<(), Error> {
     )))
 }
 
-/// Whether `held` and `info` describe one puzzle: the family, its parameters and its metric,
-/// whatever path its definition file was given by, and whatever rank order or move names an
-/// earlier version wrote (a run of the puzzle replaces its own result).
+/// Whether `held` and `info` describe one puzzle: the family, its parameters, its metric and
+/// whether its table is reduced by symmetry, whatever path its definition file was given by, and
+/// whatever rank order or move names an earlier version wrote (a run of the puzzle replaces its
+/// own result).
 fn same_puzzle(held: &PuzzleInfo, info: &PuzzleInfo) -> bool {
     let params = |p: &PuzzleInfo| {
         let mut params = p.params.clone();
         params.remove("definition");
         params
     };
-    (held.puzzle == info.puzzle && held.metric == info.metric) && params(held) == params(info)
+    (held.puzzle == info.puzzle && held.metric == info.metric)
+        && params(held) == params(info)
+        && held.symmetry.is_some() == info.symmetry.is_some()
 }
 
 /// Refuses a run whose distances file and checkpoints would not fit on the disk of `out`, or

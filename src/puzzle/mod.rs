@@ -67,7 +67,16 @@ impl PuzzleInfo {
         let params: Vec<String> = (self.shown_params().iter())
             .map(|(k, v)| format!(" {k}={v}"))
             .collect();
-        format!("{}{}, metric {}", self.puzzle, params.concat(), self.metric)
+        let reduced = match &self.symmetry {
+            Some(s) => format!(", one entry per class of its {} symmetries", s.order),
+            None => String::new(),
+        };
+        format!(
+            "{}{}, metric {}{reduced}",
+            self.puzzle,
+            params.concat(),
+            self.metric
+        )
     }
 }
 

@@ -608,6 +608,54 @@ mod tests {
         }
     }
 
+    /// A reduced table's entries, read at the entry each position stands for.
+    struct ByPosition<'a> {
+        reduced: &'a Reduced,
+        table: &'a crate::table::DistanceTable,
+    }
+
+    impl crate::puzzle::path::Entries for ByPosition<'_> {
+        fn entry(&mut self, rank: u64) -> Result<u8, String> {
+            Ok(self.table.get(self.reduced.entry_of_rank(rank)))
+        }
+    }
+
+    #[test]
+    fn every_position_is_solved_from_a_reduced_table_as_from_the_whole() {
+        solves_alike(Ring::turnstyle(7, Metric::Lrf).unwrap());
+        solves_alike(Ring::topspin(7, 4, Metric::Flips).unwrap());
+        solves_alike(Hanoi::new(4, 5).unwrap());
+        solves_alike(Sliding::new(3, 3).unwrap());
+    }
+
+    /// From every position of `space`, the path read off its reduced table is as short as the
+    /// whole table's and replays to solved.
+    fn solves_alike<S: StateSpace + Clone + Send + 'static>(space: S) {
+        let whole = search(&space, &Options::default(), &Silent);
+        let symmetry = space.symmetry().unwrap();
+        let reduced = Reduced::new(Box::new(Erased(space.clone())), symmetry).unwrap();
+        let classes = search(&reduced, &Options::default(), &Silent);
+        let mut entries = ByPosition {
+            reduced: &reduced,
+            table: &classes.table,
+        };
+        let mut cursor = space.cursor();
+        for rank in (0..space.size()).filter(|&r| whole.table.get(r) != 3) {
+            let path = crate::puzzle::path::path_from(reduced.base(), &mut entries, rank);
+            let path = path
+                .unwrap()
+                .unwrap_or_else(|| panic!("{} {rank}", space.slug()));
+            let shortest = crate::puzzle::path::path_to_solved(&space, &whole.table, rank);
+            assert_eq!(path.len(), shortest.unwrap().len());
+            let mut at = rank;
+            for &mv in &path {
+                cursor.seek(at);
+                at = cursor.neighbour(mv);
+            }
+            assert!(space.starts().contains(&at));
+        }
+    }
+
     #[test]
     fn towers_of_hanoi_by_their_pegs() {
         for (pegs, discs) in [(3, 6), (4, 5), (5, 4)] {

@@ -1,0 +1,219 @@
+//! `--symmetry`: a table of one entry per class of symmetric positions gives the counts of the
+//! whole search, solves any position, verifies, goes on after a kill, and is refused where a
+//! puzzle has no symmetry or where its table is another's.
+
+mod common;
+
+use common::{gpusearch, scratch};
+use serde_json::Value;
+use std::path::Path;
+
+/// The report of a run into `out`.
+fn report(out: &Path) -> Value {
+    let text = std::fs::read_to_string(out.join("report.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Runs `args` into `out`, with `--symmetry` where asked: its report.
+fn run(args: &[&str], out: &Path, symmetry: bool) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["--quiet", "--out", out.to_str().unwrap()]);
+    if symmetry {
+        all.push("--symmetry");
+    }
+    let done = gpusearch(&all);
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{args:?}: {err}");
+    report(out)
+}
+
+/// The antipodes of a report, as a sorted list.
+fn antipodes(report: &Value) -> Vec<Value> {
+    let mut listed = report["antipodes"].as_array().unwrap().clone();
+    listed.sort_by_key(|a| a.to_string());
+    listed
+}
+
+const FAMILIES: [&[&str]; 6] = [
+    &["--puzzle", "turnstyle", "--n", "8"],
+    &["--puzzle", "turnstyle", "--n", "9", "--metric", "flips"],
+    &["--puzzle", "topspin", "--n", "8", "--k", "4"],
+    &["--puzzle", "hanoi", "--pegs", "4", "--discs", "6"],
+    &["--puzzle", "hanoi", "--pegs", "5", "--discs", "5"],
+    &["--puzzle", "sliding", "--rows", "3", "--cols", "3"],
+];
+
+#[test]
+fn every_family_with_symmetries_counts_the_positions_of_the_whole_search() {
+    let dir = scratch("families");
+    for (i, args) in FAMILIES.iter().enumerate() {
+        let whole = run(args, &dir.join(format!("{i}-whole")), false);
+        let reduced = run(args, &dir.join(format!("{i}-classes")), true);
+        for field in ["levels", "reachable", "diameter", "antipode_count"] {
+            assert_eq!(whole[field], reduced[field], "{args:?}: {field}");
+        }
+        // The classes at each distance, fewer than the positions but for level 0.
+        let classes = reduced["class_levels"].as_array().unwrap();
+        let levels = whole["levels"].as_array().unwrap();
+        assert_eq!(classes.len(), levels.len());
+        let sum = |v: &[Value]| v.iter().map(|c| c.as_u64().unwrap()).sum::<u64>();
+        assert!(sum(classes) < sum(levels), "{args:?}");
+        let order = reduced["symmetry"]["order"].as_u64().unwrap();
+        assert!(order >= 2, "{args:?}");
+        assert!(sum(classes) * order >= sum(levels), "{args:?}");
+        assert!(reduced["rank_space"].as_u64() < whole["rank_space"].as_u64());
+        // The antipodes as positions: all of them where the whole search lists all.
+        if whole["antipode_count"].as_u64().unwrap() <= 100 {
+            assert_eq!(antipodes(&whole), antipodes(&reduced), "{args:?}");
+        }
+        // The file names the symmetry; verify checks it down to a fresh search.
+        let file = dir.join(format!("{i}-classes/distances.gsd"));
+        let verified = gpusearch(&["verify", "--quiet", file.to_str().unwrap()]);
+        let said = String::from_utf8_lossy(&verified.stdout);
+        assert!(verified.status.success(), "{args:?}: {said}");
+        assert!(said.contains("classes reached for"), "{said}");
+    }
+}
+
+#[test]
+fn solve_reads_a_reduced_table_for_the_position_itself() {
+    let dir = scratch("solve");
+    let args = ["--puzzle", "turnstyle", "--n", "9"];
+    let solve = |out: &str, symmetry: bool, position: &[&str]| {
+        let out = dir.join(out);
+        let mut all = vec!["solve"];
+        all.extend(args);
+        all.extend(position);
+        all.extend(["--quiet", "--out", out.to_str().unwrap()]);
+        if symmetry {
+            all.push("--symmetry");
+        }
+        let done = gpusearch(&all);
+        let text = String::from_utf8_lossy(&done.stdout).to_string();
+        assert!(done.status.success(), "{position:?}: {text}");
+        text
+    };
+    for position in [
+        ["--state", "9 8 7 6 5 4 3 2 1"],
+        ["--state", "2 3 1 4 5 6 7 8 9"],
+        ["--moves", "L F R F L L F R R"],
+    ] {
+        let whole = solve("whole", false, &position);
+        let reduced = solve("classes", true, &position);
+        // The same length, and a listing of the position itself down to solved.
+        let last = |text: &str| text.lines().last().unwrap().to_string();
+        assert_eq!(last(&whole), last(&reduced), "{position:?}");
+        assert_eq!(whole.lines().next(), reduced.lines().next());
+        let end = reduced.lines().rev().nth(1).unwrap_or_default();
+        assert!(
+            end.ends_with(": 1 2 3 4 5 6 7 8 9") || whole.lines().count() == 2,
+            "{reduced}"
+        );
+    }
+}
+
+#[test]
+fn a_table_of_another_symmetry_is_another_table() {
+    let dir = scratch("other");
+    let puzzle = ["--puzzle", "turnstyle", "--n", "8"];
+    let (whole, classes) = (dir.join("whole"), dir.join("classes"));
+    run(&puzzle, &whole, false);
+    run(&puzzle, &classes, true);
+    // Each folder's table read or overwritten by the other kind of run: refused.
+    for (out, symmetry) in [(&whole, true), (&classes, false)] {
+        let flag = if symmetry { "--symmetry" } else { "--quiet" };
+        let out = out.to_str().unwrap();
+        let solve = gpusearch(
+            &[
+                &["solve", "--state", "2 1 3 4 5 6 7 8"],
+                &puzzle[..],
+                &["--out", out, flag],
+            ]
+            .concat(),
+        );
+        let err = String::from_utf8_lossy(&solve.stderr);
+        assert_eq!(solve.status.code(), Some(2), "{err}");
+        assert!(err.contains("another puzzle"), "{err}");
+        let search = gpusearch(&[&puzzle[..], &["--out", out, flag]].concat());
+        let err = String::from_utf8_lossy(&search.stderr);
+        assert_eq!(search.status.code(), Some(2), "{err}");
+        assert!(err.contains("--force"), "{err}");
+    }
+}
+
+#[test]
+fn puzzles_without_symmetries_refuse_them_naming_the_flag() {
+    let key = format!("{}/puzzles/free-the-key.txt", env!("CARGO_MANIFEST_DIR"));
+    for args in [
+        &["--puzzle", "pancake", "--n", "6"][..],
+        &["--puzzle", "pancake", "--n", "5", "--burnt"],
+        &["--puzzle", "rings", "--n", "8"],
+        &["--puzzle", "key", "--def", &key],
+        &["--puzzle", "sliding", "--rows", "2", "--cols", "3"],
+    ] {
+        let done = gpusearch(&[args, &["--symmetry", "--dry-run"]].concat());
+        let err = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot be searched by classes") && err.contains("without --symmetry"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn a_reduced_run_killed_goes_on_from_its_checkpoint() {
+    let dir = scratch("killed");
+    let (whole, killed) = (dir.join("whole"), dir.join("killed"));
+    let args = [
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "10",
+        "--symmetry",
+        "--quiet",
+    ];
+    let expected = run(&args[..4], &whole, true);
+    let checkpoint = killed.join("checkpoint.gsc");
+    let saved = || std::fs::read(&checkpoint).ok();
+    let mut kills = 0;
+    for wait_ms in [0, 20, 80] {
+        let before = saved();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+            .args(args)
+            .args(["--checkpoint-every", "0", "--out", killed.to_str().unwrap()])
+            .args(before.as_ref().map(|_| "--resume"))
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while saved().is_none() || saved() == before {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            assert!(started.elapsed().as_secs() < 300, "no checkpoint");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+    }
+    assert!(kills >= 1, "never killed");
+    if checkpoint.exists() {
+        let resumed =
+            gpusearch(&[&args[..], &["--resume", "--out", killed.to_str().unwrap()]].concat());
+        assert!(
+            resumed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&resumed.stderr)
+        );
+    }
+    let got = report(&killed);
+    for field in ["levels", "class_levels", "antipodes", "distances_sha256"] {
+        assert_eq!(got[field], expected[field], "{field}");
+    }
+}
