@@ -388,6 +388,17 @@ impl StateSpace for Hanoi {
         format!("hanoi-p{}-d{}", self.pegs, self.discs)
     }
 
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        let (a, b) = self.pairs[mv];
+        let (a, b) = (u32::from(a) + 1, u32::from(b) + 1);
+        out.copy_from_slice(state);
+        // The smallest disc on either peg moves to the other (where there is one).
+        if let Some(d) = state.iter().position(|&p| p == a || p == b) {
+            out[d] = a + b - state[d];
+        }
+        true
+    }
+
     /// Every exchange of the pegs other than the first (where the discs start): `(pegs - 1)!`
     /// symmetries, whose classes are numbered as restricted-growth strings ([`Relabelled`]).
     fn symmetry(&self) -> Result<Symmetry, String> {

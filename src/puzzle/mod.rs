@@ -108,6 +108,15 @@ pub trait StateSpace: Sync {
     fn cursor(&self) -> Self::Cursor<'_>;
     /// The position with this rank, as the 1-based piece labels by position.
     fn state(&self, rank: u64) -> Vec<u32>;
+    /// Move `mv` applied to a position given as its state (as [`StateSpace::state`] writes it),
+    /// into `out` (a move that does not apply leaves it as it is), where the family applies
+    /// moves to states directly: a reduced space's way to its neighbours without ranks
+    /// ([`symmetry::Reduced`]). `false` (the default) where it does not.
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        let _ = (state, mv, out);
+        false
+    }
+
     /// Every position entry `rank` stands for, ascending: the position itself, or in a table
     /// reduced by symmetry its class ([`symmetry::Reduced`]).
     fn positions_of(&self, rank: u64) -> Vec<Vec<u32>> {

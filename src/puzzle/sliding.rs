@@ -304,6 +304,24 @@ impl StateSpace for Sliding {
     }
 
     /// Swept boards (odd columns) between 2x7's and 4x3's rates; the others state by state.
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        out.copy_from_slice(state);
+        let blank = state.iter().position(|&t| t == 0).expect("a blank");
+        let (row, col) = (blank / self.cols, blank % self.cols);
+        // The tile that moves into the blank: below it for U, above for D, right for L, left
+        // for R.
+        let tile = match mv {
+            0 => (row + 1 < self.rows).then(|| blank + self.cols),
+            1 => (row > 0).then(|| blank - self.cols),
+            2 => (col + 1 < self.cols).then(|| blank + 1),
+            _ => (col > 0).then(|| blank - 1),
+        };
+        if let Some(tile) = tile {
+            out.swap(blank, tile);
+        }
+        true
+    }
+
     /// On a square board, the mirror in the diagonal through the blank's corner: cells and
     /// tiles reflected alike, `U` and `L` swapped, and `D` and `R`.
     fn symmetry(&self) -> Result<Symmetry, String> {

@@ -516,6 +516,33 @@ impl StateSpace for Ring {
         Some(Structure { blocks, residual })
     }
 
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        let n = self.n;
+        out.copy_from_slice(state);
+        // Where the window starts, or the shift of L and R.
+        let start = match (self.metric, mv) {
+            (Metric::Lrf, 0) => {
+                (0..n).for_each(|i| out[i] = state[(i + 1) % n]);
+                return true;
+            }
+            (Metric::Lrf, 1) => {
+                (0..n).for_each(|i| out[(i + 1) % n] = state[i]);
+                return true;
+            }
+            (Metric::Lrf, _) => 0,
+            (Metric::Flips, i) => i,
+        };
+        for (j, &from) in self.window.iter().enumerate() {
+            out[(start + j) % n] = state[(start + from) % n];
+        }
+        if self.metric == Metric::Flips && out[0] != 1 {
+            // The ring read from piece 1 again.
+            let one = out.iter().position(|&x| x == 1).expect("piece 1");
+            out.rotate_left(one);
+        }
+        true
+    }
+
     /// The mirror that maps the window onto itself, where the window's move looks the same in
     /// it (Turnstyle's and TopSpin's do): in metric `lrf` it reflects the ring through the
     /// window's middle and swaps `L` and `R`; in metric `flips` it reverses the ring read from

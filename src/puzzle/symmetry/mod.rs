@@ -242,6 +242,8 @@ pub trait Base: Send + Sync {
     fn slug(&self) -> String;
     /// A cursor over its ranks.
     fn walker(&self) -> Box<dyn Walker + '_>;
+    /// [`StateSpace::move_state`].
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool;
 }
 
 /// A [`Cursor`] behind a pointer.
@@ -305,6 +307,9 @@ impl<S: StateSpace + Send> Base for Erased<S> {
     fn walker(&self) -> Box<dyn Walker + '_> {
         Box::new(Walking(self.0.cursor()))
     }
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        StateSpace::move_state(&self.0, state, mv, out)
+    }
 }
 
 impl Cursor for Box<dyn Walker + '_> {
@@ -340,6 +345,9 @@ impl StateSpace for dyn Base {
     fn cursor(&self) -> Self::Cursor<'_> {
         self.walker()
     }
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        Base::move_state(self, state, mv, out)
+    }
     fn state(&self, rank: u64) -> Vec<u32> {
         Base::state(self, rank)
     }
@@ -367,6 +375,8 @@ pub struct Reduced {
     elements: Vec<Element>,
     classes: Box<dyn Classes>,
     solved: u64,
+    /// Whether the family moves states directly ([`StateSpace::move_state`]).
+    direct: bool,
 }
 
 impl Reduced {
@@ -383,12 +393,14 @@ impl Reduced {
             }
             Rank::Classes(classes) => classes,
         };
+        let direct = base.move_state(&solved, 0, &mut solved.clone());
         let mut reduced = Reduced {
             base,
             name: symmetry.name,
             elements: symmetry.elements,
             classes,
             solved: 0,
+            direct,
         };
         reduced.solved = reduced.entry(&solved);
         Ok(reduced)
@@ -451,6 +463,8 @@ pub struct ReducedCursor<'a> {
     /// The entry sought, where it holds no class.
     unused: Option<u64>,
     state: Vec<u32>,
+    /// The neighbour's state, where the family moves states directly.
+    next: Vec<u32>,
     image: Vec<u32>,
     other: Vec<u32>,
 }
@@ -460,7 +474,7 @@ impl Cursor for ReducedCursor<'_> {
         let space = self.space;
         let holds = space.position(entry, &mut self.state, &mut self.image);
         self.unused = (!holds).then_some(entry);
-        if holds {
+        if holds && !space.direct {
             let rank = (space.base.rank(&self.state)).expect("an entry holds a position");
             self.walker.seek(rank);
         }
@@ -470,9 +484,14 @@ impl Cursor for ReducedCursor<'_> {
         if let Some(entry) = self.unused {
             return entry;
         }
+        let space = self.space;
+        if space.direct {
+            space.base.move_state(&self.state, mv, &mut self.next);
+            return (space.classes).entry(&self.next, &mut self.image, &mut self.other);
+        }
         let rank = self.walker.neighbour(mv);
-        let state = self.space.base.state(rank);
-        (self.space.classes).entry(&state, &mut self.image, &mut self.other)
+        let state = space.base.state(rank);
+        (space.classes).entry(&state, &mut self.image, &mut self.other)
     }
 }
 
@@ -503,6 +522,7 @@ impl StateSpace for Reduced {
             unused: None,
             image: solved.clone(),
             other: solved.clone(),
+            next: solved.clone(),
             state: solved,
         }
     }
@@ -654,6 +674,35 @@ mod tests {
             }
             assert!(space.starts().contains(&at));
         }
+    }
+
+    #[test]
+    fn moves_on_states_are_the_cursors_moves() {
+        fn agree<S: StateSpace>(space: S) {
+            let mut cursor = space.cursor();
+            let mut out = space.state(0);
+            for rank in 0..space.size() {
+                let state = space.state(rank);
+                if space.rank(&state) != Ok(rank) {
+                    continue;
+                }
+                cursor.seek(rank);
+                for mv in 0..space.move_count() {
+                    assert!(space.move_state(&state, mv, &mut out));
+                    let want = space.state(cursor.neighbour(mv));
+                    assert_eq!(out, want, "{} {state:?} move {mv}", space.slug());
+                }
+            }
+        }
+        for metric in [Metric::Lrf, Metric::Flips] {
+            agree(Ring::turnstyle(7, metric).unwrap());
+            agree(Ring::turnstyle(6, metric).unwrap());
+            agree(Ring::topspin(7, 4, metric).unwrap());
+        }
+        agree(Hanoi::new(4, 4).unwrap());
+        agree(Hanoi::new(3, 5).unwrap());
+        agree(Sliding::new(3, 3).unwrap());
+        agree(Sliding::new(2, 3).unwrap());
     }
 
     #[test]

@@ -21,9 +21,9 @@ pub struct Relabelled {
     len: usize,
     /// The labels that may be exchanged.
     free: usize,
-    /// `completions[rest][used][m]`: the strings of `rest` more places, after places that used
-    /// `used` names, that use `m` names in all.
-    completions: Vec<Vec<Vec<u64>>>,
+    /// `completions[m][rest * (free + 1) + used]`: the strings of `rest` more places, after
+    /// places that used `used` names, that use `m` names in all.
+    completions: Vec<Vec<u64>>,
     /// The entries of the classes using `m` names, for each `m`.
     ranges: Vec<Range<u64>>,
 }
@@ -54,6 +54,14 @@ impl Relabelled {
             ranges[m] = at..at + count;
             at += count;
         }
+        // By the number of names first: a string's lookups all share it.
+        let completions = (0..=free)
+            .map(|m| {
+                (completions.iter())
+                    .flat_map(|by_used| by_used.iter().map(move |counts| counts[m]))
+                    .collect()
+            })
+            .collect();
         Relabelled {
             len,
             free,
@@ -89,11 +97,13 @@ impl Classes for Relabelled {
             string[place] = name_of[label] as u8;
         }
         let m = used as usize;
+        let completions = &self.completions[m];
+        let width = self.free + 1;
         let mut rank = 0;
         let mut so_far = 0usize;
         for place in (0..self.len).rev() {
             let x = string[place] as usize;
-            let below = self.completions[place][so_far][m];
+            let below = completions[place * width + so_far];
             if x <= so_far {
                 rank += x as u64 * below;
             } else {
@@ -115,9 +125,11 @@ impl Classes for Relabelled {
             .find(|&m| self.ranges[m].contains(&entry))
             .expect("an entry of the table");
         let mut rank = entry - self.ranges[m].start;
+        let completions = &self.completions[m];
+        let width = self.free + 1;
         let mut so_far = 0usize;
         for place in (0..self.len).rev() {
-            let below = self.completions[place][so_far][m];
+            let below = completions[place * width + so_far];
             // Choices 0..=so_far name a label already used (or label 1); so_far + 1 a new one.
             let existing = (so_far as u64 + 1) * below;
             let name = if rank < existing {
