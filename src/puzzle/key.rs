@@ -342,6 +342,10 @@ impl StateSpace for Key {
         }
     }
 
+    fn symmetry(&self) -> Result<super::symmetry::Symmetry, String> {
+        Err("gpusearch knows no symmetry of a key's maze".into())
+    }
+
     fn measured_rate(&self) -> super::Rate {
         super::Rate {
             per_thread: 0.4e6,

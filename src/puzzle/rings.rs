@@ -158,6 +158,13 @@ impl StateSpace for Rings {
         }
     }
 
+    fn symmetry(&self) -> Result<super::symmetry::Symmetry, String> {
+        Err(
+            "its graph is one path with the start at one end, which nothing but the identity keeps"
+                .into(),
+        )
+    }
+
     fn measured_rate(&self) -> super::Rate {
         super::Rate {
             per_thread: 9.0e6,

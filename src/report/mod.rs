@@ -21,9 +21,9 @@ pub struct Report {
     /// `level_runs` when there are more than [`crate::search::levels::LISTED_LEVELS`].
     #[serde(flatten)]
     pub levels: Written,
-    /// Where the table is reduced by symmetry (the puzzle's `symmetry`): its entries at each
-    /// distance, one per class of symmetric positions (a class whose coordinate is itself
-    /// symmetric may take a few), beside `levels`, which counts positions.
+    /// Where the table is reduced by symmetry (the puzzle's `symmetry`): its entries reached at
+    /// each distance, one per class of symmetric positions, beside `levels`, which counts
+    /// positions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_levels: Option<Vec<u64>>,
     /// The largest distance (God's number for this metric).

@@ -393,6 +393,10 @@ impl StateSpace for Pancake {
         self.tile_orders(mv + self.first_flip(), t, rows);
     }
 
+    fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
+        Err("the only relabelling of a pancake graph that keeps the start and maps flips to flips is the identity".into())
+    }
+
     fn measured_rate(&self) -> Rate {
         match self.burnt {
             true => Rate {

@@ -315,6 +315,10 @@ impl StateSpace for Perm {
 
     /// Swept where the ranks allow (rotation boards, shipped definitions); else the default's
     /// generic path.
+    fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
+        Err("finding the symmetries of a puzzle given by its moves is not done yet".into())
+    }
+
     fn measured_rate(&self) -> Rate {
         match self.has_structure() {
             true => Rate {
