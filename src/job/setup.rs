@@ -73,7 +73,9 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
             None => (&plan, threads),
         };
         let time = Estimate::of(s.size(), s.measured_rate(), all_threads, decides.tier());
-        let refusal = decides.refusal.clone();
+        let slabs = decides.disk_slabs.is_some();
+        let refusal = (decides.refusal.clone())
+            .or_else(|| reduced_refusal(s, slabs, process_plan.is_some()));
         Ok(DryRun {
             plan: format!(
                 "{} ({}): {} entries\n{}{}{across}",
@@ -85,6 +87,24 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
             ),
             refusal,
         })
+    })
+}
+
+/// Why a table reduced by symmetry cannot be searched as planned, where it cannot: only the CPU
+/// engine in memory searches one so far, not in `slabs` nor across the processes of an MPI job
+/// (`mpi`).
+fn reduced_refusal<S: StateSpace>(space: &S, slabs: bool, mpi: bool) -> Option<String> {
+    (space.weights().is_some() && (slabs || mpi)).then(|| {
+        format!(
+            "a table reduced by symmetry is searched in memory on one machine so far, and this one needs {}: give a budget that holds it ({}), or search without {}",
+            if mpi {
+                "the processes of an MPI job"
+            } else {
+                "slabs"
+            },
+            Setting::Memory,
+            Setting::Symmetry
+        )
     })
 }
 
@@ -226,16 +246,8 @@ pub(super) fn setup<'m, S: StateSpace>(
     if let Some(why) = &plan.refusal {
         return Err(Error::Input(why.clone()));
     }
-    if space.weights().is_some() && (cluster.is_some() || plan.disk_slabs.is_some()) {
-        return Err(Error::Input(format!(
-            "a table reduced by symmetry is searched in memory on one machine so far, and this one needs {}: give a budget that holds it ({}), or search without {}",
-            match cluster {
-                Some(_) => "the processes of an MPI job",
-                None => "slabs",
-            },
-            Setting::Memory,
-            Setting::Symmetry
-        )));
+    if let Some(why) = reduced_refusal(space, plan.disk_slabs.is_some(), cluster.is_some()) {
+        return Err(Error::Input(why));
     }
     let saved = Saved::find(out, cluster.map_or(1, MpiJob::size))?;
     if job.resume && saved.level.is_none() {

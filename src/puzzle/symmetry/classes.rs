@@ -25,6 +25,7 @@
 use super::{Coordinate, Element, MAX_CLASS_WORK};
 use crate::puzzle::Weights;
 use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap};
 
 /// A dense numbering of the classes of a space's positions.
 pub trait Classes: Send + Sync {
@@ -69,12 +70,13 @@ pub struct ByCoordinate {
 
 impl ByCoordinate {
     /// The classes of `elements` (the identity first) by `coordinate`, for a space whose solved
-    /// state is `solved` and whose states `reachable` tells; or why there are too many values.
+    /// state is `solved` and whose states, as it writes them, `in_space` tells; or why they
+    /// cannot be numbered.
     pub fn new(
         elements: Vec<Element>,
         coordinate: Box<dyn Coordinate>,
         solved: &[u32],
-        reachable: &(dyn Fn(&[u32]) -> bool + Sync),
+        in_space: &(dyn Fn(&[u32]) -> bool + Sync),
     ) -> Result<ByCoordinate, String> {
         let (values, order) = (coordinate.values(), elements.len() as u64);
         if values.saturating_mul(order) > MAX_CLASS_WORK || order > u64::from(u16::MAX) {
@@ -133,44 +135,65 @@ impl ByCoordinate {
             positions: 0,
             fibre,
         };
-        classes.find_special(solved, reachable);
+        classes.find_special(solved, in_space)?;
         Ok(classes)
     }
 
-    /// Finds the positions some symmetry keeps, in the blocks of symmetric representatives,
-    /// and counts the positions the table stands for.
-    fn find_special(&mut self, solved: &[u32], reachable: &(dyn Fn(&[u32]) -> bool + Sync)) {
+    /// Finds the positions some symmetry keeps (the special entries) and counts the classes
+    /// and positions the table stands for: each symmetry's kept positions are made cycle by
+    /// cycle ([`kept_states`]), never the blocks searched through; a symmetric block's classes
+    /// are the orbits of its representative's stabilizer, counted by Burnside's lemma from the
+    /// positions of the block each element keeps.
+    fn find_special(
+        &mut self,
+        solved: &[u32],
+        in_space: &(dyn Fn(&[u32]) -> bool + Sync),
+    ) -> Result<(), String> {
         let order = self.elements.len() as u64;
-        let symmetric: Vec<usize> = (0..self.stabilizers.len())
-            .filter(|&k| !self.stabilizers[k].is_empty())
-            .collect();
-        let this = &*self;
-        // For each symmetric block, its classes and its special entries.
-        let found: Vec<(u64, Vec<(u64, u64)>)> = (symmetric.par_iter())
-            .map(|&k| {
-                let (mut state, mut image) = (solved.to_vec(), solved.to_vec());
-                let (mut classes, mut special) = (0, Vec::new());
-                for r in 0..this.fibre {
-                    let entry = k as u64 * this.fibre + r;
-                    this.join(entry, &mut state, reachable);
-                    let Some(kept) = this.kept(entry, &state, &mut image) else {
-                        continue;
-                    };
-                    classes += 1;
-                    if kept > 1 {
-                        special.push((entry, order / kept));
-                    }
+        // For each symmetric block, the positions of the block its stabilizer's elements keep.
+        let mut fixed: HashMap<u32, u64> = HashMap::new();
+        let mut entries = BTreeSet::new();
+        let (mut image, mut other) = (solved.to_vec(), solved.to_vec());
+        for (h, element) in self.elements.iter().enumerate().skip(1) {
+            let mut found = 0u64;
+            kept_states(element, solved, in_space, &mut |state| {
+                found += 1;
+                let (block, g) = self.block_of[self.coordinate.split(state).0 as usize];
+                if g == 0 && self.stabilizers[block as usize].contains(&(h as u16)) {
+                    *fixed.entry(block).or_default() += 1;
                 }
-                (classes, special)
-            })
-            .collect();
-        let blocks = (self.representatives.len() - symmetric.len()) as u64;
-        self.positions = blocks * self.fibre * order;
-        for (classes, special) in found {
-            self.positions += (classes - special.len() as u64) * order;
-            self.positions += special.iter().map(|&(_, w)| w).sum::<u64>();
-            self.special.extend(special);
+                entries.insert(self.entry(state, &mut image, &mut other));
+                found <= MAX_KEPT
+            });
+            if found > MAX_KEPT {
+                return Err(format!(
+                    "a symmetry keeps more than {MAX_KEPT} positions, more than a reduced table lists"
+                ));
+            }
         }
+        // Each kept position's class, at its entry, weighs the positions of the class.
+        let mut state = solved.to_vec();
+        for entry in entries {
+            self.join(entry, &mut state, in_space);
+            let kept = (self.elements.iter())
+                .filter(|g| {
+                    g.apply(&state, &mut image);
+                    image == state
+                })
+                .count() as u64;
+            self.special.push((entry, order / kept));
+        }
+        let mut classes = self.size();
+        for (k, stabilizer) in self.stabilizers.iter().enumerate() {
+            if !stabilizer.is_empty() {
+                let kept = fixed.get(&(k as u32)).copied().unwrap_or(0);
+                let orbits = (self.fibre + kept) / (1 + stabilizer.len() as u64);
+                classes -= self.fibre - orbits;
+            }
+        }
+        let lighter: u64 = self.special.iter().map(|&(_, w)| order - w).sum();
+        self.positions = classes * order - lighter;
+        Ok(())
     }
 
     /// The position of `entry`'s block and rest, into `state`.
@@ -194,6 +217,101 @@ impl ByCoordinate {
         }
         Some(kept)
     }
+}
+
+/// Most positions one symmetry may keep: they are listed as the space is made.
+const MAX_KEPT: u64 = 1 << 26;
+
+/// Calls `each` with every state of the space (`in_space`, states as `solved` is written) that
+/// `element` keeps, until `each` says to stop: `element` moves the pieces of each cycle of its
+/// positions along a cycle of labels of the same length, in order, so each cycle of positions
+/// takes such a cycle of labels, starting anywhere along it.
+pub fn kept_states(
+    element: &Element,
+    solved: &[u32],
+    in_space: &dyn Fn(&[u32]) -> bool,
+    each: &mut dyn FnMut(&[u32]) -> bool,
+) {
+    let len = solved.len();
+    // The cycles of positions, each from its least position.
+    let mut cycles: Vec<Vec<usize>> = Vec::new();
+    let mut seen = vec![false; len];
+    for start in 0..len {
+        let mut cycle = Vec::new();
+        let mut at = start;
+        while !seen[at] {
+            seen[at] = true;
+            cycle.push(at);
+            at = element.positions[at];
+        }
+        if !cycle.is_empty() {
+            cycles.push(cycle);
+        }
+    }
+    // The length of each label's cycle.
+    let labels: Vec<u32> = solved.to_vec();
+    let cycle_of = |x: u32| {
+        let mut n = 1;
+        let mut at = element.labels[x as usize];
+        while at != x {
+            at = element.labels[at as usize];
+            n += 1;
+        }
+        n
+    };
+    let top = labels.iter().copied().max().unwrap_or(0) as usize;
+    let mut used = vec![false; top + 1];
+    let mut state = solved.to_vec();
+    fill(
+        &cycles, 0, &labels, &cycle_of, element, &mut used, &mut state, in_space, each,
+    );
+}
+
+/// [`kept_states`] from cycle `at` on; `false` once `each` said to stop.
+#[allow(clippy::too_many_arguments)]
+fn fill(
+    cycles: &[Vec<usize>],
+    at: usize,
+    labels: &[u32],
+    cycle_of: &dyn Fn(u32) -> usize,
+    element: &Element,
+    used: &mut [bool],
+    state: &mut [u32],
+    in_space: &dyn Fn(&[u32]) -> bool,
+    each: &mut dyn FnMut(&[u32]) -> bool,
+) -> bool {
+    let Some(cycle) = cycles.get(at) else {
+        return !in_space(state) || each(state);
+    };
+    for &x in labels {
+        if used[x as usize] || cycle_of(x) != cycle.len() {
+            continue;
+        }
+        let mut label = x;
+        for &p in cycle {
+            state[p] = label;
+            used[label as usize] = true;
+            label = element.labels[label as usize];
+        }
+        let go_on = fill(
+            cycles,
+            at + 1,
+            labels,
+            cycle_of,
+            element,
+            used,
+            state,
+            in_space,
+            each,
+        );
+        for &p in cycle {
+            used[state[p] as usize] = false;
+        }
+        if !go_on {
+            return false;
+        }
+    }
+    true
 }
 
 impl Classes for ByCoordinate {
