@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Every, scratch, search_on};
+use common::{Every, kill_after_checkpoints, scratch, search_on};
 use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::{Space, StateSpace, registry};
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
@@ -379,34 +379,14 @@ fn a_run_from_disk_killed_goes_on_from_its_checkpoint() {
         .unwrap();
     assert!(done.status.success());
     let checkpoint = disk.join("checkpoint.gsc");
-    let saved = || std::fs::read(&checkpoint).ok();
-    let mut kills = 0;
-    for wait_ms in [0, 5, 20, 60, 150] {
-        let before = saved();
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
-            .args(args(&disk))
-            .args(["--slab-bytes", "100000"])
-            .args(before.as_ref().map(|_| "--resume"))
-            .env("NODEVICE_SELECT", "1")
-            .spawn()
-            .unwrap();
-        // Once it has saved a level of its own, some way into the next pass.
-        let started = std::time::Instant::now();
-        while saved().is_none() || saved() == before {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            assert!(started.elapsed().as_secs() < 300, "no checkpoint");
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        child.kill().unwrap();
-        child.wait().unwrap();
-        kills += 1;
-    }
+    let command = |resume: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"));
+        c.args(args(&disk)).args(["--slab-bytes", "100000"]);
+        c.args(resume.then_some("--resume"))
+            .env("NODEVICE_SELECT", "1");
+        c
+    };
+    let kills = kill_after_checkpoints(command, &checkpoint, &[0, 5, 20, 60, 150]);
     assert!(kills >= 3, "killed {kills} times only");
     if checkpoint.exists() {
         // Cut otherwise, the slabs are not the checkpoint's: refused, naming the fix.

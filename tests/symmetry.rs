@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{gpusearch, scratch};
+use common::{gpusearch, kill_after_checkpoints, scratch};
 use serde_json::Value;
 use std::path::Path;
 
@@ -176,32 +176,14 @@ fn a_reduced_run_killed_goes_on_from_its_checkpoint() {
     ];
     let expected = run(&args[..4], &whole, true);
     let checkpoint = killed.join("checkpoint.gsc");
-    let saved = || std::fs::read(&checkpoint).ok();
-    let mut kills = 0;
-    for wait_ms in [0, 20, 80] {
-        let before = saved();
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"))
-            .args(args)
-            .args(["--checkpoint-every", "0", "--out", killed.to_str().unwrap()])
-            .args(before.as_ref().map(|_| "--resume"))
-            .spawn()
-            .unwrap();
-        let started = std::time::Instant::now();
-        while saved().is_none() || saved() == before {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            assert!(started.elapsed().as_secs() < 300, "no checkpoint");
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        child.kill().unwrap();
-        child.wait().unwrap();
-        kills += 1;
-    }
+    let out = killed.to_str().unwrap();
+    let command = |resume: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"));
+        c.args(args).args(["--checkpoint-every", "0", "--out", out]);
+        c.args(resume.then_some("--resume"));
+        c
+    };
+    let kills = kill_after_checkpoints(command, &checkpoint, &[0, 20, 80]);
     assert!(kills >= 1, "never killed");
     if checkpoint.exists() {
         let resumed =
@@ -215,5 +197,59 @@ fn a_reduced_run_killed_goes_on_from_its_checkpoint() {
     let got = report(&killed);
     for field in ["levels", "class_levels", "antipodes", "distances_sha256"] {
         assert_eq!(got[field], expected[field], "{field}");
+    }
+}
+
+#[test]
+fn a_position_written_from_another_piece_is_solved_as_written_from_piece_1() {
+    let dir = scratch("flips");
+    let puzzle = ["--puzzle", "turnstyle", "--n", "9", "--metric", "flips"];
+    let solve = |out: &str, symmetry: bool, position: &[&str]| {
+        let out = dir.join(out);
+        let mut all = vec!["solve"];
+        all.extend(puzzle);
+        all.extend(position);
+        all.extend(["--quiet", "--out", out.to_str().unwrap()]);
+        if symmetry {
+            all.push("--symmetry");
+        }
+        let done = gpusearch(&all);
+        let text = String::from_utf8_lossy(&done.stdout).to_string();
+        assert!(done.status.success(), "{position:?}: {text}");
+        text
+    };
+    let made = solve("whole", false, &["--moves", "F0 F3 F5 F1"]);
+    // The position as the listing writes it, from piece 1, then from its third piece.
+    let first = made
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("0: ")
+        .to_string();
+    let mut pieces: Vec<&str> = first.split(' ').collect();
+    pieces.rotate_left(2);
+    let rotated = pieces.join(" ");
+    let whole = solve("whole", false, &["--state", &rotated]);
+    let reduced = solve("classes", true, &["--state", &rotated]);
+    let last = |text: &str| text.lines().last().unwrap().to_string();
+    assert_eq!(last(&whole), last(&reduced));
+    assert_eq!(last(&made), last(&reduced));
+}
+
+#[test]
+fn engines_that_cannot_search_a_reduced_table_are_refused_naming_the_way_out() {
+    let turnstyle = ["--puzzle", "turnstyle", "--n", "10", "--symmetry"];
+    for (extra, needle) in [
+        (&["--backend", "gpu"][..], "--backend cpu"),
+        (&["--dry-run", "--processes", "2"], "run it as one process"),
+        (&["--dry-run", "--slab-bytes", "100000"], "--memory"),
+    ] {
+        let done = gpusearch(&[&turnstyle[..], extra].concat());
+        let err = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(
+            err.contains("reduced by symmetry") && err.contains(needle),
+            "{err}"
+        );
     }
 }

@@ -142,6 +142,11 @@ fn open_gpu<S: StateSpace>(
 ) -> Result<Option<Gpu>, Error> {
     match job.backend {
         Backend::Cpu => Ok(None),
+        Backend::Gpu if space.weights().is_some() => Err(Error::Input(format!(
+            "{}: a table reduced by symmetry is searched on the CPU so far; use {}",
+            Setting::Backend.to("gpu"),
+            Setting::Backend.to("cpu")
+        ))),
         Backend::Gpu if space.gpu_shader().is_none() => Err(Error::Input(format!(
             "{}: the {} puzzle has no GPU shader; use {}",
             Setting::Backend.to("gpu"),

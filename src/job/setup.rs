@@ -94,18 +94,16 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
 /// engine in memory searches one so far, not in `slabs` nor across the processes of an MPI job
 /// (`mpi`).
 fn reduced_refusal<S: StateSpace>(space: &S, slabs: bool, mpi: bool) -> Option<String> {
-    (space.weights().is_some() && (slabs || mpi)).then(|| {
-        format!(
-            "a table reduced by symmetry is searched in memory on one machine so far, and this one needs {}: give a budget that holds it ({}), or search without {}",
-            if mpi {
-                "the processes of an MPI job"
-            } else {
-                "slabs"
-            },
-            Setting::Memory,
-            Setting::Symmetry
-        )
-    })
+    let needs = match (mpi, slabs) {
+        _ if space.weights().is_none() => return None,
+        (true, _) => "the processes of an MPI job: run it as one process".to_string(),
+        (false, true) => format!("slabs: give a budget that holds it ({})", Setting::Memory),
+        (false, false) => return None,
+    };
+    Some(format!(
+        "a table reduced by symmetry is searched in memory on one machine so far, and this one needs {needs}, or search without {}",
+        Setting::Symmetry
+    ))
 }
 
 /// The device a dry run plans for: a GPU of the job's GPU memory where it gives one (no device

@@ -303,7 +303,6 @@ impl StateSpace for Sliding {
         self.cols % 2 == 1
     }
 
-    /// Swept boards (odd columns) between 2x7's and 4x3's rates; the others state by state.
     fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
         out.copy_from_slice(state);
         let blank = state.iter().position(|&t| t == 0).expect("a blank");
@@ -342,6 +341,7 @@ impl StateSpace for Sliding {
         )
     }
 
+    /// Swept boards (odd columns) between 2x7's and 4x3's rates; the others state by state.
     fn measured_rate(&self) -> Rate {
         match self.has_structure() {
             true => Rate {

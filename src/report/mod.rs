@@ -26,6 +26,9 @@ pub struct Report {
     /// positions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_levels: Option<Vec<u64>>,
+    /// The same as runs, where the levels are written as runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_level_runs: Option<Vec<crate::search::levels::Run>>,
     /// The largest distance (God's number for this metric).
     pub diameter: u64,
     /// Number of states at the largest distance.
@@ -161,24 +164,27 @@ impl Report {
                 ),
             ),
         ];
+        // A row inserted after the row named `key`.
+        let after = |rows: &mut Vec<(&str, String)>, key: &str, row: (&'static str, String)| {
+            let at = rows
+                .iter()
+                .position(|(k, _)| *k == key)
+                .map_or(rows.len(), |i| i + 1);
+            rows.insert(at, row);
+        };
         if let (Some(sym), Some(per_second)) = (&p.symmetry, self.classes_per_second) {
-            // After the table's entries, and after the search time.
-            rows.insert(
-                5,
-                (
-                    "symmetry",
-                    format!(
-                        "{} ({} symmetries): one table entry per class of symmetric positions, for {} positions",
-                        sym.group, sym.order, sym.positions
-                    ),
-                ),
+            let group = format!(
+                "{} ({} symmetries): one table entry per class of symmetric positions, for {} positions",
+                sym.group, sym.order, sym.positions
             );
-            rows.insert(11, ("classes searched", format!("{per_second:.0}/s")));
+            after(&mut rows, "table entries", ("symmetry", group));
+            let searched = ("classes searched", format!("{per_second:.0}/s"));
+            after(&mut rows, "search time", searched);
         }
         if let Some(d) = &self.disk {
-            // After the search time.
-            rows.insert(
-                10,
+            after(
+                &mut rows,
+                "search time",
                 (
                     "from disk",
                     format!(

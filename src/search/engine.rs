@@ -8,38 +8,12 @@
 
 use super::levels::Levels;
 use super::{Checkpoints, Progress, Saving, SlabsState, Step};
-use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
+use crate::table::{DistanceTable, TableSource, TableView};
 use std::ops::Range;
 
-/// How many entries of `range` hold `value` in `table`.
-pub fn count_in(table: &dyn TableView, range: &Range<u64>, value: u8) -> Result<u64, String> {
-    const PART: u64 = 1 << 20;
-    let mut count = 0;
-    let mut bytes = Vec::new();
-    let words = range.start / ENTRIES_PER_WORD..range.end.div_ceil(ENTRIES_PER_WORD);
-    let mut at = words.start;
-    while at < words.end {
-        let end = (at + PART).min(words.end);
-        bytes.clear();
-        table.append_le_bytes(at as usize..end as usize, &mut bytes)?;
-        for (i, chunk) in bytes.chunks_exact(8).enumerate() {
-            let w = at + i as u64;
-            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            // One bit per entry holding the value, at the entry's low bit.
-            let mut bits = crate::table::matches(word, value);
-            let first = w * ENTRIES_PER_WORD;
-            if first < range.start {
-                bits &= u64::MAX << (2 * (range.start - first));
-            }
-            if first + ENTRIES_PER_WORD > range.end {
-                bits &= u64::MAX >> (2 * (first + ENTRIES_PER_WORD - range.end));
-            }
-            count += u64::from(bits.count_ones());
-        }
-        at = end;
-    }
-    Ok(count)
-}
+/// Why an engine other than the CPU's in memory does not weigh a table reduced by symmetry.
+const NOT_WEIGHED: &str =
+    "only the CPU engine in memory searches a table reduced by symmetry so far";
 
 /// The kinds of pass an engine carries out besides top-down scans, which every engine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,35 +154,18 @@ pub trait Engine {
     /// found anything), ascending.
     fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String>;
 
-    /// For each of `ranges` (of ranks), how many of its entries hold `value`. By default read
-    /// from the table where it lives ([`Engine::with_table`]), a million words at a time.
+    /// For each of `ranges` (of ranks), how many of its entries hold `value`: what the level
+    /// loop weighs a table reduced by symmetry with ([`super::weighing`]). Only the CPU engine
+    /// in memory weighs so far; the others refuse (a run refuses them such a table first).
     fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
-        let mut counts = Vec::new();
-        self.with_table(&mut |table| {
-            counts = (ranges.iter())
-                .map(|range| count_in(table, range, value))
-                .collect::<Result<_, _>>()?;
-            Ok(())
-        })?;
-        Ok(counts)
+        let _ = (ranges, value);
+        Err(NOT_WEIGHED.into())
     }
 
-    /// The values of the entries `ranks`. By default read from the table where it lives
-    /// ([`Engine::with_table`]), a word at a time.
+    /// The values of the entries `ranks` ([`Engine::count_holding`]'s companion).
     fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
-        let mut values = Vec::with_capacity(ranks.len());
-        self.with_table(&mut |table| {
-            let mut bytes = Vec::new();
-            for &rank in ranks {
-                let w = (rank / ENTRIES_PER_WORD) as usize;
-                bytes.clear();
-                table.append_le_bytes(w..w + 1, &mut bytes)?;
-                let word = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
-                values.push((word >> (2 * (rank % ENTRIES_PER_WORD)) & 3) as u8);
-            }
-            Ok(())
-        })?;
-        Ok(values)
+        let _ = ranks;
+        Err(NOT_WEIGHED.into())
     }
 
     /// Calls `f` with the table as it is now (read back where it lives elsewhere).

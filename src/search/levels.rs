@@ -70,6 +70,7 @@ impl Levels {
     /// Appends the next distance's count of entries, which stand for `positions` positions
     /// (a table reduced by symmetry; every level's entries must be pushed this way).
     pub fn push_weighed(&mut self, entries: u64, positions: u64) {
+        debug_assert!(self.weighed.as_ref().map_or(0, |w| w.len) == self.len);
         self.push(entries);
         self.weighed.get_or_insert_default().push(positions);
     }

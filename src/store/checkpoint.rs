@@ -147,7 +147,8 @@ pub fn open_checkpoint(
         Some(slab) => slab.planes.checked_mul(slab.width),
     }
     .ok_or("the header's slab is too large")?;
-    check_levels(&header.levels, whole)?;
+    let positions = header.puzzle.symmetry.as_ref().map(|s| s.positions);
+    check_levels(&header.levels, whole, positions)?;
     let levels = header.levels.levels();
     let last = levels.last();
     if let Some(rank) = header.antipodes.iter().find(|&&r| r >= whole) {

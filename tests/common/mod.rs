@@ -153,3 +153,37 @@ impl Progress for Events {
         self.0.lock().unwrap().push((depth, count, step));
     }
 }
+
+/// Runs the binary again and again, each time killing it (SIGKILL) `wait_ms` after it saved a
+/// checkpoint of its own at `checkpoint`, for each of `waits`; `command(resume)` makes the
+/// command line, with `--resume` once there is a checkpoint to go on from. Returns how many
+/// times it was killed (a run that finished first is not).
+pub fn kill_after_checkpoints(
+    command: impl Fn(bool) -> Command,
+    checkpoint: &Path,
+    waits: &[u64],
+) -> usize {
+    let saved = || std::fs::read(checkpoint).ok();
+    let mut kills = 0;
+    for &wait_ms in waits {
+        let before = saved();
+        let mut child = command(before.is_some()).spawn().unwrap();
+        // Once it has saved a level of its own, some way into the next pass.
+        let started = std::time::Instant::now();
+        while saved().is_none() || saved() == before {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            assert!(started.elapsed().as_secs() < 300, "no checkpoint");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+    }
+    kills
+}

@@ -313,12 +313,12 @@ impl StateSpace for Perm {
         matches!(self.ranking, Ranking::Lex | Ranking::Parity { odd: false })
     }
 
-    /// Swept where the ranks allow (rotation boards, shipped definitions); else the default's
-    /// generic path.
     fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
         Err("finding the symmetries of a puzzle given by its moves is not done yet".into())
     }
 
+    /// Swept where the ranks allow (rotation boards, shipped definitions); else the default's
+    /// generic path.
     fn measured_rate(&self) -> Rate {
         match self.has_structure() {
             true => Rate {

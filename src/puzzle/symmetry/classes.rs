@@ -187,7 +187,11 @@ impl ByCoordinate {
         for (k, stabilizer) in self.stabilizers.iter().enumerate() {
             if !stabilizer.is_empty() {
                 let kept = fixed.get(&(k as u32)).copied().unwrap_or(0);
-                let orbits = (self.fibre + kept) / (1 + stabilizer.len() as u64);
+                let elements = 1 + stabilizer.len() as u64;
+                if !(self.fibre + kept).is_multiple_of(elements) {
+                    return Err("its class coordinate does not split the positions evenly".into());
+                }
+                let orbits = (self.fibre + kept) / elements;
                 classes -= self.fibre - orbits;
             }
         }
@@ -202,20 +206,14 @@ impl ByCoordinate {
         (self.coordinate).join(c, entry % self.fibre, state, reachable);
     }
 
-    /// Where `entry`, whose position is `state`, holds a class (its position has the least rest
-    /// of its class in the block): how many symmetries keep the position.
-    fn kept(&self, entry: u64, state: &[u32], image: &mut [u32]) -> Option<u64> {
+    /// Whether `entry`, whose position is `state`, holds a class: its position has the least
+    /// rest of its class in the block.
+    fn holds_class(&self, entry: u64, state: &[u32], image: &mut [u32]) -> bool {
         let r = entry % self.fibre;
-        let mut kept = 1;
-        for &h in &self.stabilizers[(entry / self.fibre) as usize] {
+        (self.stabilizers[(entry / self.fibre) as usize].iter()).all(|&h| {
             self.elements[h as usize].apply(state, image);
-            let other = self.coordinate.split(image).1;
-            if other < r {
-                return None;
-            }
-            kept += u64::from(other == r);
-        }
-        Some(kept)
+            self.coordinate.split(image).1 >= r
+        })
     }
 }
 
@@ -226,7 +224,7 @@ const MAX_KEPT: u64 = 1 << 26;
 /// `element` keeps, until `each` says to stop: `element` moves the pieces of each cycle of its
 /// positions along a cycle of labels of the same length, in order, so each cycle of positions
 /// takes such a cycle of labels, starting anywhere along it.
-pub fn kept_states(
+fn kept_states(
     element: &Element,
     solved: &[u32],
     in_space: &dyn Fn(&[u32]) -> bool,
@@ -249,7 +247,6 @@ pub fn kept_states(
         }
     }
     // The length of each label's cycle.
-    let labels: Vec<u32> = solved.to_vec();
     let cycle_of = |x: u32| {
         let mut n = 1;
         let mut at = element.labels[x as usize];
@@ -259,11 +256,11 @@ pub fn kept_states(
         }
         n
     };
-    let top = labels.iter().copied().max().unwrap_or(0) as usize;
+    let top = solved.iter().copied().max().unwrap_or(0) as usize;
     let mut used = vec![false; top + 1];
     let mut state = solved.to_vec();
     fill(
-        &cycles, 0, &labels, &cycle_of, element, &mut used, &mut state, in_space, each,
+        &cycles, 0, solved, &cycle_of, element, &mut used, &mut state, in_space, each,
     );
 }
 
@@ -346,8 +343,7 @@ impl Classes for ByCoordinate {
         reachable: &dyn Fn(&[u32]) -> bool,
     ) -> bool {
         self.join(entry, state, reachable);
-        self.stabilizers[(entry / self.fibre) as usize].is_empty()
-            || self.kept(entry, state, image).is_some()
+        self.holds_class(entry, state, image)
     }
 
     fn weights(&self) -> Weights {

@@ -71,11 +71,12 @@ impl Element {
 /// first.
 pub fn group(generators: &[Element], len: usize, top: u32) -> Vec<Element> {
     let mut elements = vec![Element::identity(len, top)];
+    let mut seen: std::collections::HashSet<Element> = elements.iter().cloned().collect();
     let mut at = 0;
     while at < elements.len() {
         for g in generators {
             let next = elements[at].then(g);
-            if !elements.contains(&next) {
+            if seen.insert(next.clone()) {
                 elements.push(next);
             }
         }
@@ -375,8 +376,6 @@ pub struct Reduced {
     elements: Vec<Element>,
     classes: Box<dyn Classes>,
     solved: u64,
-    /// Whether the family moves states directly ([`StateSpace::move_state`]).
-    direct: bool,
 }
 
 impl Reduced {
@@ -393,14 +392,25 @@ impl Reduced {
             }
             Rank::Classes(classes) => classes,
         };
-        let direct = base.move_state(&solved, 0, &mut solved.clone());
+        if !base.move_state(&solved, 0, &mut solved.clone()) {
+            return Err("its family does not apply moves to positions as they are written".into());
+        }
+        if base.starts().len() > 1 {
+            return Err("it starts from several positions".into());
+        }
+        if classes.positions() != base.size() {
+            return Err(format!(
+                "its classes stand for {} positions, not the {} of its table",
+                classes.positions(),
+                base.size()
+            ));
+        }
         let mut reduced = Reduced {
             base,
             name: symmetry.name,
             elements: symmetry.elements,
             classes,
             solved: 0,
-            direct,
         };
         reduced.solved = reduced.entry(&solved);
         Ok(reduced)
@@ -416,7 +426,8 @@ impl Reduced {
         self.classes.positions()
     }
 
-    /// The entry that stands for `state`, a position of the space.
+    /// The entry that stands for `state`, a position of the space written as the family writes
+    /// it ([`StateSpace::state`]; [`StateSpace::rank`] takes other writings too).
     pub fn entry(&self, state: &[u32]) -> u64 {
         let (mut image, mut other) = (state.to_vec(), state.to_vec());
         self.classes.entry(state, &mut image, &mut other)
@@ -454,16 +465,15 @@ impl Reduced {
     }
 }
 
-/// The cursor of a [`Reduced`] space: a position's neighbours through the family's own cursor,
-/// each reduced to its entry. An entry that holds no class has no neighbours but itself, so no
-/// pass ever reaches it.
+/// The cursor of a [`Reduced`] space: the family's moves applied to the position an entry
+/// holds ([`StateSpace::move_state`]), each neighbour reduced to the entry of its class. An
+/// entry that holds no class has no neighbours but itself, so no pass ever reaches it.
 pub struct ReducedCursor<'a> {
     space: &'a Reduced,
-    walker: Box<dyn Walker + 'a>,
     /// The entry sought, where it holds no class.
     unused: Option<u64>,
     state: Vec<u32>,
-    /// The neighbour's state, where the family moves states directly.
+    /// The neighbour's state.
     next: Vec<u32>,
     image: Vec<u32>,
     other: Vec<u32>,
@@ -471,13 +481,8 @@ pub struct ReducedCursor<'a> {
 
 impl Cursor for ReducedCursor<'_> {
     fn seek(&mut self, entry: u64) {
-        let space = self.space;
-        let holds = space.position(entry, &mut self.state, &mut self.image);
+        let holds = (self.space).position(entry, &mut self.state, &mut self.image);
         self.unused = (!holds).then_some(entry);
-        if holds && !space.direct {
-            let rank = (space.base.rank(&self.state)).expect("an entry holds a position");
-            self.walker.seek(rank);
-        }
     }
 
     fn neighbour(&mut self, mv: usize) -> u64 {
@@ -485,13 +490,8 @@ impl Cursor for ReducedCursor<'_> {
             return entry;
         }
         let space = self.space;
-        if space.direct {
-            space.base.move_state(&self.state, mv, &mut self.next);
-            return (space.classes).entry(&self.next, &mut self.image, &mut self.other);
-        }
-        let rank = self.walker.neighbour(mv);
-        let state = space.base.state(rank);
-        (space.classes).entry(&state, &mut self.image, &mut self.other)
+        space.base.move_state(&self.state, mv, &mut self.next);
+        (space.classes).entry(&self.next, &mut self.image, &mut self.other)
     }
 }
 
@@ -518,7 +518,6 @@ impl StateSpace for Reduced {
         let solved = self.base.state(self.base.solved());
         ReducedCursor {
             space: self,
-            walker: self.base.walker(),
             unused: None,
             image: solved.clone(),
             other: solved.clone(),
@@ -540,8 +539,10 @@ impl StateSpace for Reduced {
     }
 
     fn rank(&self, state: &[u32]) -> Result<u64, String> {
-        self.base.rank(state)?;
-        Ok(self.entry(state))
+        // The position as the family writes it (Turnstyle's flips metric takes a ring read from
+        // anywhere).
+        let rank = self.base.rank(state)?;
+        Ok(self.entry_of_rank(rank))
     }
 
     fn format_state(&self, state: &[u32]) -> String {
@@ -582,7 +583,7 @@ impl StateSpace for Reduced {
 }
 
 /// The rate of a reduced search, entry by entry through the family's moves: the slowest
-/// measured (Turnstyle 12 lrf went 2.9e6 entries a second a thread).
+/// measured, the Towers of Hanoi's (Turnstyle 12 lrf went 2.9e6 entries a second a thread).
 pub const REDUCED_RATE: Rate = Rate {
     per_thread: 1.1e6,
     run: "the Towers of Hanoi, 5 pegs, 13 discs, with symmetry: 5.1e7 entries in 23.3 s",

@@ -147,12 +147,21 @@ impl Classes for Relabelled {
     }
 
     fn weights(&self) -> Weights {
+        // Neighbouring ranges of one weight as one (all names used, or all but one, weigh
+        // `free!` each).
+        let mut ranges: Vec<(Range<u64>, u64)> = Vec::new();
+        for m in (0..=self.free)
+            .rev()
+            .filter(|&m| !self.ranges[m].is_empty())
+        {
+            let (range, weight) = (self.ranges[m].clone(), self.weight(m));
+            match ranges.last_mut() {
+                Some((last, w)) if *w == weight && last.end == range.start => last.end = range.end,
+                _ => ranges.push((range, weight)),
+            }
+        }
         Weights {
-            ranges: (0..=self.free)
-                .rev()
-                .map(|m| (self.ranges[m].clone(), self.weight(m)))
-                .filter(|(r, _)| !r.is_empty())
-                .collect(),
+            ranges,
             special: Vec::new(),
         }
     }

@@ -21,6 +21,7 @@ use super::engine::Engine;
 use super::levels::Levels;
 use super::smallest::{Smallest, merge_smallest};
 use super::sweep::Sweep;
+use super::sweep::frontier::count_holding;
 use super::{Footprint, Progress, Step, TINY_LEVEL};
 use crate::puzzle::{Cursor, StateSpace, Structure};
 use crate::table::BATCH;
@@ -30,6 +31,7 @@ use crate::table::{
 use pages::Pages;
 use rayon::prelude::*;
 use scan::*;
+use std::ops::Range;
 
 /// Frontier states per list task.
 const STATES_PER_TASK: usize = 4096;
@@ -286,6 +288,16 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
             None => &self.smallest,
         };
         Ok(smallest[..smallest.len().min(limit)].to_vec())
+    }
+
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
+        Ok((ranges.iter())
+            .map(|r| count_holding(&self.table, value, r.clone()))
+            .collect())
+    }
+
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+        Ok(ranks.iter().map(|&r| self.table.get(r)).collect())
     }
 
     fn with_table(

@@ -143,7 +143,7 @@ pub(super) fn unreached_in(table: &DistanceTable, ranks: Range<u64>) -> u64 {
 }
 
 /// Number of entries holding `value` among `ranks`.
-pub(super) fn count_holding(table: &DistanceTable, value: u8, ranks: Range<u64>) -> u64 {
+pub(crate) fn count_holding(table: &DistanceTable, value: u8, ranks: Range<u64>) -> u64 {
     if ranks.is_empty() {
         return 0;
     }

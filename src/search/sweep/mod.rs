@@ -24,7 +24,7 @@
 //! [`Footprint::Full`]: super::Footprint::Full
 //! [`Footprint::Lean`]: super::Footprint::Lean
 
-mod frontier;
+pub(crate) mod frontier;
 mod positions;
 mod residual;
 mod sliced;
