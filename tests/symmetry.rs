@@ -75,23 +75,28 @@ fn every_family_with_symmetries_counts_the_positions_of_the_whole_search() {
     }
 }
 
+/// `solve` of `position` for `puzzle` with its distances file in `out` (searched first where
+/// missing), with `--symmetry` where asked: what it prints.
+fn solve_into(out: &Path, puzzle: &[&str], symmetry: bool, position: &[&str]) -> String {
+    let mut all = vec!["solve"];
+    all.extend(puzzle);
+    all.extend(position);
+    all.extend(["--quiet", "--out", out.to_str().unwrap()]);
+    if symmetry {
+        all.push("--symmetry");
+    }
+    let done = gpusearch(&all);
+    let text = String::from_utf8_lossy(&done.stdout).to_string();
+    assert!(done.status.success(), "{position:?}: {text}");
+    text
+}
+
 #[test]
 fn solve_reads_a_reduced_table_for_the_position_itself() {
     let dir = scratch("solve");
     let args = ["--puzzle", "turnstyle", "--n", "9"];
     let solve = |out: &str, symmetry: bool, position: &[&str]| {
-        let out = dir.join(out);
-        let mut all = vec!["solve"];
-        all.extend(args);
-        all.extend(position);
-        all.extend(["--quiet", "--out", out.to_str().unwrap()]);
-        if symmetry {
-            all.push("--symmetry");
-        }
-        let done = gpusearch(&all);
-        let text = String::from_utf8_lossy(&done.stdout).to_string();
-        assert!(done.status.success(), "{position:?}: {text}");
-        text
+        solve_into(&dir.join(out), &args, symmetry, position)
     };
     for position in [
         ["--state", "9 8 7 6 5 4 3 2 1"],
@@ -205,18 +210,7 @@ fn a_position_written_from_another_piece_is_solved_as_written_from_piece_1() {
     let dir = scratch("flips");
     let puzzle = ["--puzzle", "turnstyle", "--n", "9", "--metric", "flips"];
     let solve = |out: &str, symmetry: bool, position: &[&str]| {
-        let out = dir.join(out);
-        let mut all = vec!["solve"];
-        all.extend(puzzle);
-        all.extend(position);
-        all.extend(["--quiet", "--out", out.to_str().unwrap()]);
-        if symmetry {
-            all.push("--symmetry");
-        }
-        let done = gpusearch(&all);
-        let text = String::from_utf8_lossy(&done.stdout).to_string();
-        assert!(done.status.success(), "{position:?}: {text}");
-        text
+        solve_into(&dir.join(out), &puzzle, symmetry, position)
     };
     let made = solve("whole", false, &["--moves", "F0 F3 F5 F1"]);
     // The position as the listing writes it, from piece 1, then from its third piece.
