@@ -17,12 +17,15 @@
 //! ranks (every position of the smallest 7 discs; with 8 pegs 4,096 ranks, 4 discs) at a time,
 //! and visits only the pages that hold the level or lie next to one that does
 //! ([`StateSpace::page_bits`]).
+//!
+//! The file holds the family whole (its options, ranks, cursor, pages and their tests), a little
+//! over 600 lines: the pages and the cursor share the tables of tops and are read together. Its
+//! symmetries are numbered in [`crate::puzzle::symmetry::relabel`].
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
 use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
 use crate::puzzle::Rate;
-use crate::puzzle::symmetry::relabel::Relabelled;
-use crate::puzzle::symmetry::{self, Element, Rank, Symmetry};
+use crate::puzzle::symmetry::{Symmetry, relabel};
 
 /// Most pegs.
 pub const MAX_PEGS: usize = 8;
@@ -400,24 +403,9 @@ impl StateSpace for Hanoi {
     }
 
     /// Every exchange of the pegs other than the first (where the discs start): `(pegs - 1)!`
-    /// symmetries, whose classes are numbered as restricted-growth strings ([`Relabelled`]).
+    /// symmetries, whose classes are numbered as restricted-growth strings.
     fn symmetry(&self) -> Result<Symmetry, String> {
-        let exchange = |a: usize, b: usize| {
-            let mut labels: Vec<u32> = (0..=self.pegs as u32).collect();
-            labels.swap(a, b);
-            Element {
-                positions: (0..self.discs).collect(),
-                labels,
-            }
-        };
-        // Pegs are labelled from 1; pegs 2 to `pegs` are exchanged.
-        let generators: Vec<Element> = (2..self.pegs).map(|a| exchange(a, a + 1)).collect();
-        symmetry::check(self, &generators)?;
-        Ok(Symmetry {
-            name: format!("the exchanges of pegs 2 to {}", self.pegs),
-            elements: symmetry::group(&generators, self.discs, self.pegs as u32),
-            rank: Rank::Classes(Box::new(Relabelled::new(self.discs, self.pegs))),
-        })
+        relabel::exchanges(self, self.discs, self.pegs, "pegs")
     }
 
     fn page_bits(&self) -> Option<u32> {

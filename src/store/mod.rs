@@ -20,6 +20,7 @@ mod checkpoint;
 mod chunks;
 #[cfg(feature = "mpi")]
 pub mod cluster;
+mod levels;
 
 pub use checkpoint::{
     CHECKPOINT_MAGIC, CHECKPOINT_VERSION, CheckpointHeader, CheckpointTable, open_checkpoint,
@@ -29,9 +30,10 @@ pub use chunks::{CompressedChunks, batch_bytes, batch_chunks, compress_chunks};
 use chunks::{TableChunks, batches, compress_batch, compress_some, decompress_chunk};
 
 use crate::puzzle::PuzzleInfo;
-use crate::search::levels::{Levels, Run, Written};
+use crate::search::levels::{Levels, Written};
 use crate::search::slab::Slab;
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, LOW_BITS, TableSource, TableView, matches};
+use levels::check_levels;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -441,77 +443,6 @@ pub fn read(path: &Path) -> Result<(Header, DistanceTable), String> {
     let file = Distances::open(path).map_err(named)?;
     let table = file.table().map_err(named)?;
     Ok((file.header, table))
-}
-
-/// Checks the levels of a file's header against its table of `entries` entries: at least one
-/// level, none empty, and no more states in all than entries (so that no sum over them
-/// overflows, and no walk over them runs longer than the table).
-pub(super) fn check_levels(
-    written: &Written,
-    entries: u64,
-    positions: Option<u64>,
-) -> Result<(), String> {
-    let levels = counted(
-        &written.levels,
-        &written.level_runs,
-        entries,
-        ("states", "entries"),
-    )?
-    .ok_or("the header lists no levels")?;
-    let weighed = match positions {
-        Some(most) => counted(&written.positions, &written.position_runs, most, POSITIONS)?,
-        None => counted(
-            &written.positions,
-            &written.position_runs,
-            u64::MAX,
-            POSITIONS,
-        )?
-        .map(|_| Err("the header weighs levels of a table not reduced by symmetry"))
-        .transpose()?,
-    };
-    match (positions, weighed) {
-        (Some(_), None) => {
-            Err("the header of a table reduced by symmetry lists no positions".into())
-        }
-        (Some(_), Some(weighed)) if weighed != levels => Err(format!(
-            "the header lists {levels} levels of entries but {weighed} of positions"
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// What weighed levels count, and what bounds them.
-const POSITIONS: (&str, &str) = ("positions", "positions of the puzzle");
-
-/// The number of levels of a list or its runs whose counts are each 1 or more and hold at most
-/// `most` in all, or why not (`what` the levels count, `of` what bounds them); `None` where
-/// there is neither.
-fn counted(
-    list: &Option<Vec<u64>>,
-    runs: &Option<Vec<Run>>,
-    most: u64,
-    (what, of): (&str, &str),
-) -> Result<Option<u64>, String> {
-    let runs: Vec<(u64, u64)> = match (list, runs) {
-        (Some(list), _) => list.iter().map(|&count| (count, 1)).collect(),
-        (None, Some(runs)) => (runs.iter())
-            .filter(|r| r.repeat > 0)
-            .map(|r| (r.count, r.repeat))
-            .collect(),
-        (None, None) => return Ok(None),
-    };
-    let (mut total, mut levels) = (0u64, 0u64);
-    for (count, repeat) in runs {
-        if count == 0 {
-            return Err(format!("the header lists a level of no {what}"));
-        }
-        total = (count.checked_mul(repeat))
-            .and_then(|n| total.checked_add(n))
-            .filter(|&total| total <= most)
-            .ok_or_else(|| format!("the header's levels hold more {what} than its {most} {of}"))?;
-        levels = levels.saturating_add(repeat);
-    }
-    Ok(Some(levels))
 }
 
 /// Lowercase hex of bytes.

@@ -25,13 +25,14 @@
 
 mod cursor;
 mod family;
+mod symmetry;
 
 pub use cursor::RingCursor;
 pub use family::{TOPSPIN, TURNSTYLE, TopSpin, Turnstyle};
 
 use super::{BlockMove, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::puzzle::Rate;
-use crate::puzzle::symmetry::{self, Element, Symmetry};
+use crate::puzzle::symmetry::Symmetry;
 use crate::rank::{self, window::WindowMove, window::window_move};
 use crate::table::ENTRIES_PER_WORD;
 
@@ -517,59 +518,12 @@ impl StateSpace for Ring {
     }
 
     fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
-        let n = self.n;
-        out.copy_from_slice(state);
-        // Where the window starts, or the shift of L and R.
-        let start = match (self.metric, mv) {
-            (Metric::Lrf, 0) => {
-                (0..n).for_each(|i| out[i] = state[(i + 1) % n]);
-                return true;
-            }
-            (Metric::Lrf, 1) => {
-                (0..n).for_each(|i| out[(i + 1) % n] = state[i]);
-                return true;
-            }
-            (Metric::Lrf, _) => 0,
-            (Metric::Flips, i) => i,
-        };
-        for (j, &from) in self.window.iter().enumerate() {
-            out[(start + j) % n] = state[(start + from) % n];
-        }
-        if self.metric == Metric::Flips && out[0] != 1 {
-            // The ring read from piece 1 again.
-            let one = out.iter().position(|&x| x == 1).expect("piece 1");
-            out.rotate_left(one);
-        }
+        self.move_pieces(state, mv, out);
         true
     }
 
-    /// The mirror that maps the window onto itself, where the window's move looks the same in
-    /// it (Turnstyle's and TopSpin's do): in metric `lrf` it reflects the ring through the
-    /// window's middle and swaps `L` and `R`; in metric `flips` it reverses the ring read from
-    /// piece 1, and each window move becomes another. Pieces are relabelled alike, so solved
-    /// stays solved.
     fn symmetry(&self) -> Result<Symmetry, String> {
-        let (n, k) = (self.n, self.window.len());
-        let mirrored = (0..k).all(|i| k - 1 - self.window[k - 1 - i] == self.window[i]);
-        if !mirrored {
-            return Err("its window's move is not the same in a mirror".into());
-        }
-        // Position (and home of piece) `i` goes to `to(i)`.
-        let to = |i: usize| match self.metric {
-            Metric::Lrf => (k - 1 + n - i) % n,
-            Metric::Flips => (n - i) % n,
-        };
-        let mirror = Element {
-            positions: (0..n).map(to).collect(),
-            labels: std::iter::once(0)
-                .chain((0..n).map(|i| to(i) as u32 + 1))
-                .collect(),
-        };
-        let (name, fixed) = match self.metric {
-            Metric::Lrf => ("the mirror through the window, L and R swapped", 0),
-            Metric::Flips => ("the mirror of the ring read from piece 1", 1),
-        };
-        symmetry::of_pieces(self, name, &[mirror], fixed)
+        self.mirror()
     }
 
     fn measured_rate(&self) -> Rate {

@@ -12,9 +12,35 @@
 //! same for every class of a range of entries ([`crate::puzzle::Weights`]): the table is exact,
 //! one entry per class, with no entry unused.
 
-use super::Classes;
-use crate::puzzle::Weights;
+use super::{Classes, Element, Rank, Symmetry};
+use crate::puzzle::{StateSpace, Weights};
 use std::ops::Range;
+
+/// The symmetries of `space`, whose states give each of `len` places one of `labels` labels
+/// (`what` names them, as "pegs"), that exchange all labels but label 1: checked on the space's
+/// moves ([`super::check`]), with their classes numbered by [`Relabelled`].
+pub fn exchanges<S: StateSpace>(
+    space: &S,
+    len: usize,
+    labels: usize,
+    what: &str,
+) -> Result<Symmetry, String> {
+    let exchange = |a: usize, b: usize| {
+        let mut names: Vec<u32> = (0..=labels as u32).collect();
+        names.swap(a, b);
+        Element {
+            positions: (0..len).collect(),
+            labels: names,
+        }
+    };
+    let generators: Vec<Element> = (2..labels).map(|a| exchange(a, a + 1)).collect();
+    super::check(space, &generators)?;
+    Ok(Symmetry {
+        name: format!("the exchanges of {what} 2 to {labels}"),
+        elements: super::group(&generators, len, labels as u32),
+        rank: Rank::Classes(Box::new(Relabelled::new(len, labels))),
+    })
+}
 
 /// The classes of states of `len` places under the exchange of all labels but label 1.
 pub struct Relabelled {
