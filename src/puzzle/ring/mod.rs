@@ -26,6 +26,7 @@
 mod cursor;
 mod family;
 mod symmetry;
+mod turned;
 
 pub use cursor::RingCursor;
 pub use family::{TOPSPIN, TURNSTYLE, TopSpin, Turnstyle};
@@ -523,7 +524,10 @@ impl StateSpace for Ring {
     }
 
     fn symmetry(&self) -> Result<Symmetry, String> {
-        self.mirror()
+        match self.metric {
+            Metric::Lrf => self.mirror(),
+            Metric::Flips => self.turns(),
+        }
     }
 
     fn measured_rate(&self) -> Rate {

@@ -1,8 +1,10 @@
 //! A ring puzzle's moves on its pieces as written, and its mirror: what a table reduced by
 //! symmetry ([`crate::puzzle::symmetry`]) searches a ring puzzle with.
 
+use super::turned::Turned;
 use super::{Metric, Ring};
-use crate::puzzle::symmetry::{self, Element, Symmetry};
+use crate::puzzle::StateSpace;
+use crate::puzzle::symmetry::{self, Element, MAX_CLASS_WORK, Rank, Symmetry};
 
 impl Ring {
     /// Move `mv` applied to the pieces of `state`, into `out` ([`crate::puzzle::StateSpace::move_state`]).
@@ -59,5 +61,51 @@ impl Ring {
             Metric::Flips => ("the mirror of the ring read from piece 1", 1),
         };
         symmetry::of_pieces(self, name, &[mirror], fixed)
+    }
+
+    /// In metric `flips`, the turns of the labels by multiples of the least `d` that gives a
+    /// class coordinate ([`Turned`]; piece `x` becomes `x + d`, the ring read from piece 1
+    /// again) and, where the window's move looks the same in a mirror, their mirrors: `2n / d`
+    /// symmetries. Or the mirror alone where no `d` does (a prime `n`).
+    pub(super) fn turns(&self) -> Result<Symmetry, String> {
+        let n = self.n;
+        let mirror = self.mirror();
+        let halved = self.size() * 2 == crate::rank::factorial(n - 1);
+        // A halved rest needs two pieces besides the coordinate's.
+        let fits = |d: &usize| {
+            let order = 2 * (n / d) as u64;
+            let others = n - n / d;
+            n.is_multiple_of(*d)
+                && (!halved || others >= 2)
+                && Turned::values(n, *d).saturating_mul(order) <= MAX_CLASS_WORK
+        };
+        let Some(d) = (1..n).find(fits) else {
+            return mirror;
+        };
+        let turn = Element {
+            positions: (0..n).collect(),
+            labels: std::iter::once(0)
+                .chain((1..=n as u32).map(|x| (x - 1 + d as u32) % n as u32 + 1))
+                .collect(),
+        };
+        let mut generators = vec![turn];
+        generators.extend(mirror.ok().map(|m| m.elements[1].clone()));
+        symmetry::check(self, &generators)?;
+        let turns = n / d;
+        let by = match d {
+            1 => String::new(),
+            d => format!(" by multiples of {d}"),
+        };
+        let mirrors = match generators.len() {
+            1 => "",
+            _ => " and their mirrors",
+        };
+        let name =
+            format!("the {turns} turns of the labels{by}{mirrors}, the ring read from piece 1");
+        Ok(Symmetry {
+            name,
+            elements: symmetry::group(&generators, n, n as u32),
+            rank: Rank::Coordinate(Box::new(Turned::new(n, d, halved))),
+        })
     }
 }

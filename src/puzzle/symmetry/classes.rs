@@ -154,17 +154,22 @@ impl ByCoordinate {
         let mut fixed: HashMap<u32, u64> = HashMap::new();
         let mut entries = BTreeSet::new();
         let (mut image, mut other) = (solved.to_vec(), solved.to_vec());
+        let (writings, first) = (self.coordinate.writings(), self.coordinate.fixed());
         for (h, element) in self.elements.iter().enumerate().skip(1) {
             let mut found = 0u64;
-            kept_states(element, solved, in_space, &mut |state| {
-                found += 1;
-                let (block, g) = self.block_of[self.coordinate.split(state).0 as usize];
-                if g == 0 && self.stabilizers[block as usize].contains(&(h as u16)) {
-                    *fixed.entry(block).or_default() += 1;
-                }
-                entries.insert(self.entry(state, &mut image, &mut other));
-                found <= MAX_KEPT
-            });
+            // A position the element keeps is kept as written, or written another way.
+            let written = writings.iter().map(|w| element.then(w));
+            for kept_by in std::iter::once(element.clone()).chain(written) {
+                kept_states(&kept_by, solved, first, in_space, &mut |state| {
+                    found += 1;
+                    let (block, g) = self.block_of[self.coordinate.split(state).0 as usize];
+                    if g == 0 && self.stabilizers[block as usize].contains(&(h as u16)) {
+                        *fixed.entry(block).or_default() += 1;
+                    }
+                    entries.insert(self.entry(state, &mut image, &mut other));
+                    found <= MAX_KEPT
+                });
+            }
             if found > MAX_KEPT {
                 return Err(format!(
                     "a symmetry keeps more than {MAX_KEPT} positions, more than a reduced table lists"
@@ -175,10 +180,11 @@ impl ByCoordinate {
         let mut state = solved.to_vec();
         for entry in entries {
             self.join(entry, &mut state, in_space);
+            let split = self.coordinate.split(&state);
             let kept = (self.elements.iter())
                 .filter(|g| {
                     g.apply(&state, &mut image);
-                    image == state
+                    self.coordinate.split(&image) == split
                 })
                 .count() as u64;
             self.special.push((entry, order / kept));
@@ -220,13 +226,15 @@ impl ByCoordinate {
 /// Most positions one symmetry may keep: they are listed as the space is made.
 const MAX_KEPT: u64 = 1 << 26;
 
-/// Calls `each` with every state of the space (`in_space`, states as `solved` is written) that
-/// `element` keeps, until `each` says to stop: `element` moves the pieces of each cycle of its
-/// positions along a cycle of labels of the same length, in order, so each cycle of positions
-/// takes such a cycle of labels, starting anywhere along it.
+/// Calls `each` with every state of the space (`in_space`, states as `solved` is written, its
+/// first `first` positions always holding the same pieces) that `element` keeps, until `each`
+/// says to stop: `element` moves the pieces of each cycle of its positions along a cycle of
+/// labels of the same length, in order, so each cycle of positions takes such a cycle of
+/// labels, starting anywhere along it.
 fn kept_states(
     element: &Element,
     solved: &[u32],
+    first: usize,
     in_space: &dyn Fn(&[u32]) -> bool,
     each: &mut dyn FnMut(&[u32]) -> bool,
 ) {
@@ -259,48 +267,61 @@ fn kept_states(
     let top = solved.iter().copied().max().unwrap_or(0) as usize;
     let mut used = vec![false; top + 1];
     let mut state = solved.to_vec();
-    fill(
-        &cycles, 0, solved, &cycle_of, element, &mut used, &mut state, in_space, each,
-    );
+    let cycles = Cycles {
+        cycles: &cycles,
+        solved,
+        first,
+        cycle_of: &cycle_of,
+        element,
+    };
+    fill(&cycles, 0, &mut used, &mut state, in_space, each);
+}
+
+/// What [`fill`] fills the cycles of an element's positions from.
+struct Cycles<'a> {
+    /// The cycles of positions, each from its least position.
+    cycles: &'a [Vec<usize>],
+    /// The solved state: its labels, and the pieces of its first `first` positions.
+    solved: &'a [u32],
+    first: usize,
+    /// The length of each label's cycle.
+    cycle_of: &'a dyn Fn(u32) -> usize,
+    element: &'a Element,
 }
 
 /// [`kept_states`] from cycle `at` on; `false` once `each` said to stop.
-#[allow(clippy::too_many_arguments)]
 fn fill(
-    cycles: &[Vec<usize>],
+    cycles: &Cycles,
     at: usize,
-    labels: &[u32],
-    cycle_of: &dyn Fn(u32) -> usize,
-    element: &Element,
     used: &mut [bool],
     state: &mut [u32],
     in_space: &dyn Fn(&[u32]) -> bool,
     each: &mut dyn FnMut(&[u32]) -> bool,
 ) -> bool {
-    let Some(cycle) = cycles.get(at) else {
+    let Some(cycle) = cycles.cycles.get(at) else {
         return !in_space(state) || each(state);
     };
-    for &x in labels {
-        if used[x as usize] || cycle_of(x) != cycle.len() {
+    for &x in cycles.solved {
+        if used[x as usize] || (cycles.cycle_of)(x) != cycle.len() {
             continue;
         }
+        // The first positions keep their pieces.
         let mut label = x;
+        let mut fits = true;
+        for &p in cycle {
+            fits &= p >= cycles.first || cycles.solved[p] == label;
+            label = cycles.element.labels[label as usize];
+        }
+        if !fits {
+            continue;
+        }
+        label = x;
         for &p in cycle {
             state[p] = label;
             used[label as usize] = true;
-            label = element.labels[label as usize];
+            label = cycles.element.labels[label as usize];
         }
-        let go_on = fill(
-            cycles,
-            at + 1,
-            labels,
-            cycle_of,
-            element,
-            used,
-            state,
-            in_space,
-            each,
-        );
+        let go_on = fill(cycles, at + 1, used, state, in_space, each);
         for &p in cycle {
             used[state[p] as usize] = false;
         }

@@ -22,6 +22,14 @@ pub trait Coordinate: Send + Sync {
     fn join(&self, c: u64, r: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool);
     /// How `c` and `r` are ranked, in a sentence for the rank order.
     fn describe(&self) -> String;
+    /// How many first positions always hold the solved state's pieces.
+    fn fixed(&self) -> usize;
+    /// The other ways a position may be written that [`Coordinate::split`] reads as the same
+    /// position, as maps of positions: none for most families; a ring read from one piece may
+    /// be written turned.
+    fn writings(&self) -> Vec<super::Element> {
+        Vec::new()
+    }
 }
 
 /// The positions of a set of pieces as the coordinate, and the order of the others as the rest:
@@ -34,6 +42,7 @@ pub trait Coordinate: Send + Sync {
 /// orders `2r`, `2r + 1` the reachable one). The first `fixed` positions always hold the same
 /// pieces and are left out of both.
 pub struct Positions {
+    /// Positions in a state.
     len: usize,
     fixed: Vec<u32>,
     set: Vec<u32>,
@@ -162,6 +171,10 @@ impl Coordinate for Positions {
                 ""
             }
         )
+    }
+
+    fn fixed(&self) -> usize {
+        self.fixed.len()
     }
 }
 
