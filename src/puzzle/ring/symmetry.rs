@@ -4,7 +4,7 @@
 use super::turned::Turned;
 use super::{Metric, Ring};
 use crate::puzzle::StateSpace;
-use crate::puzzle::symmetry::{self, Element, MAX_CLASS_WORK, Rank, Symmetry};
+use crate::puzzle::symmetry::{self, Element, Rank, Symmetry};
 
 impl Ring {
     /// Move `mv` applied to the pieces of `state`, into `out` ([`crate::puzzle::StateSpace::move_state`]).
@@ -75,9 +75,10 @@ impl Ring {
         let fits = |d: &usize| {
             let order = 2 * (n / d) as u64;
             let others = n - n / d;
+            let work = Turned::values(n, *d).saturating_mul(order);
             n.is_multiple_of(*d)
                 && (!halved || others >= 2)
-                && Turned::values(n, *d).saturating_mul(order) <= MAX_CLASS_WORK
+                && symmetry::worth(work, self.size() / order)
         };
         let Some(d) = (1..n).find(fits) else {
             return mirror;

@@ -84,45 +84,53 @@ impl ByCoordinate {
                 "its class coordinate takes {values} values under {order} symmetries, more than the {MAX_CLASS_WORK} a reduced table works out"
             ));
         }
-        // Each value's representative, the element that takes it there, and the elements that
-        // keep it (for a representative).
-        let orbits: Vec<(u64, u16, Vec<u16>)> = (0..values)
+        if values > u64::from(u32::MAX) {
+            return Err(format!(
+                "its class coordinate takes {values} values, more than 2^32"
+            ));
+        }
+        // Each value's representative (the least value of its orbit) and the element that takes
+        // it there, 8 bytes a value.
+        let mut block_of: Vec<(u32, u16)> = (0..values)
             .into_par_iter()
             .map_init(
                 || (solved.to_vec(), solved.to_vec()),
                 |(state, image), c| {
                     coordinate.join(c, 0, state, &|_| true);
                     let mut best = (c, 0u16);
-                    let mut keep = Vec::new();
                     for (g, element) in elements.iter().enumerate().skip(1) {
                         element.apply(state, image);
-                        let value = coordinate.split(image).0;
+                        let value = coordinate.value(image);
                         if value < best.0 {
                             best = (value, g as u16);
                         }
-                        if value == c {
-                            keep.push(g as u16);
-                        }
                     }
-                    if best.0 != c {
-                        keep.clear();
-                    }
-                    (best.0, best.1, keep)
+                    (best.0 as u32, best.1)
                 },
             )
             .collect();
-        let mut index = vec![u32::MAX; values as usize];
-        let mut representatives = Vec::new();
-        let mut stabilizers = Vec::new();
-        for (c, (rep, _, keep)) in orbits.iter().enumerate() {
-            if *rep == c as u64 {
-                index[c] = representatives.len() as u32;
-                representatives.push(c as u64);
-                stabilizers.push(keep.clone());
-            }
-        }
-        let block_of = (orbits.iter())
-            .map(|&(rep, g, _)| (index[rep as usize], g))
+        let representatives: Vec<u64> = (block_of.iter().enumerate())
+            .filter(|&(c, &(rep, _))| rep as usize == c)
+            .map(|(c, _)| c as u64)
+            .collect();
+        // Blocks are numbered by their representatives, ascending.
+        block_of.par_iter_mut().for_each(|(rep, _)| {
+            *rep = representatives.partition_point(|&r| r < u64::from(*rep)) as u32;
+        });
+        // The elements that keep each representative.
+        let stabilizers: Vec<Vec<u16>> = (representatives.par_iter())
+            .map_init(
+                || (solved.to_vec(), solved.to_vec()),
+                |(state, image), &c| {
+                    coordinate.join(c, 0, state, &|_| true);
+                    (1..elements.len() as u16)
+                        .filter(|&g| {
+                            elements[g as usize].apply(state, image);
+                            coordinate.value(image) == c
+                        })
+                        .collect()
+                },
+            )
             .collect();
         let fibre = coordinate.fibre();
         let mut classes = ByCoordinate {
@@ -339,10 +347,10 @@ impl Classes for ByCoordinate {
 
     fn entry(&self, state: &[u32], image: &mut [u32], other: &mut [u32]) -> u64 {
         let coordinate = &self.coordinate;
-        let (c, r) = coordinate.split(state);
-        let (block, g) = self.block_of[c as usize];
+        let (block, g) = self.block_of[coordinate.value(state) as usize];
+        // The rest is read once, from the image in the block.
         let (mut r, moved) = match g {
-            0 => (r, state),
+            0 => (coordinate.split(state).1, state),
             g => {
                 self.elements[g as usize].apply(state, image);
                 (coordinate.split(image).1, &*image)

@@ -17,6 +17,10 @@ pub trait Coordinate: Send + Sync {
     fn fibre(&self) -> u64;
     /// The coordinate and the rest of `state`.
     fn split(&self, state: &[u32]) -> (u64, u64);
+    /// The coordinate of `state` alone.
+    fn value(&self, state: &[u32]) -> u64 {
+        self.split(state).0
+    }
     /// The state of coordinate `c` and rest `r` into `state`; `reachable` says whether a state
     /// is one of the space's, where a rest stands for one of two states of which one is.
     fn join(&self, c: u64, r: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool);
@@ -49,6 +53,8 @@ pub struct Positions {
     others: Vec<u32>,
     /// The index of each label among `others` (`u8::MAX` for the set's and the fixed ones).
     other_index: Vec<u8>,
+    /// The index of each label in `set` (`u8::MAX` for the others).
+    set_index: Vec<u8>,
     halved: bool,
 }
 
@@ -66,12 +72,17 @@ impl Positions {
         for (i, &x) in others.iter().enumerate() {
             other_index[x as usize] = i as u8;
         }
+        let mut set_index = vec![u8::MAX; top + 1];
+        for (i, &x) in set.iter().enumerate() {
+            set_index[x as usize] = i as u8;
+        }
         Positions {
             len,
             fixed: solved[..fixed].to_vec(),
             set,
             others,
             other_index,
+            set_index,
             halved,
         }
     }
@@ -92,20 +103,30 @@ impl Coordinate for Positions {
         if self.halved { rest / 2 } else { rest }
     }
 
-    fn split(&self, state: &[u32]) -> (u64, u64) {
+    fn value(&self, state: &[u32]) -> u64 {
         let free = &state[self.fixed.len()..];
         let m = free.len() as u64;
+        // Where each piece of the set is, in one reading.
+        let mut at = [0u32; crate::rank::MAX_LEN];
+        for (p, &x) in free.iter().enumerate() {
+            let i = self.set_index[x as usize];
+            if i != u8::MAX {
+                at[i as usize] = p as u32;
+            }
+        }
         let mut used = 0u32;
         let mut c = 0u64;
-        for (i, &piece) in self.set.iter().enumerate() {
-            let p = free
-                .iter()
-                .position(|&x| x == piece)
-                .expect("a piece of the set") as u32;
+        for (i, &p) in at[..self.set.len()].iter().enumerate() {
             let digit = p - (used & ((1 << p) - 1)).count_ones();
             c = c * (m - i as u64) + u64::from(digit);
             used |= 1 << p;
         }
+        c
+    }
+
+    fn split(&self, state: &[u32]) -> (u64, u64) {
+        let c = self.value(state);
+        let free = &state[self.fixed.len()..];
         let mut order = [0u8; crate::rank::MAX_LEN];
         let mut k = 0;
         for &x in free {

@@ -26,8 +26,18 @@ use super::{Cursor, PuzzleInfo, Rate, StateSpace, Weights};
 use serde::{Deserialize, Serialize};
 
 /// Most coordinate values times symmetries whose classes a reduced space works out as it is
-/// made (about a second of work).
-pub const MAX_CLASS_WORK: u64 = 1 << 27;
+/// made (about half a minute of work on two cores).
+pub const MAX_CLASS_WORK: u64 = 1 << 30;
+
+/// Work on classes that is always worth it (under a second).
+const SMALL_CLASS_WORK: u64 = 1 << 22;
+
+/// Whether a class coordinate whose classes take `work` (its values times the symmetries) is
+/// worth working out for a table of about `entries` entries: the work is small, or small beside
+/// the search (at most an eighth of the entries).
+pub fn worth(work: u64, entries: u64) -> bool {
+    work <= MAX_CLASS_WORK && (work <= SMALL_CLASS_WORK || work <= entries / 8)
+}
 
 /// One symmetry: the piece at position `i` goes to position `positions[i]` and is relabelled
 /// `labels[piece]` (pieces numbered as the family's states write them).
@@ -479,9 +489,9 @@ mod tests {
 
     #[test]
     fn flips_by_the_turns_of_the_labels_and_their_mirrors() {
-        // The whole ring's turns where its positions are few (not halved), turns by 3 for 9
-        // pieces, and the mirror alone for 7 (halved, prime).
-        for (n, order) in [(6, 12), (7, 2), (8, 16), (9, 6), (10, 20)] {
+        // All n turns where the classes are cheap to work out and no parity is lost (6 and 8
+        // pieces), turns by 3 for 9, by 2 for 10, and the mirror alone for 7 (halved, prime).
+        for (n, order) in [(6, 12), (7, 2), (8, 16), (9, 6), (10, 10)] {
             let reduced = same_levels(Ring::turnstyle(n, Metric::Flips).unwrap());
             assert_eq!(reduced.elements().len(), order, "{n}");
             let topspin = same_levels(Ring::topspin(n, 4, Metric::Flips).unwrap());
