@@ -41,7 +41,7 @@ impl Turned {
 
 impl Turned {
     /// `state` read from piece 1: itself, or turned into `read`.
-    fn from_one<'a>(&self, state: &'a [u32], read: &'a mut [u32; MAX_LEN]) -> &'a [u32] {
+    fn read_from_one<'a>(&self, state: &'a [u32], read: &'a mut [u32; MAX_LEN]) -> &'a [u32] {
         let one = state.iter().position(|&x| x == 1).unwrap_or(0);
         if one == 0 {
             return state;
@@ -62,12 +62,12 @@ impl Coordinate for Turned {
 
     fn split(&self, state: &[u32]) -> (u64, u64) {
         let mut read = [0u32; MAX_LEN];
-        self.positions.split(self.from_one(state, &mut read))
+        self.positions.split(self.read_from_one(state, &mut read))
     }
 
     fn value(&self, state: &[u32]) -> u64 {
         let mut read = [0u32; MAX_LEN];
-        self.positions.value(self.from_one(state, &mut read))
+        self.positions.value(self.read_from_one(state, &mut read))
     }
 
     fn join(&self, c: u64, r: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool) {
