@@ -60,9 +60,9 @@ impl Coordinate for Turned {
         self.positions.fibre()
     }
 
-    fn split(&self, state: &[u32]) -> (u64, u64) {
+    fn rest(&self, state: &[u32]) -> u64 {
         let mut read = [0u32; MAX_LEN];
-        self.positions.split(self.read_from_one(state, &mut read))
+        self.positions.rest(self.read_from_one(state, &mut read))
     }
 
     fn value(&self, state: &[u32]) -> u64 {

@@ -170,7 +170,7 @@ impl ByCoordinate {
             for kept_by in std::iter::once(element.clone()).chain(written) {
                 kept_states(&kept_by, solved, first, in_space, &mut |state| {
                     found += 1;
-                    let (block, g) = self.block_of[self.coordinate.split(state).0 as usize];
+                    let (block, g) = self.block_of[self.coordinate.value(state) as usize];
                     if g == 0 && self.stabilizers[block as usize].contains(&(h as u16)) {
                         *fixed.entry(block).or_default() += 1;
                     }
@@ -226,7 +226,7 @@ impl ByCoordinate {
         let r = entry % self.fibre;
         (self.stabilizers[(entry / self.fibre) as usize].iter()).all(|&h| {
             self.elements[h as usize].apply(state, image);
-            self.coordinate.split(image).1 >= r
+            self.coordinate.rest(image) >= r
         })
     }
 }
@@ -350,16 +350,16 @@ impl Classes for ByCoordinate {
         let (block, g) = self.block_of[coordinate.value(state) as usize];
         // The rest is read once, from the image in the block.
         let (mut r, moved) = match g {
-            0 => (coordinate.split(state).1, state),
+            0 => (coordinate.rest(state), state),
             g => {
                 self.elements[g as usize].apply(state, image);
-                (coordinate.split(image).1, &*image)
+                (coordinate.rest(image), &*image)
             }
         };
         // A symmetric representative: the least rest of the class in the block.
         for &h in &self.stabilizers[block as usize] {
             self.elements[h as usize].apply(moved, other);
-            r = r.min(coordinate.split(other).1);
+            r = r.min(coordinate.rest(other));
         }
         u64::from(block) * self.fibre + r
     }

@@ -15,11 +15,13 @@ pub trait Coordinate: Send + Sync {
     fn values(&self) -> u64;
     /// How many rests each value has.
     fn fibre(&self) -> u64;
+    /// The coordinate of `state`.
+    fn value(&self, state: &[u32]) -> u64;
+    /// The rest of `state`.
+    fn rest(&self, state: &[u32]) -> u64;
     /// The coordinate and the rest of `state`.
-    fn split(&self, state: &[u32]) -> (u64, u64);
-    /// The coordinate of `state` alone.
-    fn value(&self, state: &[u32]) -> u64 {
-        self.split(state).0
+    fn split(&self, state: &[u32]) -> (u64, u64) {
+        (self.value(state), self.rest(state))
     }
     /// The state of coordinate `c` and rest `r` into `state`; `reachable` says whether a state
     /// is one of the space's, where a rest stands for one of two states of which one is.
@@ -124,8 +126,7 @@ impl Coordinate for Positions {
         c
     }
 
-    fn split(&self, state: &[u32]) -> (u64, u64) {
-        let c = self.value(state);
+    fn rest(&self, state: &[u32]) -> u64 {
         let free = &state[self.fixed.len()..];
         let mut order = [0u8; crate::rank::MAX_LEN];
         let mut k = 0;
@@ -137,7 +138,7 @@ impl Coordinate for Positions {
             }
         }
         let r = lex_rank(&order[..k]);
-        (c, if self.halved { r / 2 } else { r })
+        if self.halved { r / 2 } else { r }
     }
 
     fn join(&self, c: u64, r: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool) {
