@@ -34,9 +34,14 @@ fn antipodes(report: &Value) -> Vec<Value> {
     listed
 }
 
-const FAMILIES: [&[&str]; 6] = [
+const FAMILIES: [&[&str]; 9] = [
     &["--puzzle", "turnstyle", "--n", "8"],
     &["--puzzle", "turnstyle", "--n", "9", "--metric", "flips"],
+    &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
+    &[
+        "--puzzle", "rotation", "--rows", "3", "--cols", "3", "--block", "2",
+    ],
+    &["--puzzle", "perm", "--gens", "(1,2); (1,2,3,4,5,6,7)"],
     &["--puzzle", "topspin", "--n", "8", "--k", "4"],
     &["--puzzle", "hanoi", "--pegs", "4", "--discs", "6"],
     &["--puzzle", "hanoi", "--pegs", "5", "--discs", "5"],
@@ -155,6 +160,13 @@ fn puzzles_without_symmetries_refuse_them_naming_the_flag() {
         &["--puzzle", "rings", "--n", "8"],
         &["--puzzle", "key", "--def", &key],
         &["--puzzle", "sliding", "--rows", "2", "--cols", "3"],
+        // Moves that reach a smaller group than half of all arrangements.
+        &[
+            "--puzzle",
+            "perm",
+            "--gens",
+            "(1,2,3,4,5,6,7,8)(9,10); (1,9)",
+        ],
     ] {
         let done = gpusearch(&[args, &["--symmetry", "--dry-run"]].concat());
         let err = String::from_utf8_lossy(&done.stderr);

@@ -21,6 +21,7 @@
 
 pub mod family;
 pub mod parse;
+mod symmetry;
 
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::group::{self, Chain, Perm as Permutation};
@@ -61,6 +62,8 @@ pub struct Perm {
     moves: Vec<(String, Permutation)>,
     /// The renumbering: position (and piece) `i` of the definition is `renumber[i]` here.
     renumber: Vec<u8>,
+    /// Each move's from array in the definition's numbering, in which states are written.
+    written: Vec<Permutation>,
     order: u64,
     ranking: Ranking,
 }
@@ -106,6 +109,7 @@ impl Perm {
             true => renumbering(n, &moves, order != all && !rank::is_odd(&solved)),
             false => group::identity(n),
         };
+        let written = moves.iter().map(|(_, from)| from.clone()).collect();
         let solved = group::conjugate(&solved, &renumber);
         for (_, from) in &mut moves {
             *from = group::conjugate(from, &renumber);
@@ -141,6 +145,7 @@ impl Perm {
             solved,
             moves,
             renumber,
+            written,
             order: order as u64,
             ranking,
         })
@@ -314,7 +319,14 @@ impl StateSpace for Perm {
     }
 
     fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
-        Err("finding the symmetries of a puzzle given by its moves is not done yet".into())
+        self.symmetries()
+    }
+
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        for (slot, &f) in out.iter_mut().zip(&self.written[mv]) {
+            *slot = state[f as usize];
+        }
+        true
     }
 
     /// Swept where the ranks allow (rotation boards, shipped definitions); else the default's

@@ -518,6 +518,7 @@ mod tests {
         solves_alike(Ring::turnstyle(8, Metric::Flips).unwrap());
         solves_alike(Hanoi::new(4, 5).unwrap());
         solves_alike(Sliding::new(3, 3).unwrap());
+        solves_alike(crate::puzzle::rotation::board(2, 4, 2).unwrap());
     }
 
     /// From every position of `space`, the path read off its reduced table is as short as the
@@ -575,6 +576,7 @@ mod tests {
         agree(Hanoi::new(3, 5).unwrap());
         agree(Sliding::new(3, 3).unwrap());
         agree(Sliding::new(2, 3).unwrap());
+        agree(crate::puzzle::rotation::board(2, 4, 2).unwrap());
     }
 
     #[test]
@@ -583,6 +585,15 @@ mod tests {
             let reduced = same_levels(Hanoi::new(pegs, discs).unwrap());
             let order: usize = (1..pegs).product();
             assert_eq!(reduced.elements().len(), order);
+        }
+    }
+
+    #[test]
+    fn rotation_boards_by_the_symmetries_found_from_their_moves() {
+        for (rows, cols, order) in [(3, 3, 8), (2, 4, 4)] {
+            let board = crate::puzzle::rotation::board(rows, cols, 2).unwrap();
+            let reduced = same_levels(board);
+            assert_eq!(reduced.elements().len(), order, "{rows}x{cols}");
         }
     }
 
