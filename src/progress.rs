@@ -31,6 +31,8 @@ pub struct LevelBar {
     pending: AtomicU64,
     /// Seconds a state costs at the margin (`f64` bits; 0 until known), shared with the bar.
     per_state: Arc<AtomicU64>,
+    /// What an entry is counted as: "states", or "classes" in a reduced table.
+    unit: &'static str,
 }
 
 /// Passes fitted for the ETA.
@@ -68,9 +70,19 @@ fn eta(left: u64, per_state: f64) -> String {
     }
 }
 
+/// What the entries of `space` are counted as on the bar: "classes" where the table is reduced
+/// by symmetry (each entry weighs several positions), else "states".
+pub fn unit<S: crate::puzzle::StateSpace + ?Sized>(space: &S) -> &'static str {
+    match space.weights() {
+        Some(_) => "classes",
+        None => "states",
+    }
+}
+
 impl LevelBar {
-    /// A bar for a search over `entries` ranks; hidden when `quiet`.
-    pub fn new(entries: u64, quiet: bool) -> LevelBar {
+    /// A bar for a search over `entries` ranks, each counted as one of `unit` ("states", or
+    /// "classes" in a table reduced by symmetry); hidden when `quiet`.
+    pub fn new(entries: u64, unit: &'static str, quiet: bool) -> LevelBar {
         let target = if quiet {
             ProgressDrawTarget::hidden()
         } else {
@@ -80,13 +92,16 @@ impl LevelBar {
         let per_state = Arc::new(AtomicU64::new(0));
         let shared = per_state.clone();
         bar.set_style(
-            ProgressStyle::with_template(
-                "level {msg:>4} [{bar:30}] {human_pos}/{human_len} states, {rate}, {elapsed_precise} elapsed, ETA {marginal_eta}",
-            )
+            ProgressStyle::with_template(&format!(
+                "level {{msg:>4}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit}, {{rate}}, {{elapsed_precise}} elapsed, ETA {{marginal_eta}}",
+            ))
             .expect("the template is valid")
-            .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{} states/s", HumanCount(state.per_sec() as u64));
-            })
+            .with_key(
+                "rate",
+                move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{} {unit}/s", HumanCount(state.per_sec() as u64));
+                },
+            )
             .with_key(
                 "marginal_eta",
                 move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
@@ -108,6 +123,7 @@ impl LevelBar {
             unread: AtomicU64::new(0),
             pending: AtomicU64::new(0),
             per_state,
+            unit,
         }
     }
 
@@ -147,9 +163,10 @@ impl Progress for LevelBar {
         } else {
             String::new()
         };
+        let unit = self.unit;
         let line = if depth <= DETAILED_LEVELS {
             format!(
-                "level {depth:>3}: {:>15} states  {:<9} {seconds:8.3} s  ({:.1}% of {}{eta})",
+                "level {depth:>3}: {:>15} {unit}  {:<9} {seconds:8.3} s  ({:.1}% of {}{eta})",
                 HumanCount(count).to_string(),
                 step.name(),
                 100.0 * pos as f64 / total.max(1) as f64,
@@ -157,7 +174,7 @@ impl Progress for LevelBar {
             )
         } else if seconds >= 1.0 || last.depth <= DETAILED_LEVELS {
             format!(
-                "level {}: {} states  {:<9} (levels {} to {}: {} states in {seconds:.3} s)",
+                "level {}: {} {unit}  {:<9} (levels {} to {}: {} {unit} in {seconds:.3} s)",
                 HumanCount(depth),
                 HumanCount(count),
                 step.name(),

@@ -157,7 +157,7 @@ fn check<S: StateSpace>(
         footprint: plan.footprint,
         ..Options::default()
     };
-    let bar = LevelBar::new(space.size(), quiet);
+    let bar = LevelBar::new(space.size(), crate::progress::unit(space), quiet);
     let fresh = search::search(space, &options, &bar);
     bar.finish();
     if fresh.levels != levels {

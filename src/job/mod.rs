@@ -233,7 +233,11 @@ fn run_space<S: StateSpace>(
         started,
     };
 
-    let bar = LevelBar::new(space.size(), job.quiet || !root);
+    let bar = LevelBar::new(
+        space.size(),
+        crate::progress::unit(space),
+        job.quiet || !root,
+    );
     let writer = DistancesWriter {
         gsd: out.join("distances.gsd"),
         info: space.info(),
