@@ -67,7 +67,7 @@ fn distances_with(
 #[test]
 fn processes_write_the_single_process_file() {
     let dir = scratch("files");
-    let puzzles: [&[&str]; 13] = [
+    let puzzles: [&[&str]; 16] = [
         &["--puzzle", "hanoi", "--pegs", "4", "--discs", "7"],
         &["--puzzle", "pancake", "--n", "8"],
         &["--puzzle", "pancake", "--n", "6", "--burnt"],
@@ -86,6 +86,37 @@ fn processes_write_the_single_process_file() {
             "(1,2,3,4,5,6,7,8); (1,2)(3,5)",
         ],
         &["--puzzle", "rings", "--n", "12"],
+        // Tables reduced by symmetry: ranges of several weights, and entries of their own
+        // weight, counted across the processes.
+        &[
+            "--puzzle",
+            "hanoi",
+            "--pegs",
+            "5",
+            "--discs",
+            "6",
+            "--symmetry",
+        ],
+        &[
+            "--puzzle",
+            "turnstyle",
+            "--n",
+            "10",
+            "--metric",
+            "flips",
+            "--symmetry",
+        ],
+        &[
+            "--puzzle",
+            "rotation",
+            "--rows",
+            "3",
+            "--cols",
+            "3",
+            "--block",
+            "2",
+            "--symmetry",
+        ],
     ];
     for (i, args) in puzzles.iter().enumerate() {
         let single = distances(args, "cpu", 0, &dir.join(format!("{i}-single")));

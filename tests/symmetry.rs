@@ -247,7 +247,6 @@ fn engines_that_cannot_search_a_reduced_table_are_refused_naming_the_way_out() {
     let turnstyle = ["--puzzle", "turnstyle", "--n", "10", "--symmetry"];
     for (extra, needle) in [
         (&["--backend", "gpu"][..], "--backend cpu"),
-        (&["--dry-run", "--processes", "2"], "run it as one process"),
         (&["--dry-run", "--slab-bytes", "100000"], "--memory"),
     ] {
         let done = gpusearch(&[&turnstyle[..], extra].concat());

@@ -75,7 +75,7 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
         let time = Estimate::of(s.size(), s.measured_rate(), all_threads, decides.tier());
         let slabs = decides.disk_slabs.is_some();
         let refusal = (decides.refusal.clone())
-            .or_else(|| reduced_refusal(s, slabs, process_plan.is_some()));
+            .or_else(|| reduced_refusal(s, slabs));
         Ok(DryRun {
             plan: format!(
                 "{} ({}): {} entries\n{}{}{across}",
@@ -91,17 +91,15 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
 }
 
 /// Why a table reduced by symmetry cannot be searched as planned, where it cannot: only the CPU
-/// engine in memory searches one so far, not in `slabs` nor across the processes of an MPI job
-/// (`mpi`).
-fn reduced_refusal<S: StateSpace>(space: &S, slabs: bool, mpi: bool) -> Option<String> {
-    let needs = match (mpi, slabs) {
-        _ if space.weights().is_none() => return None,
-        (true, _) => "the processes of an MPI job: run it as one process".to_string(),
-        (false, true) => format!("slabs: give a budget that holds it ({})", Setting::Memory),
-        (false, false) => return None,
-    };
+/// engines in memory search one so far (one process's, or each MPI process's slab), not
+/// `slabs` on disk or in host memory.
+fn reduced_refusal<S: StateSpace>(space: &S, slabs: bool) -> Option<String> {
+    if space.weights().is_none() || !slabs {
+        return None;
+    }
     Some(format!(
-        "a table reduced by symmetry is searched in memory on one machine so far, and this one needs {needs}, or search without {}",
+        "a table reduced by symmetry is searched in memory so far, and this one needs slabs: give a budget that holds it ({}), or search without {}",
+        Setting::Memory,
         Setting::Symmetry
     ))
 }
@@ -244,7 +242,7 @@ pub(super) fn setup<'m, S: StateSpace>(
     if let Some(why) = &plan.refusal {
         return Err(Error::Input(why.clone()));
     }
-    if let Some(why) = reduced_refusal(space, plan.disk_slabs.is_some(), cluster.is_some()) {
+    if let Some(why) = reduced_refusal(space, plan.disk_slabs.is_some()) {
         return Err(Error::Input(why));
     }
     let saved = Saved::find(out, cluster.map_or(1, MpiJob::size))?;

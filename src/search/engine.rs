@@ -12,8 +12,7 @@ use crate::table::{DistanceTable, TableSource, TableView};
 use std::ops::Range;
 
 /// Why an engine other than the CPU's in memory does not weigh a table reduced by symmetry.
-const NOT_WEIGHED: &str =
-    "only the CPU engine in memory searches a table reduced by symmetry so far";
+const NOT_WEIGHED: &str = "only the CPU engines in memory (one process's, or an MPI process's slab) search a table reduced by symmetry so far";
 
 /// The kinds of pass an engine carries out besides top-down scans, which every engine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,8 +154,9 @@ pub trait Engine {
     fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String>;
 
     /// For each of `ranges` (of ranks), how many of its entries hold `value`: what the level
-    /// loop weighs a table reduced by symmetry with ([`super::weighing`]). Only the CPU engine
-    /// in memory weighs so far; the others refuse (a run refuses them such a table first).
+    /// loop weighs a table reduced by symmetry with ([`super::weighing`]). Only the CPU engines
+    /// in memory weigh so far (one process's, and an MPI process's slab, with the others); the
+    /// others refuse (a run refuses them such a table first).
     fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
         let _ = (ranges, value);
         Err(NOT_WEIGHED.into())

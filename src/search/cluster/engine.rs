@@ -8,10 +8,11 @@ use crate::search::engine::Engine;
 use crate::search::levels::Levels;
 use crate::search::slab::moves::{SlabMoves, plane_pass, unreached_bits};
 use crate::search::slab::{self, LIST_SHARE, ROUND_BYTES, Slab};
+use crate::search::sweep::frontier::count_holding;
 use crate::search::{Passes, Progress, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use rayon::prelude::*;
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 
 /// Frontier states per rayon task within a round, from a list.
 const STATES_PER_TASK: usize = 4096;
@@ -498,6 +499,55 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
                 .collect(),
         };
         Ok(self.cluster.smallest(&mine, limit))
+    }
+
+    /// Each process counts its slab's part of each range, summed over the processes.
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
+        let slab = &self.slab;
+        let mine: Vec<u64> = (ranges.iter())
+            .map(|range| {
+                // The range's part in each plane's columns of this slab, local entries in a row.
+                let planes = match range.is_empty() {
+                    true => 0..0,
+                    false => range.start / slab.width..(range.end - 1) / slab.width + 1,
+                };
+                (planes.map(|plane| {
+                    let base = plane * slab.width;
+                    let lo = range.start.max(base + slab.first);
+                    let hi = range.end.min(base + slab.end);
+                    match lo < hi {
+                        true => {
+                            let local = slab.local(lo);
+                            count_holding(&self.table, value, local..local + (hi - lo))
+                        }
+                        false => 0,
+                    }
+                }))
+                .sum()
+            })
+            .collect();
+        let all = self.cluster.gather_all(&mine);
+        Ok((0..ranges.len())
+            .map(|i| all.iter().skip(i).step_by(ranges.len()).sum())
+            .collect())
+    }
+
+    /// Each entry's value from the process that holds it.
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+        // 0 where another process holds the entry, else its value plus one.
+        let mine: Vec<u8> = (ranks.iter())
+            .map(|&r| match self.slab.contains(r) {
+                true => self.table.get(self.slab.local(r)) + 1,
+                false => 0,
+            })
+            .collect();
+        let all = self.cluster.gather_all(&mine);
+        Ok((0..ranks.len())
+            .map(|i| {
+                let held = all.iter().skip(i).step_by(ranks.len()).max();
+                held.map_or(0, |v| v.saturating_sub(1))
+            })
+            .collect())
     }
 
     /// Calls `f` with this process's slab of the table.
