@@ -73,7 +73,7 @@ fn eta(left: u64, per_state: f64) -> String {
 /// What the entries of `space` are counted as on the bar: "classes" where the table is reduced
 /// by symmetry (each entry weighs several positions), else "states".
 pub fn unit<S: crate::puzzle::StateSpace + ?Sized>(space: &S) -> &'static str {
-    match space.weights() {
+    match space.info().symmetry {
         Some(_) => "classes",
         None => "states",
     }

@@ -176,6 +176,9 @@ fn puzzles_without_symmetries_refuse_them_naming_the_flag() {
             "{err}"
         );
         assert_eq!(err.lines().count(), 1, "{err}");
+        if args.contains(&"--gens") {
+            assert!(err.contains("arrangements"), "{err}");
+        }
     }
 }
 

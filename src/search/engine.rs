@@ -90,7 +90,8 @@ pub trait Engine {
 
     /// What one unreached entry costs a bottom-up pass, in neighbours a top-down pass expands
     /// (for the switch rule, [`super::prefer_bottom_up`]), in a space of `moves` moves: 2 where
-    /// a check costs far less than a claim and stops at the first neighbour found.
+    /// a check costs far less than a claim and stops at the first neighbour found. The loop
+    /// weighs a table reduced by symmetry itself.
     fn bottom_up_weight(&self, moves: usize) -> u64 {
         let _ = moves;
         2

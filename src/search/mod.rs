@@ -179,7 +179,8 @@ pub const TINY_LEVEL: usize = 64;
 const THIN_CHECK: u64 = 1 << 16;
 
 /// The switch to bottom-up passes (for good: the unreached only get fewer): when the unreached
-/// entries, each costing `weight` (the engine's [`Engine::bottom_up_weight`]), are few compared
+/// entries, each costing `weight` (the engine's [`Engine::bottom_up_weight`], or in a table
+/// reduced by symmetry the moves: a check costs what an expansion does there), are few compared
 /// with the `expanded` entries a top-down pass would expand with all `moves` moves
 /// (direction-optimising BFS).
 pub fn prefer_bottom_up(unreached: u64, expanded: u64, moves: usize, weight: u64) -> bool {

@@ -42,14 +42,21 @@ impl Perm {
         for (i, &x) in solved.iter().enumerate() {
             home[x as usize] = i;
         }
-        let generators: Vec<Element> = (found.iter().skip(1))
-            .map(|t| Element {
-                positions: t.iter().map(|&p| p as usize).collect(),
-                labels: std::iter::once(0)
-                    .chain((1..=self.n).map(|x| solved[t[home[x]] as usize]))
-                    .collect(),
-            })
-            .collect();
+        let elements = (found.iter().skip(1)).map(|t| Element {
+            positions: t.iter().map(|&p| p as usize).collect(),
+            labels: std::iter::once(0)
+                .chain((1..=self.n).map(|x| solved[t[home[x]] as usize]))
+                .collect(),
+        });
+        // A few of them generate the others: the group is made and checked from those.
+        let mut generators: Vec<Element> = Vec::new();
+        let mut group = symmetry::group(&generators, self.n, self.n as u32);
+        for element in elements {
+            if !group.contains(&element) {
+                generators.push(element);
+                group = symmetry::group(&generators, self.n, self.n as u32);
+            }
+        }
         let name = format!(
             "the {} renumberings of the positions that map the moves onto the moves (found from the moves)",
             found.len()

@@ -73,7 +73,7 @@ impl Ring {
         let halved = self.size() * 2 == crate::rank::factorial(n - 1);
         // A halved rest needs two pieces besides the coordinate's.
         let fits = |d: &usize| {
-            let order = 2 * (n / d) as u64;
+            let order = (n / d) as u64 * (1 + u64::from(mirror.is_ok()));
             let others = n - n / d;
             let work = Turned::values(n, *d).saturating_mul(order);
             n.is_multiple_of(*d)

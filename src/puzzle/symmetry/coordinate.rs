@@ -116,6 +116,10 @@ impl Coordinate for Positions {
                 at[i as usize] = p as u32;
             }
         }
+        debug_assert!(
+            (self.set.iter()).all(|x| free.contains(x)),
+            "every piece of the set is free"
+        );
         let mut used = 0u32;
         let mut c = 0u64;
         for (i, &p) in at[..self.set.len()].iter().enumerate() {

@@ -140,6 +140,12 @@ pub fn of_pieces<S: StateSpace>(
         }
         set.extend(orbit);
     }
+    if set.is_empty() {
+        // One coordinate value: every position in one block, the table as large as without.
+        return Err(
+            "its symmetries move every piece among so many others that no set of pieces makes a class coordinate small enough, so the table would not shrink".into(),
+        );
+    }
     Ok(Symmetry {
         name: name.into(),
         elements,

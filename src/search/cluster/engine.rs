@@ -10,7 +10,7 @@ use crate::search::slab::moves::{SlabMoves, plane_pass, unreached_bits};
 use crate::search::slab::{self, LIST_SHARE, ROUND_BYTES, Slab};
 use crate::search::sweep::frontier::count_holding;
 use crate::search::{Passes, Progress, Step};
-use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED};
 use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
 
@@ -545,7 +545,8 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
         Ok((0..ranks.len())
             .map(|i| {
                 let held = all.iter().skip(i).step_by(ranks.len()).max();
-                held.map_or(0, |v| v.saturating_sub(1))
+                // Every entry is some process's.
+                held.map_or(UNREACHED, |v| v.saturating_sub(1))
             })
             .collect())
     }
