@@ -338,6 +338,8 @@ impl StateSpace for Sliding {
             "the mirror in the diagonal through the blank's corner",
             &[mirror],
             0,
+            // The blank's place counts towards which arrangements are reachable.
+            symmetry::Half::Asked,
         )
     }
 

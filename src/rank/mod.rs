@@ -276,6 +276,18 @@ impl ByteRanker {
     }
 }
 
+/// `x / d` and `x % d` for `x < 2^32` and `1 <= d <= MAX_LEN`, by a multiplication (a
+/// division by a number not known in advance takes several times as long).
+#[inline]
+pub fn div_rem_small(x: u64, d: usize) -> (u64, u64) {
+    debug_assert!(x <= u64::from(u32::MAX) && (1..=MAX_LEN).contains(&d));
+    if d == 1 {
+        return (x, 0);
+    }
+    let q = ((x as u128 * RECIPROCALS[d] as u128) >> 64) as u64;
+    (q, x - q * d as u64)
+}
+
 /// `RECIPROCALS[d] = floor(2^64 / d) + 1` for `d >= 2`: for `x < 2^32`, `x / d` is the high
 /// half of `x * RECIPROCALS[d]` (the error term stays below `1 / d`).
 const RECIPROCALS: [u64; MAX_LEN + 1] = {

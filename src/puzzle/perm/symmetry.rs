@@ -12,7 +12,7 @@
 use super::Perm;
 use crate::group::Perm as Permutation;
 use crate::puzzle::StateSpace;
-use crate::puzzle::symmetry::{self, Element, Symmetry};
+use crate::puzzle::symmetry::{self, Element, Half, Symmetry};
 
 /// Most symmetries a puzzle may have: its classes are worked out from all of them.
 const MAX_SYMMETRIES: usize = 1 << 10;
@@ -61,7 +61,8 @@ impl Perm {
             "the {} renumberings of the positions that map the moves onto the moves (found from the moves)",
             found.len()
         );
-        symmetry::of_pieces(self, &name, &generators, 0)
+        // Half of all arrangements: those of one parity.
+        symmetry::of_pieces(self, &name, &generators, 0, Half::Parity)
     }
 }
 

@@ -4,7 +4,7 @@
 use super::turned::Turned;
 use super::{Metric, Ring};
 use crate::puzzle::StateSpace;
-use crate::puzzle::symmetry::{self, Element, Rank, Symmetry};
+use crate::puzzle::symmetry::{self, Element, Half, Rank, Symmetry};
 
 impl Ring {
     /// Move `mv` applied to the pieces of `state`, into `out` ([`crate::puzzle::StateSpace::move_state`]).
@@ -60,7 +60,7 @@ impl Ring {
             Metric::Lrf => ("the mirror through the window, L and R swapped", 0),
             Metric::Flips => ("the mirror of the ring read from piece 1", 1),
         };
-        symmetry::of_pieces(self, name, &[mirror], fixed)
+        symmetry::of_pieces(self, name, &[mirror], fixed, Half::Parity)
     }
 
     /// In metric `flips`, the turns of the labels by multiples of the least `d` that gives a

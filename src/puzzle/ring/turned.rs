@@ -9,7 +9,7 @@
 //! them too. So turns by multiples of `d`, `n / d` of them, and their mirrors act on this
 //! coordinate alone, as Kociemba's class coordinates need.
 
-use crate::puzzle::symmetry::{Coordinate, Element, Positions};
+use crate::puzzle::symmetry::{Coordinate, Element, Half, Positions};
 use crate::rank::MAX_LEN;
 
 /// The positions of pieces `1 + d, 1 + 2d, ...` after piece 1 as the coordinate and the
@@ -22,13 +22,13 @@ pub struct Turned {
 
 impl Turned {
     /// The coordinate of turns by `d` (dividing `n`, less than `n`) of a ring of `n` pieces;
-    /// `halved`: only one parity of each order is reachable.
+    /// `halved`: only one parity of each order is reachable (the solved ring's).
     pub fn new(n: usize, d: usize, halved: bool) -> Turned {
         let solved: Vec<u32> = (1..=n as u32).collect();
         let set = (1 + d as u32..=n as u32).step_by(d).collect();
         Turned {
             n,
-            positions: Positions::new(&solved, 1, set, halved),
+            positions: Positions::new(&solved, 1, set, halved.then_some(Half::Parity)),
         }
     }
 

@@ -49,6 +49,41 @@ pub trait Classes: Send + Sync {
     fn positions(&self) -> u64;
     /// How entries are numbered, for the rank order.
     fn describe(&self) -> String;
+    /// Where the class of `state` lies by a class coordinate alone ([`Landing`]), where the
+    /// entries are numbered so; `None` where not.
+    fn landing(&self, state: &[u32]) -> Option<Landing> {
+        let _ = state;
+        None
+    }
+    /// The entry of `state`, whose class lies at `landing` ([`Classes::landing`]).
+    fn entry_at(
+        &self,
+        state: &[u32],
+        landing: Landing,
+        image: &mut [u32],
+        other: &mut [u32],
+    ) -> u64 {
+        let _ = landing;
+        self.entry(state, image, other)
+    }
+    /// The block of entry `entry`, where entries are numbered by landings.
+    fn block(&self, entry: u64) -> u64 {
+        let _ = entry;
+        0
+    }
+}
+
+/// Where a position's class lies by its class coordinate alone: the block of the coordinate's
+/// orbit, and the symmetry that takes the coordinate to the block's representative. A move
+/// takes every position of a block to one landing (the coordinate's moves act on it alone, as
+/// Kociemba's coordinates do, each with its move table): a cursor works it out once a block
+/// and move, not once a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Landing {
+    /// The block.
+    pub block: u32,
+    /// The symmetry (an index into the group).
+    pub element: u16,
 }
 
 // Coordinate values are held in 32 bits: the work limit keeps them fewer.
@@ -344,8 +379,28 @@ impl Classes for ByCoordinate {
     }
 
     fn entry(&self, state: &[u32], image: &mut [u32], other: &mut [u32]) -> u64 {
+        let (block, element) = self.block_of[self.coordinate.value(state) as usize];
+        self.entry_at(state, Landing { block, element }, image, other)
+    }
+
+    fn landing(&self, state: &[u32]) -> Option<Landing> {
+        let (block, element) = self.block_of[self.coordinate.value(state) as usize];
+        Some(Landing { block, element })
+    }
+
+    fn block(&self, entry: u64) -> u64 {
+        entry / self.fibre
+    }
+
+    fn entry_at(
+        &self,
+        state: &[u32],
+        landing: Landing,
+        image: &mut [u32],
+        other: &mut [u32],
+    ) -> u64 {
         let coordinate = &self.coordinate;
-        let (block, g) = self.block_of[coordinate.value(state) as usize];
+        let Landing { block, element: g } = landing;
         // The rest is read once, from the image in the block.
         let (mut r, moved) = match g {
             0 => (coordinate.rest(state), state),

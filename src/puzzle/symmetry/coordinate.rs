@@ -4,7 +4,10 @@
 //! A [`Coordinate`] splits a position into `(c, r)`: `c` in `0..values()`, which the symmetries
 //! map among themselves (the `c` of a symmetric image of a position depends on the position's
 //! `c` alone), and `r` in `0..fibre()`, the rest, the same count for every `c`. The reduced table
-//! keeps one block of `fibre()` entries per class of `c` ([`super::Reduced`]).
+//! keeps one block of `fibre()` entries per class of `c` ([`super::Reduced`]). Each move, too,
+//! takes `c` to a value that depends on `c` alone (Kociemba's coordinates each have a move
+//! table): a cursor works out where a move lands once for a block ([`super::Landing`]), and
+//! [`super::Reduced`] checks it on a sample of blocks as it is made.
 
 use crate::rank::{factorial, lex_rank, lex_unrank};
 
@@ -45,38 +48,66 @@ pub trait Coordinate: Send + Sync {
 /// (the first piece's position among all free positions, the second's among the rest, ...);
 /// `r` is the lexicographic rank of the other pieces' order (their labels in increasing order
 /// numbered from 0), halved where only one parity of positions is reachable (of each pair of
-/// orders `2r`, `2r + 1` the reachable one). The first `fixed` positions always hold the same
-/// pieces and are left out of both.
+/// orders `2r`, `2r + 1` the reachable one, told as [`Half`] says). The first `fixed` positions
+/// always hold the same pieces and are left out of both.
 pub struct Positions {
     /// Positions in a state.
     len: usize,
     fixed: Vec<u32>,
     set: Vec<u32>,
     others: Vec<u32>,
-    /// The index of each label among `others` (`u8::MAX` for the set's and the fixed ones).
-    other_index: Vec<u8>,
-    /// The index of each label in `set` (`u8::MAX` for the others).
-    set_index: Vec<u8>,
-    halved: bool,
+    /// The index of each label among `others` (`SKIP` for the set's and the fixed ones).
+    other_index: [u8; LABELS],
+    /// The index of each label in `set` (`SKIP` for the others).
+    set_index: [u8; LABELS],
+    /// The index of each label in the solved state.
+    solved_index: Vec<u8>,
+    /// Which of each two orders a halved rest holds; `None`: every order is reachable.
+    halved: Option<Half>,
+}
+
+/// Room for the labels of a state (its pieces are numbered below [`SKIP`]).
+const LABELS: usize = 32;
+/// The index of a label outside a list, and a slot written to and never read: the loops over
+/// a state's positions run without a branch per position.
+const SKIP: u8 = LABELS as u8 - 1;
+
+/// Which of each two orders (the last two of the rest swapped) a halved rest holds: the one
+/// the space holds, of the two states that differ by a swap of two pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half {
+    /// The one of the solved state's parity (as an arrangement of its pieces): where the moves
+    /// reach exactly the arrangements of one parity (Turnstyle and TopSpin of an odd size, a
+    /// permutation puzzle whose moves are even). Told from the state alone.
+    Parity,
+    /// The one the space says it holds, asked state by state (sliding tiles, where the blank's
+    /// place counts too).
+    Asked,
 }
 
 impl Positions {
     /// The coordinate of the pieces `set` among the positions after the first `fixed` of
-    /// `solved` (which those always hold); `halved`: only one parity of each order is reachable.
-    pub fn new(solved: &[u32], fixed: usize, set: Vec<u32>, halved: bool) -> Positions {
+    /// `solved` (which those always hold); `halved`: only one parity of each order is
+    /// reachable, and which one.
+    pub fn new(solved: &[u32], fixed: usize, set: Vec<u32>, halved: Option<Half>) -> Positions {
         let len = solved.len();
         let mut others: Vec<u32> = (solved[fixed..].iter().copied())
             .filter(|x| !set.contains(x))
             .collect();
         others.sort_unstable();
         let top = solved.iter().copied().max().unwrap_or(0) as usize;
-        let mut other_index = vec![u8::MAX; top + 1];
+        assert!(top < SKIP as usize, "labels below {SKIP}");
+        let mut other_index = [SKIP; LABELS];
         for (i, &x) in others.iter().enumerate() {
             other_index[x as usize] = i as u8;
         }
-        let mut set_index = vec![u8::MAX; top + 1];
+        let mut set_index = [SKIP; LABELS];
         for (i, &x) in set.iter().enumerate() {
             set_index[x as usize] = i as u8;
+        }
+        let mut solved_index = vec![u8::MAX; top + 1];
+        for (i, &x) in solved.iter().enumerate() {
+            solved_index[x as usize] = i as u8;
         }
         Positions {
             len,
@@ -85,8 +116,18 @@ impl Positions {
             others,
             other_index,
             set_index,
+            solved_index,
             halved,
         }
+    }
+
+    /// Whether `state` is an odd arrangement of the solved state's pieces.
+    fn is_odd(&self, state: &[u32]) -> bool {
+        let mut labels = [0u8; crate::rank::MAX_LEN];
+        for (label, &x) in labels.iter_mut().zip(state) {
+            *label = self.solved_index[x as usize];
+        }
+        crate::rank::is_odd(&labels[..state.len()])
     }
 
     /// The free positions.
@@ -102,19 +143,20 @@ impl Coordinate for Positions {
 
     fn fibre(&self) -> u64 {
         let rest = factorial(self.others.len());
-        if self.halved { rest / 2 } else { rest }
+        if self.halved.is_some() {
+            rest / 2
+        } else {
+            rest
+        }
     }
 
     fn value(&self, state: &[u32]) -> u64 {
         let free = &state[self.fixed.len()..];
         let m = free.len() as u64;
-        // Where each piece of the set is, in one reading.
-        let mut at = [0u32; crate::rank::MAX_LEN];
+        // Where each piece of the set is, in one reading (the others' written to `SKIP`).
+        let mut at = [0u32; LABELS];
         for (p, &x) in free.iter().enumerate() {
-            let i = self.set_index[x as usize];
-            if i != u8::MAX {
-                at[i as usize] = p as u32;
-            }
+            at[usize::from(self.set_index[x as usize % LABELS]) % LABELS] = p as u32;
         }
         debug_assert!(
             (self.set.iter()).all(|x| free.contains(x)),
@@ -132,17 +174,16 @@ impl Coordinate for Positions {
 
     fn rest(&self, state: &[u32]) -> u64 {
         let free = &state[self.fixed.len()..];
-        let mut order = [0u8; crate::rank::MAX_LEN];
+        // The others' indices in order, each set's written and then written over.
+        let mut order = [0u8; LABELS];
         let mut k = 0;
         for &x in free {
-            let i = self.other_index[x as usize];
-            if i != u8::MAX {
-                order[k] = i;
-                k += 1;
-            }
+            let i = self.other_index[x as usize % LABELS];
+            order[k % LABELS] = i;
+            k += usize::from(i != SKIP);
         }
         let r = lex_rank(&order[..k]);
-        if self.halved { r / 2 } else { r }
+        if self.halved.is_some() { r / 2 } else { r }
     }
 
     fn join(&self, c: u64, r: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool) {
@@ -153,9 +194,9 @@ impl Coordinate for Positions {
         let mut digits = [0u32; crate::rank::MAX_LEN];
         let mut rest = c;
         for i in (0..k).rev() {
-            let base = (m - i) as u64;
-            digits[i] = (rest % base) as u32;
-            rest /= base;
+            let (quotient, digit) = crate::rank::div_rem_small(rest, m - i);
+            digits[i] = digit as u32;
+            rest = quotient;
         }
         let free = &mut state[self.fixed.len()..];
         let mut used = 0u32;
@@ -166,7 +207,7 @@ impl Coordinate for Positions {
         }
         let mut order = [0u8; crate::rank::MAX_LEN];
         let order = &mut order[..self.others.len()];
-        lex_unrank(if self.halved { 2 * r } else { r }, order);
+        lex_unrank(if self.halved.is_some() { 2 * r } else { r }, order);
         let mut slots = [0usize; crate::rank::MAX_LEN];
         let mut j = 0;
         for (p, slot) in free.iter_mut().enumerate() {
@@ -176,13 +217,19 @@ impl Coordinate for Positions {
                 j += 1;
             }
         }
-        if self.halved && !reachable(state) {
+        let swap = match self.halved {
+            None => false,
+            Some(Half::Parity) => self.is_odd(state),
+            Some(Half::Asked) => !reachable(state),
+        };
+        if swap {
             let (a, b) = (
                 self.fixed.len() + slots[j - 2],
                 self.fixed.len() + slots[j - 1],
             );
             state.swap(a, b);
         }
+        debug_assert!(reachable(state), "{state:?} is one of the space's states");
     }
 
     fn describe(&self) -> String {
@@ -191,10 +238,10 @@ impl Coordinate for Positions {
             "c ranks the positions of pieces {} (in that order) among the {} free positions as a partial permutation; r is the lexicographic rank of the other pieces' order{}",
             set.join(", "),
             self.free(),
-            if self.halved {
-                ", halved (of orders 2r and 2r + 1 the reachable one)"
-            } else {
-                ""
+            // The same numbering however the reachable one is told.
+            match self.halved {
+                None => "",
+                Some(_) => ", halved (of orders 2r and 2r + 1 the reachable one)",
             }
         )
     }
@@ -225,13 +272,13 @@ mod tests {
     fn positions_split_and_join_every_state_once() {
         let solved = [1, 2, 3, 4, 5, 6];
         round_trip(
-            &Positions::new(&solved, 0, vec![4, 1], false),
+            &Positions::new(&solved, 0, vec![4, 1], None),
             &solved,
             &|_| true,
         );
         // Position 0 always holds piece 1.
         round_trip(
-            &Positions::new(&solved, 1, vec![2, 6], false),
+            &Positions::new(&solved, 1, vec![2, 6], None),
             &solved,
             &|s| s[0] == 1,
         );
@@ -240,8 +287,10 @@ mod tests {
             let labels: Vec<u8> = s.iter().map(|&x| x as u8 - 1).collect();
             !crate::rank::is_odd(&labels)
         };
-        let halved = Positions::new(&solved, 0, vec![3], true);
-        assert_eq!(halved.values() * halved.fibre(), 360);
-        round_trip(&halved, &solved, &even);
+        for half in [Half::Parity, Half::Asked] {
+            let halved = Positions::new(&solved, 0, vec![3], Some(half));
+            assert_eq!(halved.values() * halved.fibre(), 360);
+            round_trip(&halved, &solved, &even);
+        }
     }
 }

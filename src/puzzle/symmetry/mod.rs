@@ -20,8 +20,8 @@ pub mod pieces;
 pub mod relabel;
 
 pub use base::{Base, Erased, Walker};
-pub use classes::{ByCoordinate, Classes};
-pub use coordinate::{Coordinate, Positions};
+pub use classes::{ByCoordinate, Classes, Landing};
+pub use coordinate::{Coordinate, Half, Positions};
 pub use pieces::{check, of_pieces};
 
 use super::{Cursor, PuzzleInfo, Rate, StateSpace, Weights};
@@ -173,7 +173,40 @@ impl Reduced {
             solved: 0,
         };
         reduced.solved = reduced.entry(&solved);
+        reduced.check_landings()?;
         Ok(reduced)
+    }
+
+    /// Whether each move takes the positions of a block to one landing ([`Landing`]), as the
+    /// cursor assumes: on pairs of positions of a spread of blocks (the lib tests check every
+    /// position).
+    fn check_landings(&self) -> Result<(), String> {
+        let size = self.classes.size();
+        let mut state = self.base.state(self.base.solved());
+        let (mut other, mut image, mut next) = (state.clone(), state.clone(), state.clone());
+        for i in 0..CHECKED_BLOCKS.min(size) {
+            let entry = i * (size / CHECKED_BLOCKS.min(size));
+            let block = self.classes.block(entry);
+            for step in [1, 7, 5_040] {
+                let twin = entry + step;
+                if twin >= size || self.classes.block(twin) != block {
+                    continue;
+                }
+                self.position(entry, &mut state, &mut image);
+                self.position(twin, &mut other, &mut image);
+                for mv in 0..self.base.move_count() {
+                    self.base.move_state(&state, mv, &mut next);
+                    let landing = self.classes.landing(&next);
+                    self.base.move_state(&other, mv, &mut next);
+                    if landing != self.classes.landing(&next) {
+                        return Err(format!(
+                            "its moves do not take the positions of a block of its class coordinate to one block (move {mv} from {state:?} and {other:?})"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The symmetries, the identity first.
@@ -227,13 +260,27 @@ impl Reduced {
     }
 }
 
+/// Blocks whose moves [`Reduced::check_landings`] checks.
+const CHECKED_BLOCKS: u64 = 64;
+
 /// The cursor of a [`Reduced`] space: the family's moves applied to the position an entry
 /// holds ([`StateSpace::move_state`]), each neighbour reduced to the entry of its class. An
 /// entry that holds no class has no neighbours but itself, so no pass ever reaches it.
+///
+/// Where entries are numbered by landings ([`Landing`]), the cursor keeps each move's landing
+/// from the block it is in: passes go through the entries in order, so a block's many
+/// positions look their landings up once (a table of a class coordinate's values is too large
+/// for a cache from about 14 pieces on).
 pub struct ReducedCursor<'a> {
     space: &'a Reduced,
     /// The entry sought, where it holds no class.
     unused: Option<u64>,
+    /// Whether entries are numbered by landings.
+    by_landing: bool,
+    /// The block of the entry sought.
+    block: u64,
+    /// Each move's landing from that block, once worked out.
+    landings: Vec<Option<Landing>>,
     state: Vec<u32>,
     /// The neighbour's state.
     next: Vec<u32>,
@@ -245,15 +292,36 @@ impl Cursor for ReducedCursor<'_> {
     fn seek(&mut self, entry: u64) {
         let holds = (self.space).position(entry, &mut self.state, &mut self.image);
         self.unused = (!holds).then_some(entry);
+        let block = self.space.classes.block(entry);
+        if block != self.block {
+            self.block = block;
+            self.landings.fill(None);
+        }
     }
 
     fn neighbour(&mut self, mv: usize) -> u64 {
         if let Some(entry) = self.unused {
             return entry;
         }
-        let space = self.space;
-        space.base.move_state(&self.state, mv, &mut self.next);
-        (space.classes).entry(&self.next, &mut self.image, &mut self.other)
+        let classes = &self.space.classes;
+        self.space.base.move_state(&self.state, mv, &mut self.next);
+        if !self.by_landing {
+            return classes.entry(&self.next, &mut self.image, &mut self.other);
+        }
+        let landing = match self.landings[mv] {
+            Some(landing) => landing,
+            None => {
+                let landing = classes.landing(&self.next).expect("numbered by landings");
+                self.landings[mv] = Some(landing);
+                landing
+            }
+        };
+        debug_assert_eq!(
+            classes.landing(&self.next),
+            Some(landing),
+            "a move takes a block's positions to one landing"
+        );
+        classes.entry_at(&self.next, landing, &mut self.image, &mut self.other)
     }
 }
 
@@ -281,6 +349,9 @@ impl StateSpace for Reduced {
         ReducedCursor {
             space: self,
             unused: None,
+            by_landing: self.classes.landing(&solved).is_some(),
+            block: u64::MAX,
+            landings: vec![None; self.base.move_count()],
             image: solved.clone(),
             other: solved.clone(),
             next: solved.clone(),

@@ -2,7 +2,7 @@
 //! moves ([`check`]), and given a class coordinate of the positions of a set of pieces they map
 //! onto themselves ([`of_pieces`]).
 
-use super::{Element, MAX_CLASS_WORK, Positions, Rank, Symmetry, group};
+use super::{Element, Half, MAX_CLASS_WORK, Positions, Rank, Symmetry, group};
 use crate::puzzle::{Cursor, StateSpace};
 
 /// Coordinate values a class coordinate aims at for each symmetry, where it can: with thousands
@@ -12,12 +12,14 @@ const VALUES_PER_ELEMENT: u64 = 1 << 12;
 /// The symmetries `generators` generate, of `space`, whose states are pieces by position and
 /// whose first `fixed` positions always hold the same pieces: checked to keep its start and to
 /// map its moves onto its moves (on a sample of positions), with a class coordinate of the
-/// positions of a set of pieces the symmetries map onto itself ([`Positions`]).
+/// positions of a set of pieces the symmetries map onto itself ([`Positions`]). `half` tells
+/// which of two arrangements is reachable where only half of them are.
 pub fn of_pieces<S: StateSpace>(
     space: &S,
     name: &str,
     generators: &[Element],
     fixed: usize,
+    half: Half,
 ) -> Result<Symmetry, String> {
     let solved = space.state(space.solved());
     let top = solved.iter().copied().max().unwrap_or(0);
@@ -57,7 +59,12 @@ pub fn of_pieces<S: StateSpace>(
     Ok(Symmetry {
         name: name.into(),
         elements,
-        rank: Rank::Coordinate(Box::new(Positions::new(&solved, fixed, set, halved))),
+        rank: Rank::Coordinate(Box::new(Positions::new(
+            &solved,
+            fixed,
+            set,
+            halved.then_some(half),
+        ))),
     })
 }
 
