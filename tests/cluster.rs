@@ -178,7 +178,7 @@ fn processes_on_their_gpus_write_the_single_process_file() {
 #[test]
 fn processes_search_slabs_on_their_disks_into_the_single_process_file() {
     let dir = scratch("disk");
-    let puzzles: [&[&str]; 8] = [
+    let puzzles: [&[&str]; 10] = [
         &["--puzzle", "sliding", "--rows", "3", "--cols", "3"],
         &["--puzzle", "pancake", "--n", "6", "--burnt"],
         &["--puzzle", "turnstyle", "--n", "10"],
@@ -192,6 +192,17 @@ fn processes_search_slabs_on_their_disks_into_the_single_process_file() {
             "(1,2,3,4,5,6,7,8); (1,2)(3,5)",
         ],
         &["--puzzle", "rings", "--n", "8"],
+        // Reduced by symmetry: each process weighs the levels from its own slabs' files.
+        &[
+            "--puzzle",
+            "hanoi",
+            "--pegs",
+            "5",
+            "--discs",
+            "9",
+            "--symmetry",
+        ],
+        &["--puzzle", "turnstyle", "--n", "10", "--symmetry"],
     ];
     for (i, args) in puzzles.iter().enumerate() {
         let single = distances(args, "cpu", 0, &dir.join(format!("{i}-single")));

@@ -183,9 +183,9 @@ fn puzzles_without_symmetries_refuse_them_naming_the_flag() {
 }
 
 #[test]
-fn a_reduced_run_killed_goes_on_from_its_checkpoint() {
+fn a_reduced_run_killed_goes_on_from_its_checkpoint_in_memory_and_from_disk() {
     let dir = scratch("killed");
-    let (whole, killed) = (dir.join("whole"), dir.join("killed"));
+    let whole = dir.join("whole");
     let args = [
         "--puzzle",
         "turnstyle",
@@ -195,29 +195,67 @@ fn a_reduced_run_killed_goes_on_from_its_checkpoint() {
         "--quiet",
     ];
     let expected = run(&args[..4], &whole, true);
-    let checkpoint = killed.join("checkpoint.gsc");
-    let out = killed.to_str().unwrap();
-    let command = |resume: bool| {
-        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"));
-        c.args(args).args(["--checkpoint-every", "0", "--out", out]);
-        c.args(resume.then_some("--resume"));
-        c
-    };
-    let kills = kill_after_checkpoints(command, &checkpoint, &[0, 20, 80]);
-    assert!(kills >= 1, "never killed");
-    if checkpoint.exists() {
-        let resumed =
-            gpusearch(&[&args[..], &["--resume", "--out", killed.to_str().unwrap()]].concat());
-        assert!(
-            resumed.status.success(),
-            "{}",
-            String::from_utf8_lossy(&resumed.stderr)
+    // In memory, and in slabs on disk (their files are the checkpoint).
+    for (name, tier) in [
+        ("memory", &[][..]),
+        ("disk", &["--slab-bytes", "100000"][..]),
+    ] {
+        let killed = dir.join(name);
+        let checkpoint = killed.join("checkpoint.gsc");
+        let out = killed.to_str().unwrap();
+        let command = |resume: bool| {
+            let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"));
+            c.args(args).args(tier);
+            c.args(["--checkpoint-every", "0", "--out", out]);
+            c.args(resume.then_some("--resume"));
+            c
+        };
+        let kills = kill_after_checkpoints(command, &checkpoint, &[0, 20, 80]);
+        assert!(kills >= 1, "{name}: never killed");
+        if checkpoint.exists() {
+            let resumed = gpusearch(&[&args[..], tier, &["--resume", "--out", out]].concat());
+            assert!(
+                resumed.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&resumed.stderr)
+            );
+        }
+        let got = report(&killed);
+        for field in ["levels", "class_levels", "antipodes", "distances_sha256"] {
+            assert_eq!(got[field], expected[field], "{name}: {field}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_reduced_table_searched_in_slabs_on_disk_is_the_table_searched_in_memory() {
+    let dir = scratch("slabs");
+    // A mirror, the flips metric's turns, and the Towers of Hanoi's pegs (whose entries weigh
+    // unlike each other); the first levels as lists, then slabs, then the last as a tail.
+    let puzzles: [&[&str]; 3] = [
+        &["--puzzle", "turnstyle", "--n", "10"],
+        FAMILIES[2],
+        &["--puzzle", "hanoi", "--pegs", "5", "--discs", "9"],
+    ];
+    for (i, args) in puzzles.iter().enumerate() {
+        let memory = run(args, &dir.join(format!("{i}-memory")), true);
+        let slabs = dir.join(format!("{i}-disk"));
+        let disk = run(
+            &[args, &["--slab-bytes", "4000"][..]].concat(),
+            &slabs,
+            true,
         );
+        assert!(
+            disk["disk"]["slabs"].as_u64().unwrap() > 1,
+            "{args:?}: no slabs"
+        );
+        for field in ["levels", "class_levels", "antipodes", "distances_sha256"] {
+            assert_eq!(disk[field], memory[field], "{args:?}: {field}");
+        }
+        assert!(!slabs.join("slabs").exists(), "{args:?}: slabs left behind");
     }
-    let got = report(&killed);
-    for field in ["levels", "class_levels", "antipodes", "distances_sha256"] {
-        assert_eq!(got[field], expected[field], "{field}");
-    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -246,17 +284,17 @@ fn a_position_written_from_another_piece_is_solved_as_written_from_piece_1() {
 }
 
 #[test]
-fn engines_that_cannot_search_a_reduced_table_are_refused_naming_the_way_out() {
+fn the_gpu_backend_is_refused_a_reduced_table_naming_the_way_out() {
     let turnstyle = ["--puzzle", "turnstyle", "--n", "10", "--symmetry"];
-    for (extra, needle) in [
-        (&["--backend", "gpu"][..], "--backend cpu"),
-        (&["--dry-run", "--slab-bytes", "100000"], "--memory"),
+    for extra in [
+        &["--backend", "gpu"][..],
+        &["--backend", "gpu", "--dry-run"],
     ] {
         let done = gpusearch(&[&turnstyle[..], extra].concat());
         let err = String::from_utf8_lossy(&done.stderr);
         assert_eq!(done.status.code(), Some(2), "{extra:?}: {err}");
         assert!(
-            err.contains("reduced by symmetry") && err.contains(needle),
+            err.contains("reduced by symmetry") && err.contains("--backend cpu"),
             "{err}"
         );
     }

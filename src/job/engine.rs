@@ -131,6 +131,26 @@ pub(super) fn choose<'m, S: StateSpace>(
     })
 }
 
+/// Why `--backend gpu` cannot search `space`, where the job asks for it and it cannot: a table
+/// reduced by symmetry, or a puzzle without a GPU shader.
+pub(super) fn gpu_refusal<S: StateSpace>(job: &Job, space: &S) -> Option<String> {
+    if !matches!(job.backend, Backend::Gpu) {
+        return None;
+    }
+    let why = if space.weights().is_some() {
+        "a table reduced by symmetry is searched on the CPU so far".to_string()
+    } else if space.gpu_shader().is_none() {
+        format!("the {} puzzle has no GPU shader", space.info().puzzle)
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{}: {why}; use {}",
+        Setting::Backend.to("gpu"),
+        Setting::Backend.to("cpu")
+    ))
+}
+
 /// Opens the GPU the job asks for, for a table of `entries` (the `index`-th of the best kind,
 /// counted round: a process's on a node of several): `None` for the CPU backend.
 fn open_gpu<S: StateSpace>(
@@ -142,17 +162,7 @@ fn open_gpu<S: StateSpace>(
 ) -> Result<Option<Gpu>, Error> {
     match job.backend {
         Backend::Cpu => Ok(None),
-        Backend::Gpu if space.weights().is_some() => Err(Error::Input(format!(
-            "{}: a table reduced by symmetry is searched on the CPU so far; use {}",
-            Setting::Backend.to("gpu"),
-            Setting::Backend.to("cpu")
-        ))),
-        Backend::Gpu if space.gpu_shader().is_none() => Err(Error::Input(format!(
-            "{}: the {} puzzle has no GPU shader; use {}",
-            Setting::Backend.to("gpu"),
-            space.info().puzzle,
-            Setting::Backend.to("cpu")
-        ))),
+        Backend::Gpu if let Some(why) = gpu_refusal(job, space) => Err(Error::Input(why)),
         Backend::Gpu => match Gpu::open_nth(Adapters::Any, index).map_err(Error::Input)? {
             Some(gpu) => Ok(Some(gpu)),
             None => Err(Error::Input(format!(

@@ -2,7 +2,7 @@
 //! checkpoints, the disk, the output folder), and the plan `--dry-run` prints.
 
 use super::checkpoints::{Saved, resume_from};
-use super::engine::{Backend, Placement, choose, thread_count};
+use super::engine::{Backend, Placement, choose, gpu_refusal, thread_count};
 use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{Adapters, Gpu};
@@ -73,9 +73,7 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
             None => (&plan, threads),
         };
         let time = Estimate::of(s.size(), s.measured_rate(), all_threads, decides.tier());
-        let slabs = decides.disk_slabs.is_some();
-        let refusal = (decides.refusal.clone())
-            .or_else(|| reduced_refusal(s, slabs));
+        let refusal = (decides.refusal.clone()).or_else(|| gpu_refusal(job, s));
         Ok(DryRun {
             plan: format!(
                 "{} ({}): {} entries\n{}{}{across}",
@@ -88,20 +86,6 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
             refusal,
         })
     })
-}
-
-/// Why a table reduced by symmetry cannot be searched as planned, where it cannot: only the CPU
-/// engines in memory search one so far (one process's, or each MPI process's slab), not
-/// `slabs` on disk or in host memory.
-fn reduced_refusal<S: StateSpace>(space: &S, slabs: bool) -> Option<String> {
-    if space.weights().is_none() || !slabs {
-        return None;
-    }
-    Some(format!(
-        "a table reduced by symmetry is searched in memory so far, and this one needs slabs: give a budget that holds it ({}), or search without {}",
-        Setting::Memory,
-        Setting::Symmetry
-    ))
 }
 
 /// The device a dry run plans for: a GPU of the job's GPU memory where it gives one (no device
@@ -241,9 +225,6 @@ pub(super) fn setup<'m, S: StateSpace>(
     let plan = plan_of(space, job, threads, device, slab);
     if let Some(why) = &plan.refusal {
         return Err(Error::Input(why.clone()));
-    }
-    if let Some(why) = reduced_refusal(space, plan.disk_slabs.is_some()) {
-        return Err(Error::Input(why));
     }
     let saved = Saved::find(out, cluster.map_or(1, MpiJob::size))?;
     if job.resume && saved.level.is_none() {

@@ -80,6 +80,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         self.smallest = antipodes.iter().copied().take(self.limit).collect();
         self.lists = None;
         self.tail = None;
+        self.resumed = true;
         Ok(())
     }
 }

@@ -352,21 +352,31 @@ impl SlabFiles {
         (self.loaded.take()).ok_or_else(|| "no slab was being read".to_string())
     }
 
-    /// The table of slab `slab`, to read pieces of: held in memory (its states of the next
-    /// level found so far as unreached, where `found_unreached`), or its file opened.
+    /// The table of slab `slab`, to read pieces of: held in memory, or its file opened; its
+    /// states of the next level found so far read as unreached where `found_unreached` gives
+    /// the slab's entries (from a file, its bits are read whole).
     pub(super) fn slab_table(
         &self,
         slab: usize,
-        found_unreached: bool,
+        found_unreached: Option<u64>,
     ) -> Result<SlabTable<'_>, String> {
         if let Some(held) = &self.held {
             let (table, next) =
                 (held[slab].as_ref()).ok_or_else(|| format!("slab {slab} is not in memory"))?;
-            return Ok(SlabTable::Held(table, found_unreached.then_some(next)));
+            return Ok(SlabTable::Held(table, found_unreached.map(|_| next)));
         }
         let path = self.table_path(slab, self.current[slab]);
         let file = File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Ok(SlabTable::File(file))
+        let next = match found_unreached {
+            Some(entries) => {
+                let next = Bitmap::new(entries);
+                let path = self.next_path(slab, self.current[slab]);
+                bits::read_bits(&path, &next, entries.div_ceil(64) as usize, &|_| ())?;
+                Some(next)
+            }
+            None => None,
+        };
+        Ok(SlabTable::File(file, next))
     }
 
     /// Each slab's generation of files that holds it now, the ranks and bytes of its inbox for

@@ -4,7 +4,9 @@
 
 use crate::puzzle::{Cursor, StateSpace};
 use crate::search::slab::Slab;
+use crate::table::UNREACHED;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// States a list task expands.
 const STATES_PER_TASK: usize = 1 << 12;
@@ -71,6 +73,26 @@ impl Lists {
             self.levels.push(next);
         }
         count
+    }
+
+    /// The value entry `rank` holds: its level's (mod 3), or unreached.
+    pub(super) fn value(&self, rank: u64) -> u8 {
+        (self
+            .levels
+            .iter()
+            .position(|l| l.binary_search(&rank).is_ok()))
+        .map_or(UNREACHED, |depth| (depth % 3) as u8)
+    }
+
+    /// How many entries of `ranks` hold `value`.
+    pub(super) fn count_holding(&self, ranks: &Range<u64>, value: u8) -> u64 {
+        let within = |l: &Vec<u64>| {
+            (l.partition_point(|&r| r < ranks.end) - l.partition_point(|&r| r < ranks.start)) as u64
+        };
+        (self.levels.iter().enumerate())
+            .filter(|(depth, _)| (depth % 3) as u8 == value)
+            .map(|(_, l)| within(l))
+            .sum()
     }
 
     /// The smallest `limit` states of the last level.

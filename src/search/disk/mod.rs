@@ -165,6 +165,9 @@ pub struct DiskEngine<'s, S: StateSpace> {
     sweeper: Option<Box<dyn SlabSweep + Sync + 's>>,
     /// The other processes of an MPI job, each searching its own slabs ([`peers`]).
     peers: Option<&'s dyn Peers>,
+    /// Taken up from slabs on disk, with no pass since: their states of the next level found
+    /// so far are read as unreached where the level loop weighs the table it goes on from.
+    resumed: bool,
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
@@ -214,6 +217,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             steps: Vec::new(),
             sweeper: None,
             peers: None,
+            resumed: false,
             slabs,
             unit,
         })
@@ -434,6 +438,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         progress: &dyn Progress,
     ) -> Result<u64, String> {
         debug_assert_eq!(step, Step::TopDown);
+        self.resumed = false;
         let before = self.files.io;
         if let Some(lists) = &mut self.lists {
             if lists.room_for_next(self.space.move_count()) {
@@ -547,6 +552,14 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
 
     fn smallest(&mut self, _depth: u64, limit: usize) -> Result<Vec<u64>, String> {
         Ok(self.smallest.iter().copied().take(limit).collect())
+    }
+
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
+        DiskEngine::count_holding(self, ranges, value)
+    }
+
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+        DiskEngine::values_at(self, ranks)
     }
 
     fn with_table(

@@ -1,18 +1,25 @@
 //! The whole table of a search in slabs, as their files (or host memory) hold it
-//! ([`SlabsView`]): what the distances file is written from, and a checkpoint of slabs in memory.
+//! ([`SlabsView`]): what the distances file is written from, a checkpoint of slabs in memory,
+//! and the entries the level loop weighs a table reduced by symmetry with, after each pass.
 
 use super::DiskEngine;
 use super::owners::Owners;
 use crate::puzzle::StateSpace;
 use crate::search::bitmap::Bitmap;
+use crate::search::bitmap::mask;
 use crate::search::slab::Slab;
-use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableView};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableView, UNREACHED, matches};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
+
+/// Words of a slab's table read at a time to count its entries.
+const COUNTED_WORDS: u64 = 1 << 16;
 
 /// A slab's table, to read pieces of.
 pub(super) enum SlabTable<'e> {
-    /// Its file.
-    File(std::fs::File),
+    /// Its file, with the bits of the states of the next level found in it where they are to
+    /// read as unreached.
+    File(std::fs::File, Option<Bitmap>),
     /// Held in host memory, with the bits of the states of the next level found in it so far
     /// where they are to read as unreached (a checkpoint's table, at the last whole level).
     Held(&'e DistanceTable, Option<&'e Bitmap>),
@@ -55,11 +62,14 @@ impl TableView for SlabsView<'_> {
             let local = slab.entry(plane, column) / ENTRIES_PER_WORD;
             let at = out.len();
             match &self.tables[i] {
-                SlabTable::File(file) => {
+                SlabTable::File(file, found) => {
                     out.resize(at + 8 * run, 0);
                     let fail =
                         |e: std::io::Error| format!("cannot read slab {i} of the table: {e}");
                     (file.read_exact_at(&mut out[at..], 8 * local)).map_err(fail)?;
+                    if let Some(found) = found {
+                        unreach(&mut out[at..], found, local as usize);
+                    }
                 }
                 SlabTable::Away => {
                     return Err(format!("slab {i} of the table is another process's"));
@@ -87,7 +97,108 @@ impl TableView for SlabsView<'_> {
     }
 }
 
+impl SlabsView<'_> {
+    /// The words from word `w` on (at most `most`) that lie in one slab, and whether this
+    /// process holds that slab (not another process's).
+    fn run_at(&self, w: u64, most: u64) -> (u64, bool) {
+        let (_, column) = self.owners.place(w * ENTRIES_PER_WORD);
+        let i = self.owners.of_column(column);
+        let run = (self.slabs[i].end - column).div_ceil(ENTRIES_PER_WORD);
+        (run.min(most), !matches!(self.tables[i], SlabTable::Away))
+    }
+
+    /// How many of the entries `ranks` that this process holds hold `value`.
+    pub(super) fn count_holding(&self, ranks: Range<u64>, value: u8) -> Result<u64, String> {
+        let (mut w, end) = (
+            ranks.start / ENTRIES_PER_WORD,
+            ranks.end.div_ceil(ENTRIES_PER_WORD),
+        );
+        let mut count = 0;
+        let mut bytes = Vec::new();
+        while w < end {
+            let (run, mine) = self.run_at(w, (end - w).min(COUNTED_WORDS));
+            if mine {
+                bytes.clear();
+                self.append_le_bytes(w as usize..(w + run) as usize, &mut bytes)?;
+                for (k, word) in bytes.chunks_exact(8).enumerate() {
+                    let first = (w + k as u64) * ENTRIES_PER_WORD;
+                    let lo = first.max(ranks.start) - first;
+                    let hi = (first + ENTRIES_PER_WORD).min(ranks.end) - first;
+                    let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                    count += (matches(word, value) & mask(2 * lo, 2 * (hi - lo))).count_ones();
+                }
+            }
+            w += run;
+        }
+        Ok(u64::from(count))
+    }
+
+    /// The value of entry `rank`, or `None` where another process holds it.
+    pub(super) fn value(&self, rank: u64) -> Result<Option<u8>, String> {
+        let w = rank / ENTRIES_PER_WORD;
+        if !self.run_at(w, 1).1 {
+            return Ok(None);
+        }
+        let mut bytes = Vec::with_capacity(8);
+        self.append_le_bytes(w as usize..w as usize + 1, &mut bytes)?;
+        let word = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        Ok(Some((word >> (2 * (rank % ENTRIES_PER_WORD)) & 3) as u8))
+    }
+}
+
 impl<S: StateSpace> DiskEngine<'_, S> {
+    /// For each of `ranges`, how many of its entries hold `value`, over the job's processes:
+    /// from the lists while they hold the levels, else read from the slabs. The slabs' states
+    /// of the next level found so far hold that level's value, not the last one's, which the
+    /// loop weighs; but where it weighs the table it goes on from, the level before that one
+    /// held the value too, so there they read as unreached.
+    pub(super) fn count_holding(
+        &self,
+        ranges: &[Range<u64>],
+        value: u8,
+    ) -> Result<Vec<u64>, String> {
+        if let Some(lists) = &self.lists {
+            // Every process holds the same lists.
+            return Ok(ranges
+                .iter()
+                .map(|r| lists.count_holding(r, value))
+                .collect());
+        }
+        let view = self.view_with(self.resumed)?;
+        let mine = (ranges.iter())
+            .map(|r| view.count_holding(r.clone(), value))
+            .collect::<Result<Vec<u64>, String>>()?;
+        let Some(peers) = self.peers else {
+            return Ok(mine);
+        };
+        let all = peers.gather(&mine);
+        Ok((0..ranges.len())
+            .map(|k| all.iter().skip(k).step_by(ranges.len()).sum())
+            .collect())
+    }
+
+    /// The values of the entries `ranks`, over the job's processes ([`Self::count_holding`]).
+    pub(super) fn values_at(&self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+        if let Some(lists) = &self.lists {
+            return Ok(ranks.iter().map(|&r| lists.value(r)).collect());
+        }
+        let view = self.view_with(self.resumed)?;
+        // Each value plus one where this process holds it, 0 where another does.
+        let mine = (ranks.iter())
+            .map(|&r| Ok(view.value(r)?.map_or(0, |v| u64::from(v) + 1)))
+            .collect::<Result<Vec<u64>, String>>()?;
+        let all = match self.peers {
+            Some(peers) => peers.gather(&mine),
+            None => mine,
+        };
+        Ok((0..ranks.len())
+            .map(|k| {
+                let held = all.iter().skip(k).step_by(ranks.len()).sum::<u64>();
+                held.checked_sub(1).map_or(UNREACHED, |v| v as u8)
+            })
+            .collect())
+    }
+
     /// The table of a search that is over, read from the slabs' files as it is asked for.
     pub(super) fn view(&self) -> Result<SlabsView<'_>, String> {
         // Once the search is over no slab holds states of a next level (their bits are not
@@ -109,11 +220,16 @@ impl<S: StateSpace> DiskEngine<'_, S> {
 
     /// The table as the slabs hold it, their states of the next level found so far as
     /// unreached where `found_unreached` (slabs held in memory).
-    fn view_with(&self, found_unreached: bool) -> Result<SlabsView<'_>, String> {
+    pub(super) fn view_with(&self, found_unreached: bool) -> Result<SlabsView<'_>, String> {
         let mine = self.mine();
         let tables = (0..self.slabs.len())
             .map(|i| match mine.contains(&i) {
-                true => self.files.slab_table(i, found_unreached),
+                // Read from a file only where the slab found some.
+                true => {
+                    let read = self.files.in_memory() || self.found[i] > 0;
+                    let next = (found_unreached && read).then(|| self.slabs[i].entries());
+                    self.files.slab_table(i, next)
+                }
                 false => Ok(SlabTable::Away),
             })
             .collect::<Result<_, _>>()?;
