@@ -185,16 +185,22 @@ fn puzzles_without_symmetries_refuse_them_naming_the_flag() {
 #[test]
 fn a_reduced_run_killed_goes_on_from_its_checkpoint_in_memory_and_from_disk() {
     let dir = scratch("killed");
-    let whole = dir.join("whole");
-    let args = [
-        "--puzzle",
-        "turnstyle",
-        "--n",
-        "10",
-        "--symmetry",
-        "--quiet",
+    // A mirror, and the Towers of Hanoi's pegs (entries of unlike weights).
+    let puzzles: [&[&str]; 2] = [
+        &["--puzzle", "turnstyle", "--n", "10"],
+        &["--puzzle", "hanoi", "--pegs", "5", "--discs", "10"],
     ];
-    let expected = run(&args[..4], &whole, true);
+    for (i, puzzle) in puzzles.iter().enumerate() {
+        killed_and_resumed(&dir.join(i.to_string()), puzzle);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `puzzle` reduced, killed and resumed into `dir`, in memory and from disk: the report of the
+/// run never killed.
+fn killed_and_resumed(dir: &Path, puzzle: &[&str]) {
+    let args = [puzzle, &["--symmetry", "--quiet"]].concat();
+    let expected = run(puzzle, &dir.join("whole"), true);
     // In memory, and in slabs on disk (their files are the checkpoint).
     for (name, tier) in [
         ("memory", &[][..]),
@@ -205,27 +211,26 @@ fn a_reduced_run_killed_goes_on_from_its_checkpoint_in_memory_and_from_disk() {
         let out = killed.to_str().unwrap();
         let command = |resume: bool| {
             let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"));
-            c.args(args).args(tier);
+            c.args(&args).args(tier);
             c.args(["--checkpoint-every", "0", "--out", out]);
             c.args(resume.then_some("--resume"));
             c
         };
         let kills = kill_after_checkpoints(command, &checkpoint, &[0, 20, 80]);
-        assert!(kills >= 1, "{name}: never killed");
+        assert!(kills >= 1, "{puzzle:?} {name}: never killed");
         if checkpoint.exists() {
             let resumed = gpusearch(&[&args[..], tier, &["--resume", "--out", out]].concat());
             assert!(
                 resumed.status.success(),
-                "{name}: {}",
+                "{puzzle:?} {name}: {}",
                 String::from_utf8_lossy(&resumed.stderr)
             );
         }
         let got = report(&killed);
         for field in ["levels", "class_levels", "antipodes", "distances_sha256"] {
-            assert_eq!(got[field], expected[field], "{name}: {field}");
+            assert_eq!(got[field], expected[field], "{puzzle:?} {name}: {field}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

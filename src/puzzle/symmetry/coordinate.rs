@@ -156,6 +156,7 @@ impl Coordinate for Positions {
         // Where each piece of the set is, in one reading (the others' written to `SKIP`).
         let mut at = [0u32; LABELS];
         for (p, &x) in free.iter().enumerate() {
+            debug_assert!(x < u32::from(SKIP), "label {x} below {SKIP}");
             at[usize::from(self.set_index[x as usize % LABELS]) % LABELS] = p as u32;
         }
         debug_assert!(
@@ -178,6 +179,7 @@ impl Coordinate for Positions {
         let mut order = [0u8; LABELS];
         let mut k = 0;
         for &x in free {
+            debug_assert!(x < u32::from(SKIP), "label {x} below {SKIP}");
             let i = self.other_index[x as usize % LABELS];
             order[k % LABELS] = i;
             k += usize::from(i != SKIP);

@@ -179,13 +179,16 @@ impl Reduced {
 
     /// Whether each move takes the positions of a block to one landing ([`Landing`]), as the
     /// cursor assumes: on pairs of positions of a spread of blocks (the lib tests check every
-    /// position).
+    /// position). Nothing to check where entries are not numbered by landings.
     fn check_landings(&self) -> Result<(), String> {
         let size = self.classes.size();
         let mut state = self.base.state(self.base.solved());
+        if self.classes.landing(&state).is_none() {
+            return Ok(());
+        }
         let (mut other, mut image, mut next) = (state.clone(), state.clone(), state.clone());
-        for i in 0..CHECKED_BLOCKS.min(size) {
-            let entry = i * (size / CHECKED_BLOCKS.min(size));
+        for i in 0..CHECKED_PAIRS.min(size) {
+            let entry = i * (size / CHECKED_PAIRS.min(size));
             let block = self.classes.block(entry);
             for step in [1, 7, 5_040] {
                 let twin = entry + step;
@@ -260,8 +263,8 @@ impl Reduced {
     }
 }
 
-/// Blocks whose moves [`Reduced::check_landings`] checks.
-const CHECKED_BLOCKS: u64 = 64;
+/// Pairs of positions, each of one block, whose moves [`Reduced::check_landings`] checks.
+const CHECKED_PAIRS: u64 = 64;
 
 /// The cursor of a [`Reduced`] space: the family's moves applied to the position an entry
 /// holds ([`StateSpace::move_state`]), each neighbour reduced to the entry of its class. An

@@ -23,7 +23,7 @@
 use super::bits;
 use super::io::{Aligned, Io};
 use super::transfer::{Loaded, read_slab, write_and_read, write_slab};
-use super::view::SlabTable;
+use super::view::{Next, SlabTable};
 use crate::search::bitmap::Bitmap;
 use crate::table::DistanceTable;
 use rayon::prelude::*;
@@ -354,7 +354,7 @@ impl SlabFiles {
 
     /// The table of slab `slab`, to read pieces of: held in memory, or its file opened; its
     /// states of the next level found so far read as unreached where `found_unreached` gives
-    /// the slab's entries (from a file, its bits are read whole).
+    /// the slab's entries (from a file, its bits are read whole once a piece is read).
     pub(super) fn slab_table(
         &self,
         slab: usize,
@@ -367,15 +367,11 @@ impl SlabFiles {
         }
         let path = self.table_path(slab, self.current[slab]);
         let file = File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let next = match found_unreached {
-            Some(entries) => {
-                let next = Bitmap::new(entries);
-                let path = self.next_path(slab, self.current[slab]);
-                bits::read_bits(&path, &next, entries.div_ceil(64) as usize, &|_| ())?;
-                Some(next)
-            }
-            None => None,
-        };
+        let next = found_unreached.map(|entries| Next {
+            path: self.next_path(slab, self.current[slab]),
+            entries,
+            bits: std::sync::OnceLock::new(),
+        });
         Ok(SlabTable::File(file, next))
     }
 

@@ -11,20 +11,45 @@ use crate::search::slab::Slab;
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableView, UNREACHED, matches};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Words of a slab's table read at a time to count its entries.
 const COUNTED_WORDS: u64 = 1 << 16;
+/// Words of a slab's table read at a time to look entries up (a page).
+const PIECE_WORDS: u64 = 512;
 
 /// A slab's table, to read pieces of.
 pub(super) enum SlabTable<'e> {
     /// Its file, with the bits of the states of the next level found in it where they are to
     /// read as unreached.
-    File(std::fs::File, Option<Bitmap>),
+    File(std::fs::File, Option<Next>),
     /// Held in host memory, with the bits of the states of the next level found in it so far
     /// where they are to read as unreached (a checkpoint's table, at the last whole level).
     Held(&'e DistanceTable, Option<&'e Bitmap>),
     /// Another process's (an MPI job's), not to be read here.
     Away,
+}
+
+/// The bits of a slab's states of the next level found so far, read from their file the first
+/// time a piece of the slab is read.
+pub(super) struct Next {
+    pub(super) path: PathBuf,
+    pub(super) entries: u64,
+    pub(super) bits: OnceLock<Bitmap>,
+}
+
+impl Next {
+    /// The bits, read now if not yet.
+    fn bits(&self) -> Result<&Bitmap, String> {
+        if let Some(bits) = self.bits.get() {
+            return Ok(bits);
+        }
+        let bits = Bitmap::new(self.entries);
+        let words = self.entries.div_ceil(64) as usize;
+        super::bits::read_bits(&self.path, &bits, words, &|_| ())?;
+        Ok(self.bits.get_or_init(|| bits))
+    }
 }
 
 /// The whole table of a search that is over (or, of slabs in memory, at its last whole level:
@@ -68,7 +93,7 @@ impl TableView for SlabsView<'_> {
                         |e: std::io::Error| format!("cannot read slab {i} of the table: {e}");
                     (file.read_exact_at(&mut out[at..], 8 * local)).map_err(fail)?;
                     if let Some(found) = found {
-                        unreach(&mut out[at..], found, local as usize);
+                        unreach(&mut out[at..], found.bits()?, local as usize);
                     }
                 }
                 SlabTable::Away => {
@@ -113,7 +138,7 @@ impl SlabsView<'_> {
             ranks.start / ENTRIES_PER_WORD,
             ranks.end.div_ceil(ENTRIES_PER_WORD),
         );
-        let mut count = 0;
+        let mut count = 0u64;
         let mut bytes = Vec::new();
         while w < end {
             let (run, mine) = self.run_at(w, (end - w).min(COUNTED_WORDS));
@@ -125,24 +150,38 @@ impl SlabsView<'_> {
                     let lo = first.max(ranks.start) - first;
                     let hi = (first + ENTRIES_PER_WORD).min(ranks.end) - first;
                     let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                    count += (matches(word, value) & mask(2 * lo, 2 * (hi - lo))).count_ones();
+                    let held = matches(word, value) & mask(2 * lo, 2 * (hi - lo));
+                    count += u64::from(held.count_ones());
                 }
             }
             w += run;
         }
-        Ok(u64::from(count))
+        Ok(count)
     }
 
-    /// The value of entry `rank`, or `None` where another process holds it.
-    pub(super) fn value(&self, rank: u64) -> Result<Option<u8>, String> {
-        let w = rank / ENTRIES_PER_WORD;
-        if !self.run_at(w, 1).1 {
-            return Ok(None);
+    /// The values of the entries `ranks` (ascending), each `None` where another process holds
+    /// it: read a piece of a slab at a time, each piece serving the ranks that fall in it.
+    pub(super) fn values(&self, ranks: &[u64]) -> Result<Vec<Option<u8>>, String> {
+        let mut values = Vec::with_capacity(ranks.len());
+        // The words read last: the first, and their bytes.
+        let (mut first, mut bytes) = (0u64, Vec::new());
+        for &rank in ranks {
+            let w = rank / ENTRIES_PER_WORD;
+            if !(first..first + bytes.len() as u64 / 8).contains(&w) {
+                let (run, mine) = self.run_at(w, PIECE_WORDS);
+                if !mine {
+                    values.push(None);
+                    continue;
+                }
+                bytes.clear();
+                self.append_le_bytes(w as usize..(w + run) as usize, &mut bytes)?;
+                first = w;
+            }
+            let at = 8 * (w - first) as usize;
+            let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+            values.push(Some((word >> (2 * (rank % ENTRIES_PER_WORD)) & 3) as u8));
         }
-        let mut bytes = Vec::with_capacity(8);
-        self.append_le_bytes(w as usize..w as usize + 1, &mut bytes)?;
-        let word = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
-        Ok(Some((word >> (2 * (rank % ENTRIES_PER_WORD)) & 3) as u8))
+        Ok(values)
     }
 }
 
@@ -164,6 +203,10 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                 .map(|r| lists.count_holding(r, value))
                 .collect());
         }
+        if ranges.is_empty() {
+            // (Every process weighs the same ranges.)
+            return Ok(Vec::new());
+        }
         let view = self.view_with(self.resumed)?;
         let mine = (ranges.iter())
             .map(|r| view.count_holding(r.clone(), value))
@@ -182,11 +225,19 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         if let Some(lists) = &self.lists {
             return Ok(ranks.iter().map(|&r| lists.value(r)).collect());
         }
-        let view = self.view_with(self.resumed)?;
+        if ranks.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Read in ascending order, each value put back in its place.
+        let mut order: Vec<usize> = (0..ranks.len()).collect();
+        order.sort_unstable_by_key(|&k| ranks[k]);
+        let sorted: Vec<u64> = order.iter().map(|&k| ranks[k]).collect();
+        let read = self.view_with(self.resumed)?.values(&sorted)?;
         // Each value plus one where this process holds it, 0 where another does.
-        let mine = (ranks.iter())
-            .map(|&r| Ok(view.value(r)?.map_or(0, |v| u64::from(v) + 1)))
-            .collect::<Result<Vec<u64>, String>>()?;
+        let mut mine = vec![0u64; ranks.len()];
+        for (&k, value) in order.iter().zip(read) {
+            mine[k] = value.map_or(0, |v| u64::from(v) + 1);
+        }
         let all = match self.peers {
             Some(peers) => peers.gather(&mine),
             None => mine,
