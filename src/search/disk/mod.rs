@@ -555,11 +555,11 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     }
 
     fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
-        DiskEngine::count_holding(self, ranges, value)
+        self.weigh_counts(ranges, value)
     }
 
     fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
-        DiskEngine::values_at(self, ranks)
+        self.weigh_values(ranks)
     }
 
     fn with_table(

@@ -191,7 +191,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     /// of the next level found so far hold that level's value, not the last one's, which the
     /// loop weighs; but where it weighs the table it goes on from, the level before that one
     /// held the value too, so there they read as unreached.
-    pub(super) fn count_holding(
+    pub(super) fn weigh_counts(
         &self,
         ranges: &[Range<u64>],
         value: u8,
@@ -220,8 +220,8 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             .collect())
     }
 
-    /// The values of the entries `ranks`, over the job's processes ([`Self::count_holding`]).
-    pub(super) fn values_at(&self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+    /// The values of the entries `ranks`, over the job's processes ([`Self::weigh_counts`]).
+    pub(super) fn weigh_values(&self, ranks: &[u64]) -> Result<Vec<u8>, String> {
         if let Some(lists) = &self.lists {
             return Ok(ranks.iter().map(|&r| lists.value(r)).collect());
         }
