@@ -340,6 +340,8 @@ impl StateSpace for Sliding {
             0,
             // The blank's place counts towards which arrangements are reachable.
             symmetry::Half::Asked,
+            // Where a move takes a tile depends on where the blank is.
+            &[0],
         )
     }
 

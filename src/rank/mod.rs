@@ -340,6 +340,23 @@ pub fn lex_unrank(rank: u64, perm: &mut [u8]) {
     perm_from_digits(digits, perm);
 }
 
+/// Makes `perm` the next permutation in lexicographic order (its rank plus one), and says
+/// whether that changed its parity; `None` (and `perm` unchanged) where it is the last.
+pub fn next_permutation(perm: &mut [u8]) -> Option<bool> {
+    let len = perm.len();
+    // The last place whose entry is below the next one's; the entries after it descend.
+    let i = (0..len.saturating_sub(1))
+        .rev()
+        .find(|&i| perm[i] < perm[i + 1])?;
+    // The last entry after it above it: the least such.
+    let j = (i + 1..len).rev().find(|&j| perm[j] > perm[i])?;
+    perm.swap(i, j);
+    perm[i + 1..].reverse();
+    // A swap, then a reversal of `m` entries: m (m - 1) / 2 swaps.
+    let m = len - i - 1;
+    Some((1 + m * (m - 1) / 2) % 2 == 1)
+}
+
 /// True when `perm` is an odd permutation (its inversion count, the sum of its Lehmer digits, is
 /// odd).
 pub fn is_odd(perm: &[u8]) -> bool {
@@ -382,6 +399,26 @@ pub fn even_unrank(index: u64, perm: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn next_permutation_steps_through_the_lexicographic_order() {
+        for len in 0..=6 {
+            let mut perm: Vec<u8> = (0..len as u8).collect();
+            let mut rank = 0u64;
+            loop {
+                let mut want = vec![0u8; len];
+                lex_unrank(rank, &mut want);
+                assert_eq!(perm, want);
+                let odd = is_odd(&perm);
+                match next_permutation(&mut perm) {
+                    Some(flipped) => assert_eq!(is_odd(&perm), odd != flipped, "{perm:?}"),
+                    None => break,
+                }
+                rank += 1;
+            }
+            assert_eq!(rank + 1, factorial(len));
+        }
+    }
 
     #[test]
     fn lex_rank_round_trips_and_orders() {

@@ -62,7 +62,7 @@ impl Perm {
             found.len()
         );
         // Half of all arrangements: those of one parity.
-        symmetry::of_pieces(self, &name, &generators, 0, Half::Parity)
+        symmetry::of_pieces(self, &name, &generators, 0, Half::Parity, &[])
     }
 }
 

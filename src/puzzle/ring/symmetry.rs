@@ -60,7 +60,7 @@ impl Ring {
             Metric::Lrf => ("the mirror through the window, L and R swapped", 0),
             Metric::Flips => ("the mirror of the ring read from piece 1", 1),
         };
-        symmetry::of_pieces(self, name, &[mirror], fixed, Half::Parity)
+        symmetry::of_pieces(self, name, &[mirror], fixed, Half::Parity, &[])
     }
 
     /// In metric `flips`, the turns of the labels by multiples of the least `d` that gives a
@@ -107,6 +107,9 @@ impl Ring {
             name,
             elements: symmetry::group(&generators, n, n as u32),
             rank: Rank::Coordinate(Box::new(Turned::new(n, d, halved))),
+            // A window's flip permutes places; the ring is read from piece 1 again from the
+            // place a move or a turn takes it to, a place of the coordinate's pieces.
+            moves_carry_rests: true,
         })
     }
 }

@@ -9,7 +9,7 @@
 //! them too. So turns by multiples of `d`, `n / d` of them, and their mirrors act on this
 //! coordinate alone, as Kociemba's class coordinates need.
 
-use crate::puzzle::symmetry::{Coordinate, Element, Half, Positions};
+use crate::puzzle::symmetry::{Coordinate, Element, Half, LABELS, Positions};
 use crate::rank::MAX_LEN;
 
 /// The positions of pieces `1 + d, 1 + 2d, ...` after piece 1 as the coordinate and the
@@ -60,9 +60,26 @@ impl Coordinate for Turned {
         self.positions.fibre()
     }
 
-    fn rest(&self, state: &[u32]) -> u64 {
+    fn order(&self, state: &[u32], order: &mut [u8; LABELS]) -> usize {
         let mut read = [0u32; MAX_LEN];
-        self.positions.rest(self.read_from_one(state, &mut read))
+        self.positions
+            .order(self.read_from_one(state, &mut read), order)
+    }
+
+    fn rest_of_order(&self, order: &[u8]) -> u64 {
+        self.positions.rest_of_order(order)
+    }
+
+    fn order_of_rest(&self, r: u64, odd: bool, order: &mut [u8; LABELS]) -> usize {
+        self.positions.order_of_rest(r, odd, order)
+    }
+
+    fn next_order(&self, odd: bool, order: &mut [u8; LABELS]) {
+        self.positions.next_order(odd, order)
+    }
+
+    fn relabelling(&self, element: &Element) -> Vec<u8> {
+        self.positions.relabelling(element)
     }
 
     fn value(&self, state: &[u32]) -> u64 {

@@ -22,7 +22,7 @@
 //! are found as the space is made and listed with their classes' sizes
 //! ([`crate::puzzle::Weights::special`]).
 
-use super::{Coordinate, Element, MAX_CLASS_WORK};
+use super::{Coordinate, Element, LABELS, MAX_CLASS_WORK};
 use crate::puzzle::Weights;
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
@@ -71,6 +71,42 @@ pub trait Classes: Send + Sync {
         let _ = entry;
         0
     }
+    /// The entries of block `block`, where entries are numbered by landings.
+    fn entries_of(&self, block: u64) -> std::ops::Range<u64> {
+        let _ = block;
+        0..self.size()
+    }
+    /// Where an entry's rest is an order of pieces ([`Coordinate::order`]): the order of the
+    /// rest of `state` (a position in the block it lies in) into `order`, and its length; 0
+    /// where rests are not orders.
+    fn order(&self, state: &[u32], order: &mut [u8; LABELS]) -> usize {
+        let _ = (state, order);
+        0
+    }
+    /// The order of the rest of entry `entry`'s position ([`Coordinate::order_of_rest`]), in
+    /// a block of odd orders or of even ones, and its length; 0 where rests are not orders.
+    fn order_of_rest(&self, entry: u64, odd: bool, order: &mut [u8; LABELS]) -> usize {
+        let _ = (entry, odd, order);
+        0
+    }
+    /// The order of the rest of the entry after the one whose order is `order`, in the same
+    /// block ([`Coordinate::next_order`]), where rests are orders.
+    fn next_order(&self, odd: bool, order: &mut [u8; LABELS]) {
+        let _ = (odd, order);
+    }
+    /// How symmetry `element` (an index into the group) relabels the pieces a rest orders
+    /// ([`Coordinate::relabelling`]); empty where rests are not orders.
+    fn relabelling(&self, element: u16) -> &[u8] {
+        let _ = element;
+        &[]
+    }
+    /// The entry of block `block` whose position's rest is `order`, where that is the entry
+    /// (no symmetry but the identity keeps the block's coordinate value, so that every rest
+    /// has its entry); `None` otherwise.
+    fn entry_of_order(&self, block: u32, order: &[u8]) -> Option<u64> {
+        let _ = (block, order);
+        None
+    }
 }
 
 /// Where a position's class lies by its class coordinate alone: the block of the coordinate's
@@ -104,6 +140,8 @@ pub struct ByCoordinate {
     special: Vec<(u64, u64)>,
     positions: u64,
     fibre: u64,
+    /// How each element relabels the pieces a rest orders.
+    relabellings: Vec<Vec<u8>>,
 }
 
 impl ByCoordinate {
@@ -166,7 +204,9 @@ impl ByCoordinate {
             )
             .collect();
         let fibre = coordinate.fibre();
+        let relabellings = elements.iter().map(|g| coordinate.relabelling(g)).collect();
         let mut classes = ByCoordinate {
+            relabellings,
             elements,
             coordinate,
             block_of,
@@ -390,6 +430,32 @@ impl Classes for ByCoordinate {
 
     fn block(&self, entry: u64) -> u64 {
         entry / self.fibre
+    }
+
+    fn entries_of(&self, block: u64) -> std::ops::Range<u64> {
+        block * self.fibre..(block + 1) * self.fibre
+    }
+
+    fn order(&self, state: &[u32], order: &mut [u8; LABELS]) -> usize {
+        self.coordinate.order(state, order)
+    }
+
+    fn order_of_rest(&self, entry: u64, odd: bool, order: &mut [u8; LABELS]) -> usize {
+        self.coordinate
+            .order_of_rest(entry % self.fibre, odd, order)
+    }
+
+    fn next_order(&self, odd: bool, order: &mut [u8; LABELS]) {
+        self.coordinate.next_order(odd, order)
+    }
+
+    fn relabelling(&self, element: u16) -> &[u8] {
+        &self.relabellings[element as usize]
+    }
+
+    fn entry_of_order(&self, block: u32, order: &[u8]) -> Option<u64> {
+        let kept = !self.stabilizers[block as usize].is_empty();
+        (!kept).then(|| u64::from(block) * self.fibre + self.coordinate.rest_of_order(order))
     }
 
     fn entry_at(

@@ -9,7 +9,7 @@
 //! table): a cursor works out where a move lands once for a block ([`super::Landing`]), and
 //! [`super::Reduced`] checks it on a sample of blocks as it is made.
 
-use crate::rank::{factorial, lex_rank, lex_unrank};
+use crate::rank::{factorial, lex_rank, lex_unrank, next_permutation};
 
 /// A split of a family's positions (states as [`crate::puzzle::StateSpace::state`] writes them)
 /// into a class coordinate and the rest.
@@ -21,7 +21,26 @@ pub trait Coordinate: Send + Sync {
     /// The coordinate of `state`.
     fn value(&self, state: &[u32]) -> u64;
     /// The rest of `state`.
-    fn rest(&self, state: &[u32]) -> u64;
+    fn rest(&self, state: &[u32]) -> u64 {
+        let mut order = [0u8; LABELS];
+        let k = self.order(state, &mut order);
+        self.rest_of_order(&order[..k])
+    }
+    /// The rest as an order of pieces: for each of the rest's places in turn, the index of the
+    /// piece there among the pieces the rest orders, into `order`; how many places there are.
+    fn order(&self, state: &[u32], order: &mut [u8; LABELS]) -> usize;
+    /// The rest of a state whose rest is `order` ([`Coordinate::order`]).
+    fn rest_of_order(&self, order: &[u8]) -> u64;
+    /// The order of rest `r` ([`Coordinate::order`]) in a block of odd orders (`odd`) or of
+    /// even ones: where only one parity of orders is reachable (a halved rest), the block's
+    /// positions hold orders of one parity (the coordinate's pieces fix the rest's).
+    fn order_of_rest(&self, r: u64, odd: bool, order: &mut [u8; LABELS]) -> usize;
+    /// The order of the rest after `order`'s, in a block of odd orders (`odd`) or of even ones
+    /// ([`Coordinate::order_of_rest`]), into `order`; there is one.
+    fn next_order(&self, odd: bool, order: &mut [u8; LABELS]);
+    /// How `element` relabels the pieces the rest orders: piece `i` of an order becomes piece
+    /// `relabelling[i]`.
+    fn relabelling(&self, element: &super::Element) -> Vec<u8>;
     /// The coordinate and the rest of `state`.
     fn split(&self, state: &[u32]) -> (u64, u64) {
         (self.value(state), self.rest(state))
@@ -66,8 +85,8 @@ pub struct Positions {
     halved: Option<Half>,
 }
 
-/// Room for the labels of a state (its pieces are numbered below [`SKIP`]).
-const LABELS: usize = 32;
+/// Room for the labels of a state (its pieces are numbered below [`SKIP`]), and for an order.
+pub const LABELS: usize = 32;
 /// The index of a label outside a list, and a slot written to and never read: the loops over
 /// a state's positions run without a branch per position.
 const SKIP: u8 = LABELS as u8 - 1;
@@ -173,10 +192,9 @@ impl Coordinate for Positions {
         c
     }
 
-    fn rest(&self, state: &[u32]) -> u64 {
+    fn order(&self, state: &[u32], order: &mut [u8; LABELS]) -> usize {
         let free = &state[self.fixed.len()..];
         // The others' indices in order, each set's written and then written over.
-        let mut order = [0u8; LABELS];
         let mut k = 0;
         for &x in free {
             debug_assert!(x < u32::from(SKIP), "label {x} below {SKIP}");
@@ -184,8 +202,61 @@ impl Coordinate for Positions {
             order[k % LABELS] = i;
             k += usize::from(i != SKIP);
         }
-        let r = lex_rank(&order[..k]);
+        k
+    }
+
+    fn rest_of_order(&self, order: &[u8]) -> u64 {
+        let r = lex_rank(order);
         if self.halved.is_some() { r / 2 } else { r }
+    }
+
+    fn order_of_rest(&self, r: u64, odd: bool, order: &mut [u8; LABELS]) -> usize {
+        let k = self.others.len();
+        let order = &mut order[..k];
+        match self.halved {
+            None => lex_unrank(r, order),
+            Some(_) => {
+                // Of orders 2r and 2r + 1 (the last two swapped), the one of the block's parity.
+                lex_unrank(2 * r, order);
+                if crate::rank::is_odd(order) != odd {
+                    order.swap(k - 2, k - 1);
+                }
+            }
+        }
+        k
+    }
+
+    fn next_order(&self, odd: bool, order: &mut [u8; LABELS]) {
+        let k = self.others.len();
+        let order = &mut order[..k];
+        let last = "a rest after it";
+        match self.halved {
+            None => {
+                next_permutation(order).expect(last);
+            }
+            Some(_) => {
+                // Orders 2r and 2r + 1 differ in their last two pieces, ascending in 2r. From
+                // 2r + 1 to its successor, 2r + 2, then to 2r + 3 where that is of the other
+                // parity.
+                let mut odd_now = odd;
+                if order[k - 2] < order[k - 1] {
+                    order.swap(k - 2, k - 1);
+                    odd_now = !odd_now;
+                }
+                if next_permutation(order).expect(last) {
+                    odd_now = !odd_now;
+                }
+                if odd_now != odd {
+                    order.swap(k - 2, k - 1);
+                }
+            }
+        }
+    }
+
+    fn relabelling(&self, element: &super::Element) -> Vec<u8> {
+        (self.others.iter())
+            .map(|&x| self.other_index[element.labels[x as usize] as usize])
+            .collect()
     }
 
     fn join(&self, c: u64, r: u64, state: &mut [u32], reachable: &dyn Fn(&[u32]) -> bool) {
@@ -266,6 +337,30 @@ mod tests {
                 assert!(reachable(&state), "{state:?}");
                 assert_eq!(coord.split(&state), (c, r), "{state:?}");
                 assert!(seen.insert(state.clone()));
+            }
+        }
+        orders_follow(coord, solved, reachable);
+    }
+
+    /// Each rest's order, unranked from the rest or stepped to from the rest before, is the
+    /// order read from its position.
+    fn orders_follow(coord: &dyn Coordinate, solved: &[u32], reachable: &dyn Fn(&[u32]) -> bool) {
+        let mut state = solved.to_vec();
+        let (mut read, mut unranked, mut stepped) = ([0; LABELS], [0; LABELS], [0; LABELS]);
+        for c in 0..coord.values() {
+            coord.join(c, 0, &mut state, reachable);
+            let k = coord.order(&state, &mut stepped);
+            let odd = crate::rank::is_odd(&stepped[..k]);
+            for r in 0..coord.fibre() {
+                coord.join(c, r, &mut state, reachable);
+                assert_eq!(coord.order(&state, &mut read), k);
+                assert_eq!(coord.order_of_rest(r, odd, &mut unranked), k);
+                if r > 0 {
+                    coord.next_order(odd, &mut stepped);
+                }
+                assert_eq!(read[..k], unranked[..k], "{c} {r}");
+                assert_eq!(read[..k], stepped[..k], "{c} {r}");
+                assert_eq!(coord.rest_of_order(&read[..k]), r);
             }
         }
     }

@@ -21,7 +21,7 @@ pub mod relabel;
 
 pub use base::{Base, Erased, Walker};
 pub use classes::{ByCoordinate, Classes, Landing};
-pub use coordinate::{Coordinate, Half, Positions};
+pub use coordinate::{Coordinate, Half, LABELS, Positions};
 pub use pieces::{check, of_pieces};
 
 use super::{Cursor, PuzzleInfo, Rate, StateSpace, Weights};
@@ -107,6 +107,12 @@ pub struct Symmetry {
     pub elements: Vec<Element>,
     /// How the classes are numbered.
     pub rank: Rank,
+    /// Whether each move, from the positions of one block of a class coordinate, takes the
+    /// pieces a rest orders from place to place by one map, whatever their order: moves that
+    /// permute places (rings, permutation puzzles), or that look only at pieces of the class
+    /// coordinate (sliding tiles' blank). The cursor then works the map out once per block and
+    /// move ([`ReducedCursor`]) instead of moving each position.
+    pub moves_carry_rests: bool,
 }
 
 /// How a family's classes of symmetric positions are numbered.
@@ -136,6 +142,9 @@ pub struct Reduced {
     elements: Vec<Element>,
     classes: Box<dyn Classes>,
     solved: u64,
+    /// Whether moves carry the rests of a block by one map ([`Symmetry::moves_carry_rests`])
+    /// and the classes' rests are orders.
+    carries: bool,
 }
 
 impl Reduced {
@@ -165,15 +174,18 @@ impl Reduced {
                 base.size()
             ));
         }
+        let ordered = classes.order(&solved, &mut [0; LABELS]) > 0;
         let mut reduced = Reduced {
             base,
             name: symmetry.name,
             elements: symmetry.elements,
             classes,
             solved: 0,
+            carries: symmetry.moves_carry_rests && ordered,
         };
         reduced.solved = reduced.entry(&solved);
         reduced.check_landings()?;
+        reduced.check_carries()?;
         Ok(reduced)
     }
 
@@ -204,6 +216,38 @@ impl Reduced {
                     if landing != self.classes.landing(&next) {
                         return Err(format!(
                             "its moves do not take the positions of a block of its class coordinate to one block (move {mv} from {state:?} and {other:?})"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether moves carry rests as the family says ([`Symmetry::moves_carry_rests`]): on
+    /// entries spread through a spread of blocks, each move's carried route (worked out from
+    /// the block's first entry) gives what moving the position gives (debug builds check every
+    /// neighbour).
+    fn check_carries(&self) -> Result<(), String> {
+        if !self.carries {
+            return Ok(());
+        }
+        let size = self.classes.size();
+        let blocks = CHECKED_PAIRS.min(size);
+        let mut cursor = self.cursor();
+        for i in 0..blocks {
+            let entries = self
+                .classes
+                .entries_of(self.classes.block(i * (size / blocks)));
+            let last = entries.end - entries.start - 1;
+            for mv in 0..self.base.move_count() {
+                for at in [0, last / 3, last * 2 / 3, last] {
+                    cursor.seek(entries.start + at);
+                    let carried = cursor.neighbour(mv);
+                    if cursor.unused.is_none() && carried != cursor.moved(mv, None) {
+                        return Err(format!(
+                            "its move {mv} does not carry the rests of a block by one map (entry {})",
+                            entries.start + at
                         ));
                     }
                 }
@@ -263,42 +307,182 @@ impl Reduced {
     }
 }
 
-/// Pairs of positions, each of one block, whose moves [`Reduced::check_landings`] checks.
+/// Blocks whose moves [`Reduced::check_landings`] (on pairs of their positions) and
+/// [`Reduced::check_carries`] check.
 const CHECKED_PAIRS: u64 = 64;
 
 /// The cursor of a [`Reduced`] space: the family's moves applied to the position an entry
 /// holds ([`StateSpace::move_state`]), each neighbour reduced to the entry of its class. An
 /// entry that holds no class has no neighbours but itself, so no pass ever reaches it.
 ///
-/// Where entries are numbered by landings ([`Landing`]), the cursor keeps each move's landing
-/// from the block it is in: passes go through the entries in order, so a block's many
-/// positions look their landings up once (a table of a class coordinate's values is too large
-/// for a cache from about 14 pieces on).
+/// Where entries are numbered by landings ([`Landing`]), the cursor keeps each move's route
+/// from the block it is in ([`Route`]): passes go through the entries in order, so a block's
+/// many positions look their landings up once (a table of a class coordinate's values is too
+/// large for a cache from about 14 pieces on), and where moves carry rests by one map
+/// ([`Symmetry::moves_carry_rests`]) a neighbour's rest is the entry's own order, permuted
+/// and relabelled, with no position moved.
 pub struct ReducedCursor<'a> {
     space: &'a Reduced,
     /// The entry sought, where it holds no class.
     unused: Option<u64>,
     /// Whether entries are numbered by landings.
     by_landing: bool,
+    /// The entry sought.
+    entry: u64,
     /// The block of the entry sought.
     block: u64,
-    /// Each move's landing from that block, once worked out.
-    landings: Vec<Option<Landing>>,
+    /// Each move's route from that block, once worked out.
+    routes: Vec<Route<'a>>,
+    /// Whether moves carry the rests of the block and every entry of it holds a class: an
+    /// entry's order is then worked out from its rest alone, its position only where needed.
+    plain: bool,
+    /// Whether the block's orders are odd ([`Classes::order_of_rest`]).
+    odd: bool,
+    /// The position of the entry sought, where `fresh`.
     state: Vec<u32>,
+    fresh: bool,
+    /// The order of the entry's rest, where moves carry rests ([`Classes::order`]).
+    order: [u8; LABELS],
     /// The neighbour's state.
     next: Vec<u32>,
     image: Vec<u32>,
     other: Vec<u32>,
 }
 
+/// How a move takes the positions of the cursor's block to their neighbours.
+#[derive(Clone, Copy)]
+enum Route<'a> {
+    /// Not worked out yet.
+    Unknown,
+    /// To one landing; each neighbour moved and its rest read.
+    Landing(Landing),
+    /// To one block, the rest carried: slot `j` of the neighbour's order holds piece
+    /// `relabel[order[from[j]]]`, `order` the entry's own.
+    Carried {
+        block: u32,
+        from: [u8; LABELS],
+        relabel: &'a [u8],
+    },
+}
+
+impl<'a> ReducedCursor<'a> {
+    /// The position of the entry sought, into `state`.
+    fn refresh(&mut self) {
+        if !self.fresh {
+            (self.space).position(self.entry, &mut self.state, &mut self.image);
+            self.fresh = true;
+        }
+    }
+
+    /// The neighbour along `mv` of the entry's position, moved and reduced; `landing`: the
+    /// move's landing from the position's block, where known.
+    fn moved(&mut self, mv: usize, landing: Option<Landing>) -> u64 {
+        self.refresh();
+        let classes = &self.space.classes;
+        self.space.base.move_state(&self.state, mv, &mut self.next);
+        match landing {
+            Some(landing) => {
+                debug_assert_eq!(
+                    classes.landing(&self.next),
+                    Some(landing),
+                    "a move takes a block's positions to one landing"
+                );
+                classes.entry_at(&self.next, landing, &mut self.image, &mut self.other)
+            }
+            None => classes.entry(&self.next, &mut self.image, &mut self.other),
+        }
+    }
+
+    /// The entry a carried route takes the cursor's entry to.
+    fn carried(&self, block: u32, from: &[u8; LABELS], relabel: &[u8], order: &[u8]) -> u64 {
+        let mut next = [0u8; LABELS];
+        let k = relabel.len();
+        for (slot, &j) in next[..k].iter_mut().zip(&from[..k]) {
+            *slot = relabel[usize::from(order[usize::from(j) % LABELS])];
+        }
+        let entry = self.space.classes.entry_of_order(block, &next[..k]);
+        entry.expect("a carried route lands in a block no symmetry keeps")
+    }
+
+    /// Works out move `mv`'s route from the cursor's block, from the position it holds.
+    fn route(&mut self, mv: usize) -> Route<'a> {
+        self.refresh();
+        let space = self.space;
+        let classes = &space.classes;
+        self.space.base.move_state(&self.state, mv, &mut self.next);
+        let landing = classes.landing(&self.next).expect("numbered by landings");
+        if !space.carries {
+            return Route::Landing(landing);
+        }
+        // The neighbour's order, read in its block.
+        space.elements[landing.element as usize].apply(&self.next, &mut self.image);
+        let mut next = [0u8; LABELS];
+        let k = classes.order(&self.image, &mut next);
+        if classes.entry_of_order(landing.block, &next[..k]).is_none() {
+            return Route::Landing(landing);
+        }
+        let relabel = classes.relabelling(landing.element);
+        // The slot of the entry's order each piece is in, and the piece each relabels.
+        let (mut slot_of, mut unlabel) = ([0u8; LABELS], [0u8; LABELS]);
+        for (slot, &piece) in self.order[..k].iter().enumerate() {
+            slot_of[usize::from(piece) % LABELS] = slot as u8;
+        }
+        for (piece, &image) in relabel.iter().enumerate() {
+            unlabel[usize::from(image) % LABELS] = piece as u8;
+        }
+        let mut from = [0u8; LABELS];
+        for (j, &piece) in next[..k].iter().enumerate() {
+            from[j] = slot_of[usize::from(unlabel[usize::from(piece) % LABELS]) % LABELS];
+        }
+        Route::Carried {
+            block: landing.block,
+            from,
+            relabel,
+        }
+    }
+}
+
 impl Cursor for ReducedCursor<'_> {
     fn seek(&mut self, entry: u64) {
-        let holds = (self.space).position(entry, &mut self.state, &mut self.image);
-        self.unused = (!holds).then_some(entry);
-        let block = self.space.classes.block(entry);
-        if block != self.block {
+        let (space, classes) = (self.space, &self.space.classes);
+        let block = classes.block(entry);
+        let new_block = block != self.block;
+        if new_block {
             self.block = block;
-            self.landings.fill(None);
+            self.routes.fill(Route::Unknown);
+            self.plain = false;
+        }
+        let after = entry == self.entry + 1;
+        self.entry = entry;
+        if self.plain && !new_block {
+            self.unused = None;
+            self.fresh = false;
+            // Passes go through entries in order: most follow the one before.
+            match after {
+                true => classes.next_order(self.odd, &mut self.order),
+                false => _ = classes.order_of_rest(entry, self.odd, &mut self.order),
+            }
+            #[cfg(debug_assertions)]
+            {
+                let mut order = [0; LABELS];
+                self.refresh();
+                let k = classes.order(&self.state, &mut order);
+                debug_assert_eq!(order[..k], self.order[..k], "the order of entry {entry}");
+            }
+            return;
+        }
+        let holds = space.position(entry, &mut self.state, &mut self.image);
+        self.unused = (!holds).then_some(entry);
+        self.fresh = true;
+        if space.carries {
+            let k = classes.order(&self.state, &mut self.order);
+            if new_block {
+                // The parity of the block's orders (one, where only one is reachable), and
+                // whether each of its entries holds a class.
+                self.odd = crate::rank::is_odd(&self.order[..k]);
+                let kept = classes.entry_of_order(block as u32, &self.order[..k]);
+                self.plain = kept.is_some();
+            }
         }
     }
 
@@ -306,25 +490,25 @@ impl Cursor for ReducedCursor<'_> {
         if let Some(entry) = self.unused {
             return entry;
         }
-        let classes = &self.space.classes;
-        self.space.base.move_state(&self.state, mv, &mut self.next);
         if !self.by_landing {
-            return classes.entry(&self.next, &mut self.image, &mut self.other);
+            return self.moved(mv, None);
         }
-        let landing = match self.landings[mv] {
-            Some(landing) => landing,
-            None => {
-                let landing = classes.landing(&self.next).expect("numbered by landings");
-                self.landings[mv] = Some(landing);
-                landing
+        match self.routes[mv] {
+            Route::Carried {
+                block,
+                ref from,
+                relabel,
+            } => {
+                let entry = self.carried(block, from, relabel, &self.order);
+                debug_assert_eq!(entry, self.moved(mv, None), "move {mv} carries the rest");
+                entry
             }
-        };
-        debug_assert_eq!(
-            classes.landing(&self.next),
-            Some(landing),
-            "a move takes a block's positions to one landing"
-        );
-        classes.entry_at(&self.next, landing, &mut self.image, &mut self.other)
+            Route::Landing(landing) => self.moved(mv, Some(landing)),
+            Route::Unknown => {
+                self.routes[mv] = self.route(mv);
+                self.neighbour(mv)
+            }
+        }
     }
 }
 
@@ -353,8 +537,13 @@ impl StateSpace for Reduced {
             space: self,
             unused: None,
             by_landing: self.classes.landing(&solved).is_some(),
+            entry: 0,
             block: u64::MAX,
-            landings: vec![None; self.base.move_count()],
+            routes: vec![Route::Unknown; self.base.move_count()],
+            plain: false,
+            odd: false,
+            fresh: false,
+            order: [0; LABELS],
             image: solved.clone(),
             other: solved.clone(),
             next: solved.clone(),

@@ -13,13 +13,15 @@ const VALUES_PER_ELEMENT: u64 = 1 << 12;
 /// whose first `fixed` positions always hold the same pieces: checked to keep its start and to
 /// map its moves onto its moves (on a sample of positions), with a class coordinate of the
 /// positions of a set of pieces the symmetries map onto itself ([`Positions`]). `half` tells
-/// which of two arrangements is reachable where only half of them are.
+/// which of two arrangements is reachable where only half of them are; `watched` are the
+/// pieces whose places decide where a move takes the others (none where moves permute places).
 pub fn of_pieces<S: StateSpace>(
     space: &S,
     name: &str,
     generators: &[Element],
     fixed: usize,
     half: Half,
+    watched: &[u32],
 ) -> Result<Symmetry, String> {
     let solved = space.state(space.solved());
     let top = solved.iter().copied().max().unwrap_or(0);
@@ -56,7 +58,9 @@ pub fn of_pieces<S: StateSpace>(
             "its symmetries move every piece among so many others that no set of pieces makes a class coordinate small enough, so the table would not shrink".into(),
         );
     }
+    let moves_carry_rests = watched.iter().all(|p| set.contains(p));
     Ok(Symmetry {
+        moves_carry_rests,
         name: name.into(),
         elements,
         rank: Rank::Coordinate(Box::new(Positions::new(

@@ -39,6 +39,8 @@ pub fn exchanges<S: StateSpace>(
         name: format!("the exchanges of {what} 2 to {labels}"),
         elements: super::group(&generators, len, labels as u32),
         rank: Rank::Classes(Box::new(Relabelled::new(len, labels))),
+        // Not numbered by a class coordinate: no rests.
+        moves_carry_rests: false,
     })
 }
 
