@@ -225,9 +225,9 @@ impl Reduced {
     }
 
     /// Whether moves carry rests as the family says ([`Symmetry::moves_carry_rests`]): on
-    /// entries spread through a spread of blocks, each move's carried route (worked out from
-    /// the block's first entry) gives what moving the position gives (debug builds check every
-    /// neighbour).
+    /// entries spread through a spread of blocks, each move's carried route (worked out here
+    /// from the block's first entry; in a pass, from the first entry met) gives what moving the
+    /// position gives (debug builds check every neighbour).
     fn check_carries(&self) -> Result<(), String> {
         if !self.carries {
             return Ok(());
@@ -347,6 +347,13 @@ pub struct ReducedCursor<'a> {
     next: Vec<u32>,
     image: Vec<u32>,
     other: Vec<u32>,
+    /// The ranks of the run last walked ([`Cursor::each_neighbour_in_run`]), ascending, and
+    /// their orders (each `order_len` long, one after the other), kept for its next moves.
+    run: Vec<u64>,
+    run_orders: Vec<u8>,
+    /// The orders of the ranks a move is walking, taken from `run_orders`.
+    picked: Vec<u8>,
+    order_len: usize,
 }
 
 /// How a move takes the positions of the cursor's block to their neighbours.
@@ -393,6 +400,41 @@ impl<'a> ReducedCursor<'a> {
         }
     }
 
+    /// The orders of `ranks` (ascending, in the cursor's block, which is plain) into
+    /// `picked`: from the run kept where they are among its ranks (a pass walks a run move by
+    /// move, bottom-up dropping the ranks it has found), or worked out, `ranks` then kept.
+    fn pick_orders(&mut self, ranks: &[u64]) {
+        let k = self.order_len;
+        self.picked.clear();
+        let mut at = 0;
+        for &rank in ranks {
+            while at < self.run.len() && self.run[at] < rank {
+                at += 1;
+            }
+            if self.run.get(at) != Some(&rank) {
+                break;
+            }
+            self.picked
+                .extend_from_slice(&self.run_orders[at * k..(at + 1) * k]);
+        }
+        if self.picked.len() == ranks.len() * k {
+            return;
+        }
+        let classes = &self.space.classes;
+        self.run.clear();
+        self.run_orders.clear();
+        let mut order = [0u8; LABELS];
+        for &rank in ranks {
+            match self.run.last() {
+                Some(&last) if rank == last + 1 => classes.next_order(self.odd, &mut order),
+                _ => _ = classes.order_of_rest(rank, self.odd, &mut order),
+            }
+            self.run.push(rank);
+            self.run_orders.extend_from_slice(&order[..k]);
+        }
+        self.picked.clone_from(&self.run_orders);
+    }
+
     /// The entry a carried route takes the cursor's entry to.
     fn carried(&self, block: u32, from: &[u8; LABELS], relabel: &[u8], order: &[u8]) -> u64 {
         let mut next = [0u8; LABELS];
@@ -406,6 +448,7 @@ impl<'a> ReducedCursor<'a> {
 
     /// Works out move `mv`'s route from the cursor's block, from the position it holds.
     fn route(&mut self, mv: usize) -> Route<'a> {
+        debug_assert!(self.block != u64::MAX, "a neighbour asked before any seek");
         self.refresh();
         let space = self.space;
         let classes = &space.classes;
@@ -510,6 +553,46 @@ impl Cursor for ReducedCursor<'_> {
             }
         }
     }
+
+    /// Where moves carry the rests of a plain block, the run is the block: each move's
+    /// neighbours of many of its entries lie in one block, whose entries stay in cache.
+    fn seek_run(&mut self, rank: u64) -> u64 {
+        self.seek(rank);
+        match self.plain {
+            true => self.space.classes.entries_of(self.block).end,
+            false => rank + 1,
+        }
+    }
+
+    fn each_neighbour_in_run(&mut self, ranks: &[u64], mv: usize, mut f: impl FnMut(u64, u64)) {
+        if let (true, Route::Unknown) = (self.plain, self.routes[mv]) {
+            self.routes[mv] = self.route(mv);
+        }
+        let Route::Carried {
+            block,
+            from,
+            relabel,
+        } = self.routes[mv]
+        else {
+            for &rank in ranks {
+                self.seek(rank);
+                f(rank, self.neighbour(mv));
+            }
+            return;
+        };
+        self.pick_orders(ranks);
+        let k = self.order_len;
+        for (&rank, order) in ranks.iter().zip(self.picked.chunks_exact(k)) {
+            let neighbour = self.carried(block, &from, relabel, order);
+            #[cfg(debug_assertions)]
+            {
+                let mut again = self.space.cursor();
+                again.seek(rank);
+                debug_assert_eq!(neighbour, again.moved(mv, None), "move {mv} from {rank}");
+            }
+            f(rank, neighbour);
+        }
+    }
 }
 
 impl StateSpace for Reduced {
@@ -544,6 +627,10 @@ impl StateSpace for Reduced {
             odd: false,
             fresh: false,
             order: [0; LABELS],
+            run: Vec::new(),
+            run_orders: Vec::new(),
+            picked: Vec::new(),
+            order_len: self.classes.order(&solved, &mut [0; LABELS]),
             image: solved.clone(),
             other: solved.clone(),
             next: solved.clone(),
