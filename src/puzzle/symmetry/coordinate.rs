@@ -85,7 +85,7 @@ pub struct Positions {
     halved: Option<Half>,
 }
 
-/// Room for the labels of a state (its pieces are numbered below [`SKIP`]), and for an order.
+/// Room for the labels of a state (its pieces are numbered below `SKIP`), and for an order.
 pub const LABELS: usize = 32;
 /// The index of a label outside a list, and a slot written to and never read: the loops over
 /// a state's positions run without a branch per position.
