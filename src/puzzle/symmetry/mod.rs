@@ -13,6 +13,7 @@
 //! positions of its class, `|G|` of them but for the few positions some symmetry keeps: the
 //! level loop weighs each level's entries into positions ([`crate::puzzle::Weights`]).
 
+mod automorphisms;
 pub mod base;
 pub mod classes;
 pub mod coordinate;
@@ -20,6 +21,7 @@ mod cursor;
 pub mod pieces;
 pub mod relabel;
 
+pub use automorphisms::automorphisms;
 pub use base::{Base, Erased, Walker};
 pub use classes::{ByCoordinate, Classes, Landing};
 pub use coordinate::{Coordinate, Half, LABELS, Positions};

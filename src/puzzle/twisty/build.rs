@@ -82,6 +82,8 @@ impl Twisty {
             solved: def.solved.clone(),
             reduction,
             low_by_move: None,
+            written_sets: original.sets.clone(),
+            written_moves: original_moves,
         };
         let m = twisty.moves.len();
         twisty.low_by_move = twisty.low_table().1.map(|t| {

@@ -32,6 +32,7 @@ mod gpu;
 mod layout;
 mod moves;
 mod potential;
+mod symmetry;
 
 use super::{Cursor, GpuShader, PuzzleInfo, StateSpace};
 use crate::puzzle::Rate;
@@ -88,6 +89,10 @@ pub struct Twisty {
     /// The last digit's move table, move by move (`[mv * rows + row]`), where it has one: a pass
     /// over a run move by move reads it in order.
     low_by_move: Option<Vec<u32>>,
+    /// The sets and the metric's moves as the definition writes them (before [`potential`]'s
+    /// reduction): what the symmetries are found from.
+    written_sets: Vec<PieceSet>,
+    written_moves: Vec<Move>,
 }
 
 /// How a definition is named in reports.
@@ -393,7 +398,14 @@ impl StateSpace for Twisty {
     }
 
     fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
-        Err("finding the symmetries of a puzzle given by its moves is not done yet".into())
+        let solved = self.state(self.solved());
+        let found = symmetry::symmetries(&self.written_sets, &self.written_moves, &solved)?;
+        Err(match found.len() {
+            1 => "no renumbering of its stickers but the identity maps its moves onto its moves and keeps the solved position".into(),
+            n => format!(
+                "its {n} symmetries are found from its moves (renumberings of its stickers that map the moves onto the moves and keep the solved position), but the classes of a twisty puzzle's positions are not numbered yet: search it without --symmetry"
+            ),
+        })
     }
 
     fn measured_rate(&self) -> Rate {
