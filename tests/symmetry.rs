@@ -34,7 +34,7 @@ fn antipodes(report: &Value) -> Vec<Value> {
     listed
 }
 
-const FAMILIES: [&[&str]; 9] = [
+const FAMILIES: [&[&str]; 10] = [
     &["--puzzle", "turnstyle", "--n", "8"],
     &["--puzzle", "turnstyle", "--n", "9", "--metric", "flips"],
     &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
@@ -46,6 +46,7 @@ const FAMILIES: [&[&str]; 9] = [
     &["--puzzle", "hanoi", "--pegs", "4", "--discs", "6"],
     &["--puzzle", "hanoi", "--pegs", "5", "--discs", "5"],
     &["--puzzle", "sliding", "--rows", "3", "--cols", "3"],
+    &["--puzzle", "perm", "--def", "puzzles/skewb-diamond.tws"],
 ];
 
 #[test]

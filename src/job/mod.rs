@@ -270,7 +270,7 @@ fn run_space<S: StateSpace>(
                 disk,
             };
             let report = report_of(space, searched);
-            let notation = |state: &[u32]| space.format_state(state);
+            let notation = |position: &[u32]| space.format_position(position);
             let done = write_files(&out, file, &report, &notation, picture.as_ref());
             Some(done.map(|()| Finished {
                 report,

@@ -117,8 +117,9 @@ pub trait StateSpace: Sync {
         false
     }
 
-    /// Every position entry `rank` stands for, ascending: the position itself, or in a table
-    /// reduced by symmetry its class ([`symmetry::Reduced`]).
+    /// Every position entry `rank` stands for, ascending, as the family writes positions in
+    /// reports: the position itself, or in a table reduced by symmetry its class
+    /// ([`symmetry::Reduced`]).
     fn positions_of(&self, rank: u64) -> Vec<Vec<u32>> {
         vec![self.state(rank)]
     }
@@ -127,6 +128,11 @@ pub trait StateSpace: Sync {
     /// A state written out as the family's seed writes it (by default the numbers, spaced).
     fn format_state(&self, state: &[u32]) -> String {
         spaced(state)
+    }
+    /// A position of [`StateSpace::positions_of`] written out: as [`StateSpace::format_state`]
+    /// but where a reduced space searches a view of the family in other states.
+    fn format_position(&self, position: &[u32]) -> String {
+        self.format_state(position)
     }
     /// A state read from text: numbers separated by spaces or commas (families may accept
     /// their own notation too).

@@ -147,6 +147,11 @@ impl Space {
     pub fn format_state(&self, state: &[u32]) -> String {
         with_space!(self, s => s.format_state(state))
     }
+
+    /// A position of a report in the family's notation ([`StateSpace::format_position`]).
+    pub fn format_position(&self, position: &[u32]) -> String {
+        with_space!(self, s => s.format_position(position))
+    }
 }
 
 #[cfg(test)]

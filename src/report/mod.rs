@@ -117,7 +117,7 @@ impl Report {
     }
 
     /// `report.md`: the same facts as tables to paste into a page, each antipode written by
-    /// `notation` (the family's: [`crate::puzzle::StateSpace::format_state`]).
+    /// `notation` (the family's: [`crate::puzzle::StateSpace::format_position`]).
     pub fn to_markdown(&self, notation: &dyn Fn(&[u32]) -> String) -> String {
         let p = &self.puzzle;
         let params: Vec<String> = (p.shown_params().iter())

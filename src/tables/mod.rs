@@ -67,7 +67,7 @@ pub fn run(
             if let Some(report) = read_report(&out) {
                 write(&out.join("levels.csv"), &report.levels_csv())?;
                 write(&out.join("levels.svg"), &report.levels_svg())?;
-                let notation = |state: &[u32]| space.format_state(state);
+                let notation = |position: &[u32]| space.format_position(position);
                 write(&out.join("report.md"), &report.to_markdown(&notation))?;
                 done.push(Ok(report));
             }
@@ -426,7 +426,7 @@ fn seeds(folder: &Path) -> Result<String, Error> {
 fn slug_and_antipode(report: &Report) -> (String, Option<String>) {
     let first = report.antipodes.first();
     match registry::space_of(&report.puzzle) {
-        Ok(space) => (space.slug(), first.map(|a| space.format_state(a))),
+        Ok(space) => (space.slug(), first.map(|a| space.format_position(a))),
         Err(_) => (report.puzzle.puzzle.clone(), first.map(|a| spaced(a))),
     }
 }

@@ -104,6 +104,7 @@ impl Ring {
         let name =
             format!("the {turns} turns of the labels{by}{mirrors}, the ring read from piece 1");
         Ok(Symmetry {
+            view: None,
             name,
             elements: symmetry::group(&generators, n, n as u32),
             rank: Rank::Coordinate(Box::new(Turned::new(n, d, halved))),

@@ -32,6 +32,15 @@ pub trait Base: Send + Sync {
     fn walker(&self) -> Box<dyn Walker + '_>;
     /// [`StateSpace::move_state`].
     fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool;
+    /// A state as the family writes it in reports: itself, but where the space is a view of
+    /// the family's in other states (a twisty puzzle's stickers).
+    fn written(&self, state: &[u32]) -> Vec<u32> {
+        state.to_vec()
+    }
+    /// A state as [`Base::written`] gives it, in the family's notation.
+    fn format_written(&self, written: &[u32]) -> String {
+        self.format_state(written)
+    }
 }
 
 /// A [`Cursor`] behind a pointer.

@@ -235,13 +235,14 @@ impl ByCoordinate {
         let mut fixed: HashMap<u32, u64> = HashMap::new();
         let mut entries = BTreeSet::new();
         let (mut image, mut other) = (solved.to_vec(), solved.to_vec());
-        let (writings, first) = (self.coordinate.writings(), self.coordinate.fixed());
+        let writings = self.coordinate.writings();
         for (h, element) in self.elements.iter().enumerate().skip(1) {
             let mut found = 0u64;
             // A position the element keeps is kept as written, or written another way.
             let written = writings.iter().map(|w| element.then(w));
             for kept_by in std::iter::once(element.clone()).chain(written) {
-                kept_states(&kept_by, solved, first, in_space, &mut |state| {
+                let coordinate = &self.coordinate;
+                coordinate.kept_states(&kept_by, solved, in_space, &mut |state| {
                     found += 1;
                     let (block, g) = self.block_of[self.coordinate.value(state) as usize];
                     if g == 0 && self.stabilizers[block as usize].contains(&(h as u16)) {
@@ -311,8 +312,8 @@ const MAX_KEPT: u64 = 1 << 26;
 /// first `first` positions always holding the same pieces) that `element` keeps, until `each`
 /// says to stop: `element` moves the pieces of each cycle of its positions along a cycle of
 /// labels of the same length, in order, so each cycle of positions takes such a cycle of
-/// labels, starting anywhere along it.
-fn kept_states(
+/// labels, starting anywhere along it ([`Coordinate::kept_states`]).
+pub fn kept_states(
     element: &Element,
     solved: &[u32],
     first: usize,

@@ -58,6 +58,18 @@ pub trait Coordinate: Send + Sync {
     fn writings(&self) -> Vec<super::Element> {
         Vec::new()
     }
+    /// Calls `each` with every state of the space (`in_space`, states as `solved` is written)
+    /// that `element` keeps, until `each` says to stop: where each label is a piece, made
+    /// cycle of positions by cycle ([`super::classes::kept_states`]).
+    fn kept_states(
+        &self,
+        element: &super::Element,
+        solved: &[u32],
+        in_space: &dyn Fn(&[u32]) -> bool,
+        each: &mut dyn FnMut(&[u32]) -> bool,
+    ) {
+        super::classes::kept_states(element, solved, self.fixed(), in_space, each)
+    }
 }
 
 /// The positions of a set of pieces as the coordinate, and the order of the others as the rest:

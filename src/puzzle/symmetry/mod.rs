@@ -117,6 +117,10 @@ pub struct Symmetry {
     /// coordinate (sliding tiles' blank). The cursor then works the map out once per block and
     /// move ([`ReducedCursor`]) instead of moving each position.
     pub moves_carry_rests: bool,
+    /// The space as the symmetries see it, where they act on other states than the family
+    /// writes (a twisty puzzle's stickers): [`Reduced::new`] searches it in place of the
+    /// family's space, with the same ranks and moves.
+    pub view: Option<Box<dyn Base>>,
 }
 
 /// How a family's classes of symmetric positions are numbered.
@@ -156,13 +160,21 @@ pub struct Reduced {
 impl Reduced {
     /// `base` reduced by `symmetry`, or why it cannot be.
     pub fn new(base: Box<dyn Base>, symmetry: Symmetry) -> Result<Reduced, String> {
+        let Symmetry {
+            name,
+            elements,
+            rank,
+            moves_carry_rests,
+            view,
+        } = symmetry;
+        let base = view.unwrap_or(base);
         let solved = base.state(base.solved());
-        let classes = match symmetry.rank {
+        let classes = match rank {
             Rank::Coordinate(coordinate) => {
                 // A state of the space as it writes its states (Turnstyle's flips metric ranks a
                 // ring read from anywhere, and writes it from piece 1).
                 let in_space = |s: &[u32]| base.rank(s).is_ok_and(|r| base.state(r) == s);
-                let elements = symmetry.elements.clone();
+                let elements = elements.clone();
                 Box::new(ByCoordinate::new(elements, coordinate, &solved, &in_space)?)
             }
             Rank::Classes(classes) => classes,
@@ -183,11 +195,11 @@ impl Reduced {
         let order_len = classes.order(&solved, &mut [0; LABELS]);
         let mut reduced = Reduced {
             base,
-            name: symmetry.name,
-            elements: symmetry.elements,
+            name,
+            elements,
             classes,
             solved: 0,
-            carries: symmetry.moves_carry_rests && order_len > 0,
+            carries: moves_carry_rests && order_len > 0,
             order_len,
         };
         reduced.solved = reduced.entry(&solved);
@@ -350,7 +362,10 @@ impl StateSpace for Reduced {
     }
 
     fn positions_of(&self, entry: u64) -> Vec<Vec<u32>> {
-        self.class(&self.state(entry))
+        let class = self.class(&self.state(entry));
+        let mut written: Vec<Vec<u32>> = class.iter().map(|s| self.base.written(s)).collect();
+        written.sort_unstable();
+        written
     }
 
     fn rank(&self, state: &[u32]) -> Result<u64, String> {
@@ -362,6 +377,10 @@ impl StateSpace for Reduced {
 
     fn format_state(&self, state: &[u32]) -> String {
         self.base.format_state(state)
+    }
+
+    fn format_position(&self, position: &[u32]) -> String {
+        self.base.format_written(position)
     }
 
     fn parse_state(&self, text: &str) -> Result<Vec<u32>, String> {

@@ -60,6 +60,7 @@ pub fn of_pieces<S: StateSpace>(
     }
     let moves_carry_rests = watched.iter().all(|p| set.contains(p));
     Ok(Symmetry {
+        view: None,
         moves_carry_rests,
         name: name.into(),
         elements,

@@ -36,6 +36,7 @@ pub fn exchanges<S: StateSpace>(
     let generators: Vec<Element> = (2..labels).map(|a| exchange(a, a + 1)).collect();
     super::check(space, &generators)?;
     Ok(Symmetry {
+        view: None,
         name: format!("the exchanges of {what} 2 to {labels}"),
         elements: super::group(&generators, len, labels as u32),
         rank: Rank::Classes(Box::new(Relabelled::new(len, labels))),

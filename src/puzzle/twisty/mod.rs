@@ -32,6 +32,7 @@ mod gpu;
 mod layout;
 mod moves;
 mod potential;
+mod stickers;
 mod symmetry;
 
 use super::{Cursor, GpuShader, PuzzleInfo, StateSpace};
@@ -398,14 +399,7 @@ impl StateSpace for Twisty {
     }
 
     fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
-        let solved = self.state(self.solved());
-        let found = symmetry::symmetries(&self.written_sets, &self.written_moves, &solved)?;
-        Err(match found.len() {
-            1 => "no renumbering of its stickers but the identity maps its moves onto its moves and keeps the solved position".into(),
-            n => format!(
-                "its {n} symmetries are found from its moves (renumberings of its stickers that map the moves onto the moves and keep the solved position), but the classes of a twisty puzzle's positions are not numbered yet: search it without --symmetry"
-            ),
-        })
+        self.symmetries()
     }
 
     fn measured_rate(&self) -> Rate {
