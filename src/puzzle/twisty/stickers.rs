@@ -62,8 +62,8 @@ impl Stickers {
     }
 
     /// The stickers of a position given as the family's states write it (per set, its pieces'
-    /// labels from 1, then their orientations): the sticker on each place, numbered as the
-    /// places of the solved position that hold it (sticker `k` of piece `x` is `(x - 1, k)`).
+    /// labels from 1, then their orientations): the sticker on each place, sticker `k` of the
+    /// piece labelled `x` numbered as place `k` of position `x - 1` of its set.
     pub(super) fn of_state(&self, state: &[u32]) -> Vec<u32> {
         let mut stickers = vec![0u32; self.len];
         let mut at = 0;
@@ -81,23 +81,30 @@ impl Stickers {
     }
 
     /// Whether `t`, relabelling stickers by `labels`, leaves every position as it is: each
-    /// piece a position may hold ([`held`]) stays there in the same orientation.
+    /// piece a position may hold (`held` in [`super::symmetry`]) goes to the same position in the
+    /// same orientation, or to a position no move touches that always holds what it brings
+    /// there, from one that always holds it (two such positions swapped).
     pub(super) fn moves_nothing(
         &self,
         t: &[u8],
         labels: &[u32],
         held: &[(usize, usize, usize, usize)],
     ) -> bool {
-        let back = crate::group::inverse(t);
+        let alone = |s: usize, i: usize| held.iter().filter(|h| (h.0, h.1) == (s, i)).count() == 1;
         held.iter().all(|&(s, i, x, a)| {
-            let o = usize::from(self.sets[s].orientations);
-            let first = self.place(s, i, 0);
-            // The image's place of orientation 0 at `i` comes from place `q` of the position.
-            let Some(g) = (back[first] as usize).checked_sub(first).filter(|&g| g < o) else {
+            // Sticker 0 of piece `x`, on place `(i, a)`, and where `t` takes them.
+            let (to, sticker) = (
+                t[self.place(s, i, a)] as usize,
+                labels[self.place(s, x, 0)] as usize,
+            );
+            let (s2, o) = (self.set_of(to), usize::from(self.sets[s].orientations));
+            if self.set_of(sticker) != s2 {
                 return false;
-            };
-            let sticker = labels[self.place(s, x, (g + o - a) % o)] as usize;
-            sticker >= self.base[s] && sticker - self.base[s] == x * o + (o - a) % o
+            }
+            let (j, g) = ((to - self.base[s2]) / o, (to - self.base[s2]) % o);
+            let (x2, k) = ((sticker - self.base[s2]) / o, (sticker - self.base[s2]) % o);
+            let image = (s2, j, x2, (g + o - k) % o);
+            image == (s, i, x, a) || (held.contains(&image) && alone(s, i) && alone(s2, j))
         })
     }
 

@@ -8,6 +8,7 @@
 //! definition has no rotations in it: they are found here as renumberings of its stickers.
 
 use super::Twisty;
+use super::coords::Coords;
 use super::format::{Move, PieceSet};
 use super::stickers::{StickerView, Stickers};
 use crate::group::{self, Perm};
@@ -177,6 +178,30 @@ impl Twisty {
             return Err("no renumbering of its stickers but the identity maps its moves onto its moves and keeps the solved position".into());
         }
         let stickers = Stickers::new(&self.written_sets);
+        // The rank must read a symmetric image as it reads the position: each set goes to a
+        // set numbered alike (the same digits, parity and sum tracked alike), and a set in a
+        // block, whose digit lists the positions its parts reach together, to itself.
+        let alike = |s: usize, t: usize| {
+            let (a, b) = (&self.coords[s], &self.coords[t]);
+            let kind = |c: &Coords| {
+                let block = c.pieces_in_block || c.twists_in_block;
+                let tracked = (c.parity_bit.is_some(), c.sum_bit.is_some());
+                // A set of one piece follows any other, to no effect.
+                let follows = c.follows.is_some() && c.count > 1;
+                (block, tracked, follows, c.ori_digits, c.perm_size)
+            };
+            kind(a) == kind(b) && (s == t || !kind(a).0)
+        };
+        let unlike = (found.iter()).any(|g| {
+            (0..self.coords.len())
+                .any(|s| !alike(s, stickers.set_of(g.positions[stickers.base(s)])))
+        });
+        if unlike {
+            return Err(format!(
+                "its {} symmetries are found from its moves, but its rank numbers some sets a symmetry exchanges unalike (a block, or a parity tracked for one and not the other)",
+                found.len()
+            ));
+        }
         // The set whose order is the rest: of distinct pieces without orientations, with a
         // digit of its own, which every symmetry maps onto itself; the one of most orders.
         let set = (0..self.coords.len())
@@ -186,6 +211,7 @@ impl Twisty {
                     && c.distinct()
                     && !c.pieces_in_block
                     && c.perm_digits() >= 2
+                    && self.coords.iter().all(|other| other.follows != Some(s))
                     && (found.iter())
                         .all(|g| places.clone().all(|x| places.contains(&g.positions[x])))
             })
