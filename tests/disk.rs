@@ -116,6 +116,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> (bool, bool) {
                 table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), table))),
                 levels,
                 antipodes,
+                pass: None,
             };
             let engine = DiskEngine::new(space, held, &dir, options.antipode_limit).unwrap();
             let got = search_on(space, engine, &options, None, Some(resume)).unwrap();
@@ -144,6 +145,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> (bool, bool) {
                 table: Saved::Slabs(state),
                 levels,
                 antipodes,
+                pass: None,
             };
             let engine = DiskEngine::new(space, cut, &folder, options.antipode_limit).unwrap();
             let got = search_on(space, engine, &options, None, Some(resume)).unwrap();
@@ -167,6 +169,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> (bool, bool) {
             table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), table))),
             levels,
             antipodes,
+            pass: None,
         };
         let engine = DiskEngine::new(space, cut, &dir, options.antipode_limit).unwrap();
         let got = search_on(space, engine, &options, None, Some(resume)).unwrap();

@@ -1164,8 +1164,16 @@ fn checkpoints_of<S: StateSpace>(space: &S) -> Vec<(Vec<u8>, Levels)> {
             let table = DistanceTable::from_words(space.size(), words.clone());
             let mut bytes = Vec::new();
             let (whole, saving) = ((&info, space.size()), Saving::Table(&table));
-            store::write_checkpoint(&mut bytes, whole, None, levels, 1.5, antipodes, saving)
-                .unwrap();
+            store::write_checkpoint(
+                &mut bytes,
+                whole,
+                None,
+                (levels, None),
+                1.5,
+                antipodes,
+                saving,
+            )
+            .unwrap();
             (bytes, done.levels.clone())
         })
         .collect()

@@ -702,6 +702,7 @@ fn the_gpu_goes_on_from_every_checkpoint_to_the_cpu_result() {
                     table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), words))),
                     levels,
                     antipodes,
+                    pass: None,
                 };
                 let engine = gpu.engine(&space, &layout, true).unwrap();
                 let resumed = search_on(&space, engine, &options, None, Some(resume)).unwrap();

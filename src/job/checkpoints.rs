@@ -5,6 +5,7 @@ use super::{Error, MpiJob};
 use crate::puzzle::StateSpace;
 use crate::search::levels::Levels;
 use crate::search::slab::{self, Slab};
+use crate::search::within::PassSaved;
 use crate::search::{Checkpoints, Resume, Saved as Table, Saving};
 use crate::setting::Setting;
 use crate::store::{
@@ -155,6 +156,29 @@ impl Checkpoints for FileCheckpoints<'_> {
     }
 
     fn save(&self, table: Saving, levels: &Levels, antipodes: &[u64]) -> Result<(), String> {
+        self.write(table, levels, antipodes, None)
+    }
+
+    fn save_within(
+        &self,
+        table: Saving,
+        levels: &Levels,
+        antipodes: &[u64],
+        pass: &PassSaved,
+    ) -> Result<(), String> {
+        self.write(table, levels, antipodes, Some(pass))
+    }
+}
+
+impl FileCheckpoints<'_> {
+    /// Saves the state after `levels`, or within the scan after them (`pass`).
+    fn write(
+        &self,
+        table: Saving,
+        levels: &Levels,
+        antipodes: &[u64],
+        pass: Option<&PassSaved>,
+    ) -> Result<(), String> {
         let level = levels.len() - 1;
         let path = self.path(level);
         let fail =
@@ -166,7 +190,7 @@ impl Checkpoints for FileCheckpoints<'_> {
                 file.writer(),
                 (&self.info, self.entries),
                 slab,
-                levels,
+                (levels, pass),
                 seconds,
                 antipodes,
                 table,
@@ -181,15 +205,25 @@ impl Checkpoints for FileCheckpoints<'_> {
             }
         }
         *self.since.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        atomic::set_resume_hint(saved_hint(&self.folder, level));
+        let words = self.entries.div_ceil(32);
+        atomic::set_resume_hint(saved_hint(
+            &self.folder,
+            level,
+            pass.map(|p| p.percent(words)),
+        ));
         Ok(())
     }
 }
 
-/// What an interrupted run says once the checkpoint after `level` is saved in `folder`.
-pub(super) fn saved_hint(folder: &Path, level: u64) -> String {
+/// What an interrupted run says once the checkpoint after `level` (or `percent` into the scan
+/// after it) is saved in `folder`.
+pub(super) fn saved_hint(folder: &Path, level: u64, percent: Option<f64>) -> String {
+    let which = match percent {
+        None => format!("after level {level}"),
+        Some(p) => format!("{p:.0}% into level {}'s scan", level + 1),
+    };
     format!(
-        "the checkpoint after level {level} is in {}: to go on, run the same command with {}",
+        "the checkpoint {which} is in {}: to go on, run the same command with {}",
         folder.display(),
         Setting::Resume
     )
@@ -244,6 +278,7 @@ pub(super) fn resume_from<S: StateSpace>(
         table,
         levels: header.levels.levels(),
         antipodes: header.antipodes,
+        pass: header.pass,
     };
     Ok((resume, header.seconds))
 }

@@ -208,13 +208,22 @@ fn run_space<S: StateSpace>(
     match &resume {
         Some(r) => {
             let level = r.levels.len() - 1;
+            let percent = (r.pass.as_ref()).map(|p| p.percent(space.size().div_ceil(32)));
             if root && !job.quiet {
+                let within = match (&r.pass, percent) {
+                    (Some(p), Some(percent)) => format!(
+                        ", {percent:.0}% into level {}'s scan ({} entries set)",
+                        level + 1,
+                        p.found
+                    ),
+                    _ => String::new(),
+                };
                 eprintln!(
-                    "gpusearch: going on from the checkpoint after level {level} ({} states found, {earlier:.0} s searched)",
+                    "gpusearch: going on from the checkpoint after level {level}{within} ({} states found, {earlier:.0} s searched)",
                     r.levels.total()
                 );
             }
-            atomic::set_resume_hint(saved_hint(&out, level));
+            atomic::set_resume_hint(saved_hint(&out, level, percent));
         }
         None => atomic::set_resume_hint(
             "no checkpoint was saved yet: run the same command again to start over".into(),

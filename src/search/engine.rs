@@ -7,6 +7,7 @@
 //! a time as the loop asks. Every engine gives the same table for the same passes.
 
 use super::levels::Levels;
+use super::within::Within;
 use super::{Checkpoints, Progress, Saving, SlabsState, Step};
 use crate::table::{DistanceTable, TableSource, TableView};
 use std::ops::Range;
@@ -82,6 +83,25 @@ pub trait Engine {
     /// the next one; the other kinds may drop the list.
     fn pass(&mut self, step: Step, levels: &Levels, progress: &dyn Progress)
     -> Result<u64, String>;
+
+    /// A top-down or bottom-up scan, as [`Engine::pass`], from where `within` says, pausing
+    /// there for checkpoints ([`super::within`]). By default the whole scan, without pauses:
+    /// the entries scanned before are scanned again, which gives the same table.
+    fn scan(
+        &mut self,
+        step: Step,
+        levels: &Levels,
+        progress: &dyn Progress,
+        within: Within,
+    ) -> Result<u64, String> {
+        let _ = within;
+        self.pass(step, levels, progress)
+    }
+
+    /// Whether [`Engine::scan`] pauses for checkpoints within a scan (and starts part way).
+    fn pauses(&self) -> bool {
+        false
+    }
 
     /// The kinds of pass this engine carries out; the loop asks for no other.
     fn passes(&self) -> Passes {

@@ -26,6 +26,7 @@ pub mod slab;
 pub mod smallest;
 pub mod sweep;
 pub mod weighing;
+pub mod within;
 
 use crate::puzzle::StateSpace;
 use crate::table::{DistanceTable, TableSource, TableView};
@@ -33,7 +34,9 @@ pub use cpu::CpuEngine;
 pub use disk::SlabsState;
 pub use engine::{Engine, Passes};
 use levels::Levels;
+use smallest::merge_smallest;
 use weighing::Weighing;
+use within::PassSaved;
 
 /// How the level loop picks the kind of each pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,6 +200,8 @@ pub struct Resume {
     pub levels: Levels,
     /// The smallest ranks of that level (the antipodes, should no level follow).
     pub antipodes: Vec<u64>,
+    /// The scan that finds the next level, where it was saved part way.
+    pub pass: Option<PassSaved>,
 }
 
 /// The table of a saved state, as it was saved.
@@ -222,6 +227,19 @@ pub trait Checkpoints: Sync {
     fn due(&self) -> bool;
     /// Saves the state after a level: the table, the counts and the level's smallest ranks.
     fn save(&self, table: Saving, levels: &Levels, antipodes: &[u64]) -> Result<(), String>;
+    /// Saves the state within the scan that finds the level after `levels` (the last of which
+    /// has the smallest ranks `antipodes`), as far as `pass` says ([`within`]). Checkpoints
+    /// kept only at the ends of levels ignore it (the default).
+    fn save_within(
+        &self,
+        table: Saving,
+        levels: &Levels,
+        antipodes: &[u64],
+        pass: &PassSaved,
+    ) -> Result<(), String> {
+        let _ = (table, levels, antipodes, pass);
+        Ok(())
+    }
 }
 
 /// Runs a full breadth-first search of `space` from its solved states on the CPU engine, in
@@ -275,7 +293,8 @@ pub fn drive<S: StateSpace, E: Engine>(
     let mut weighing = Weighing::of(space.weights());
     // `listed`: the length of the last level's list, while the engine holds one.
     // `antipodes`: the smallest ranks of the last level, when found before this run.
-    let (mut levels, mut listed, mut antipodes) = match resume {
+    // `carried`: the scan that finds the next level, as saved part way before this run.
+    let (mut levels, mut listed, mut antipodes, mut carried) = match resume {
         None => {
             let starts = space.starts();
             engine.start(&starts)?;
@@ -287,13 +306,16 @@ pub fn drive<S: StateSpace, E: Engine>(
                 Some(w) => levels.push_weighed(first, w.start(&starts)),
                 None => levels.push(first),
             }
-            (levels, Some(first), None)
+            (levels, Some(first), None, None)
         }
         Some(r) => {
-            progress.found(r.levels.total());
+            progress.found(r.levels.total() + r.pass.as_ref().map_or(0, |p| p.found));
             let depth = r.levels.len() - 1;
             let holding = r.levels.sum_mod3(depth % 3);
-            let (listed, list) = if r.levels.last() <= r.antipodes.len() as u64 {
+            let (listed, list) = if r.pass.is_some() {
+                // The scan goes on: no list.
+                (None, None)
+            } else if r.levels.last() <= r.antipodes.len() as u64 {
                 // A level of a few states is all in its smallest ranks: exactly the list (a
                 // long thin graph goes on in tiny levels, not in scans).
                 (Some(r.levels.last()), Some(r.antipodes.clone()))
@@ -309,8 +331,11 @@ pub fn drive<S: StateSpace, E: Engine>(
             }
             if let Some(w) = &mut weighing {
                 w.take_from(engine)?;
+                if let Some(p) = &r.pass {
+                    w.restore(&p.held, &p.special)?;
+                }
             }
-            (r.levels, listed, Some(r.antipodes))
+            (r.levels, listed, Some(r.antipodes), r.pass)
         }
     };
     // Checkpoints that cost nothing are saved after every level, and once the search is over.
@@ -323,10 +348,15 @@ pub fn drive<S: StateSpace, E: Engine>(
     loop {
         let depth = levels.len() - 1;
         let unreached = size - reached;
-        let step = match listed {
+        let step = match (&carried, listed) {
+            // A scan saved part way goes on as it was (top-down where this engine has no other).
+            (Some(p), _) if passes.runs(p.step()) => p.step(),
+            (Some(_), _) => Step::TopDown,
             // Thin levels go on as lists whatever the policy (bottom-up scans would also check
             // ranks no move reaches, where a family has such: Free the Key's unfit positions).
-            Some(n) if (n <= list_limit || n <= TINY_LEVEL as u64) && passes.frontier && !swept => {
+            (None, Some(n))
+                if (n <= list_limit || n <= TINY_LEVEL as u64) && passes.frontier && !swept =>
+            {
                 Step::Frontier
             }
             _ => {
@@ -366,7 +396,33 @@ pub fn drive<S: StateSpace, E: Engine>(
             }
         };
         debug_assert!(passes.runs(step), "{step:?} is not among {passes:?}");
-        let count = engine.pass(step, &levels, progress)?;
+        let (count, carried_smallest) = match step {
+            Step::TopDown | Step::BottomUp => {
+                let start = carried.take().unwrap_or_else(|| PassSaved {
+                    bottom_up: step == Step::BottomUp,
+                    words: 0,
+                    found: 0,
+                    smallest: Vec::new(),
+                    held: Vec::new(),
+                    special: Vec::new(),
+                });
+                let (w, last) = (weighing.as_ref(), antipodes.as_ref());
+                let new = within::scan(
+                    engine,
+                    step,
+                    &levels,
+                    progress,
+                    checkpoints,
+                    w,
+                    last,
+                    &start,
+                    limit,
+                )?;
+                let smallest = (start.found > 0).then_some(start.smallest);
+                (start.found + new, smallest.map(|s| (s, new)))
+            }
+            _ => (engine.pass(step, &levels, progress)?, None),
+        };
         if count == 0 {
             break;
         }
@@ -377,7 +433,16 @@ pub fn drive<S: StateSpace, E: Engine>(
         }
         reached += count;
         listed = (step == Step::Frontier).then_some(count);
-        antipodes = None;
+        // A scan gone on from part way: its smallest ranks with those saved.
+        antipodes = match carried_smallest {
+            Some((saved, 0)) => Some(saved),
+            Some((saved, _)) => Some(merge_smallest(
+                saved,
+                engine.smallest(depth + 1, limit)?,
+                limit,
+            )),
+            None => None,
+        };
         let thin = step == Step::Frontier && count <= TINY_LEVEL as u64;
         thin_found = if thin { thin_found + count } else { 0 };
         if thin && thin_found < THIN_CHECK {
@@ -385,7 +450,10 @@ pub fn drive<S: StateSpace, E: Engine>(
         }
         thin_found = 0;
         if let Some(c) = checkpoints.filter(|c| in_place || c.due()) {
-            let smallest = engine.smallest(depth + 1, limit)?;
+            let smallest = match &antipodes {
+                Some(a) => a.clone(),
+                None => engine.smallest(depth + 1, limit)?,
+            };
             engine.save(c, &levels, &smallest, false)?;
         }
     }

@@ -21,6 +21,8 @@ pub struct Weighing {
     held: Vec<[u64; 3]>,
     /// The special entries not reached yet, with what each weighs beyond its range's weight.
     special: Vec<(u64, i64)>,
+    /// All the special entries, reached or not.
+    every_special: Vec<(u64, i64)>,
 }
 
 impl Weighing {
@@ -33,13 +35,15 @@ impl Weighing {
                 .find(|(r, _)| r.contains(&rank))
                 .map_or(0, |(_, w)| *w)
         };
+        let special: Vec<_> = (weights.special.iter())
+            .map(|&(rank, w)| (rank, w as i64 - weight(rank) as i64))
+            .collect();
         Some(Weighing {
             first: first.1,
             held: vec![[0; 3]; lighter.len()],
             lighter: lighter.to_vec(),
-            special: (weights.special.iter())
-                .map(|&(rank, w)| (rank, w as i64 - weight(rank) as i64))
-                .collect(),
+            every_special: special.clone(),
+            special,
         })
     }
 
@@ -82,6 +86,27 @@ impl Weighing {
         let values = engine.values_at(&ranks)?;
         let mut values = values.iter();
         self.special.retain(|_| values.next() == Some(&3));
+        Ok(())
+    }
+
+    /// What [`Weighing::restore`] takes back: each lighter range's entries holding 0, 1 and 2,
+    /// and the special entries not reached yet.
+    pub fn saved(&self) -> (Vec<[u64; 3]>, Vec<u64>) {
+        let special = self.special.iter().map(|&(r, _)| r).collect();
+        (self.held.clone(), special)
+    }
+
+    /// Takes back the counts [`Weighing::saved`] gave, as they were when a scan began that
+    /// was saved part way (the table then also holds part of the level the scan finds).
+    pub fn restore(&mut self, held: &[[u64; 3]], special: &[u64]) -> Result<(), String> {
+        if held.len() != self.held.len() {
+            return Err("the checkpoint's weighing is not of this table".into());
+        }
+        self.held = held.to_vec();
+        self.special = (self.every_special.iter())
+            .filter(|(r, _)| special.contains(r))
+            .copied()
+            .collect();
         Ok(())
     }
 

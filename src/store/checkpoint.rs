@@ -3,14 +3,19 @@
 //! search from disk, the state of its slabs there in place of the table.
 
 use super::*;
+use crate::search::within::PassSaved;
 use crate::search::{Saving, SlabsState};
 
 /// The first eight bytes of every checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"GSCHKPT\n";
 /// The last eight bytes of every checkpoint file.
 pub(super) const CHECKPOINT_END: &[u8; 8] = b"GSCHEND\n";
-/// The checkpoint format version this code writes and reads.
+/// The checkpoint format version this code writes and reads for a state after a level.
 pub const CHECKPOINT_VERSION: u32 = 3;
+/// The version of a checkpoint within a level ([`CheckpointHeader::pass`]): gpusearch
+/// versions that read only version 3 would go on as if the level before were the last found,
+/// and count the scan's states found before the checkpoint twice.
+pub const CHECKPOINT_WITHIN_VERSION: u32 = 4;
 /// Bytes of the header's SHA-256, which follows it.
 const HEADER_SHA_BYTES: usize = 32;
 
@@ -39,6 +44,9 @@ pub struct CheckpointHeader {
     /// Where the table is in slabs on disk, not in this file: their state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slabs: Option<SlabsState>,
+    /// The scan that finds the next level, where a checkpoint within it was saved (version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<PassSaved>,
 }
 
 /// Writes a checkpoint (of the table, or of a process's `slab` of it): the table after a level,
@@ -52,7 +60,7 @@ pub fn write_checkpoint(
     out: &mut impl Write,
     (puzzle, entries): (&PuzzleInfo, u64),
     slab: Option<&Slab>,
-    levels: &Levels,
+    (levels, pass): (&Levels, Option<&PassSaved>),
     seconds: f64,
     antipodes: &[u64],
     table: Saving,
@@ -70,10 +78,15 @@ pub fn write_checkpoint(
             Saving::Slabs(state) => Some(state.clone()),
             Saving::Table(_) => None,
         },
+        pass: pass.cloned(),
+    };
+    let version = match pass {
+        Some(_) => CHECKPOINT_WITHIN_VERSION,
+        None => CHECKPOINT_VERSION,
     };
     let json = serde_json::to_vec_pretty(&header).map_err(std::io::Error::other)?;
     out.write_all(CHECKPOINT_MAGIC)?;
-    out.write_all(&CHECKPOINT_VERSION.to_le_bytes())?;
+    out.write_all(&version.to_le_bytes())?;
     out.write_all(&(json.len() as u32).to_le_bytes())?;
     out.write_all(&json)?;
     out.write_all(&Sha256::digest(&json))?;
@@ -126,7 +139,12 @@ pub fn open_checkpoint(
     let len = file.metadata().map_err(fail)?.len();
     let mut start = vec![0u8; (len as usize).min(PREAMBLE)];
     file.read_exact_at(&mut start, 0).map_err(fail)?;
-    let header_len = preamble(&start, CHECKPOINT_MAGIC, CHECKPOINT_VERSION, "checkpoint")?;
+    // Version 4 within a level, 3 after one.
+    let version = match start.get(8..12) {
+        Some(v) if v == CHECKPOINT_WITHIN_VERSION.to_le_bytes() => CHECKPOINT_WITHIN_VERSION,
+        _ => CHECKPOINT_VERSION,
+    };
+    let header_len = preamble(&start, CHECKPOINT_MAGIC, version, "checkpoint")?;
     let body = (PREAMBLE + header_len + HEADER_SHA_BYTES) as u64;
     if body + 16 > len {
         return Err("the file is cut short".into());
@@ -168,6 +186,7 @@ pub fn open_checkpoint(
             header.seconds
         ));
     }
+    check_pass(&header, version, whole)?;
     let mut tail = [0u8; 16];
     file.read_exact_at(&mut tail, len - 16).map_err(fail)?;
     if &tail[8..] != CHECKPOINT_END {
@@ -203,7 +222,14 @@ pub fn open_checkpoint(
     let table = CheckpointTable {
         frames,
         path: path.to_path_buf(),
-        expected: (header.slab.is_none()).then(|| [0, 1, 2].map(|v| levels.sum_mod3(v))),
+        expected: (header.slab.is_none()).then(|| {
+            let mut counts = [0, 1, 2].map(|v| levels.sum_mod3(v));
+            // A scan saved part way has set some of the next level.
+            if let Some(pass) = &header.pass {
+                counts[(levels.len() % 3) as usize] += pass.found;
+            }
+            counts
+        }),
         counted: std::sync::Mutex::new((vec![false; chunks], [0; 3])),
     };
     Ok((header, Some(table)))
@@ -321,4 +347,26 @@ pub(super) fn value_counts(bytes: &[u8], live: u64) -> [u64; 3] {
         }
     }
     counts
+}
+
+/// Checks a checkpoint's scan saved part way against its version and table.
+fn check_pass(header: &CheckpointHeader, version: u32, whole: u64) -> Result<(), String> {
+    let Some(pass) = &header.pass else {
+        return match version {
+            CHECKPOINT_WITHIN_VERSION => {
+                Err("the header of a checkpoint within a level has no scan".into())
+            }
+            _ => Ok(()),
+        };
+    };
+    if version != CHECKPOINT_WITHIN_VERSION || header.slab.is_some() || header.slabs.is_some() {
+        return Err("the header's scan is not where a scan is saved".into());
+    }
+    if pass.words > whole.div_ceil(32) || pass.found > whole {
+        return Err("the header's scan is past the table".into());
+    }
+    if pass.smallest.len() as u64 > pass.found || pass.smallest.iter().any(|&r| r >= whole) {
+        return Err("the header's scan lists ranks it did not find".into());
+    }
+    Ok(())
 }

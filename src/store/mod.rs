@@ -505,7 +505,16 @@ mod tests {
         let mut bytes = Vec::new();
         let whole = (&info, table.entries());
         let saving = crate::search::Saving::Table(&table);
-        write_checkpoint(&mut bytes, whole, None, &levels, 12.5, &[4, 9], saving).unwrap();
+        write_checkpoint(
+            &mut bytes,
+            whole,
+            None,
+            (&levels, None),
+            12.5,
+            &[4, 9],
+            saving,
+        )
+        .unwrap();
         let path = std::env::temp_dir().join(format!("gsc-{}.gsc", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();
         let (header, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
@@ -549,7 +558,16 @@ mod tests {
         let mut bytes = Vec::new();
         let whole = (&info, table.entries());
         let saving = crate::search::Saving::Table(&table);
-        write_checkpoint(&mut bytes, whole, None, &levels, 12.5, &[4, 9], saving).unwrap();
+        write_checkpoint(
+            &mut bytes,
+            whole,
+            None,
+            (&levels, None),
+            12.5,
+            &[4, 9],
+            saving,
+        )
+        .unwrap();
         std::fs::write(&path, &bytes).unwrap();
         let back = open_checkpoint(&path, |_| Ok(())).unwrap().1.unwrap();
         let mut got = Vec::new();
@@ -561,6 +579,48 @@ mod tests {
         let back = open_checkpoint(&path, |_| Ok(())).unwrap().1.unwrap();
         let e = Box::new(back).into_table().err().unwrap();
         assert!(e.contains("levels count [1, 3, 5]"), "{e}");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_checkpoint_within_a_scan_counts_what_the_scan_set() {
+        use crate::search::within::PassSaved;
+        let table = table();
+        let info = Ring::turnstyle(5, Metric::Lrf).unwrap().info();
+        // Level 0 found, and the scan for level 1 part way: the table's 1s are what it set.
+        let [zero, one, _, _] = table.histogram();
+        let levels = Levels::from_counts(&[zero]);
+        let path = std::env::temp_dir().join(format!("gsc-within-{}.gsc", std::process::id()));
+        for (found, sound) in [(one, true), (one - 1, false)] {
+            let pass = PassSaved {
+                bottom_up: true,
+                words: 2,
+                found,
+                smallest: vec![1, 3],
+                held: Vec::new(),
+                special: Vec::new(),
+            };
+            let mut bytes = Vec::new();
+            let saving = crate::search::Saving::Table(&table);
+            let whole = (&info, table.entries());
+            write_checkpoint(
+                &mut bytes,
+                whole,
+                None,
+                (&levels, Some(&pass)),
+                1.0,
+                &[0],
+                saving,
+            )
+            .unwrap();
+            // Version 4: a gpusearch that reads only version 3 refuses it.
+            assert_eq!(bytes[8..12], 4u32.to_le_bytes());
+            std::fs::write(&path, &bytes).unwrap();
+            let (header, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
+            assert_eq!(header.pass.as_ref(), Some(&pass));
+            let back = Box::new(back.unwrap()).into_table();
+            assert_eq!(back.is_ok(), sound, "{found} of {one} found");
+        }
         let _ = std::fs::remove_file(&path);
     }
 }

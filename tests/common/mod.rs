@@ -8,6 +8,7 @@ use gpusearch::puzzle::Perm;
 use gpusearch::puzzle::StateSpace;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::search::levels::Levels;
+use gpusearch::search::within::PassSaved;
 use gpusearch::search::{
     Checkpoints, Engine, Options, Outcome, Progress, Resume, Saving, Silent, Step, drive,
 };
@@ -126,19 +127,51 @@ impl Checkpoints for Every {
     }
 
     fn save(&self, table: Saving, levels: &Levels, antipodes: &[u64]) -> Result<(), String> {
-        let Saving::Table(table) = table else {
-            return Err("these checkpoints keep whole tables".into());
-        };
-        let mut bytes = Vec::new();
-        table.append_le_bytes(0..table.entries().div_ceil(32) as usize, &mut bytes)?;
-        let words = bytes
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
-            .collect();
+        let words = words_of(table)?;
         self.0
             .lock()
             .unwrap()
             .push((words, levels.clone(), antipodes.to_vec()));
+        Ok(())
+    }
+}
+
+/// The words of a table being saved.
+fn words_of(table: Saving) -> Result<Vec<u64>, String> {
+    let Saving::Table(table) = table else {
+        return Err("these checkpoints keep whole tables".into());
+    };
+    let mut bytes = Vec::new();
+    table.append_le_bytes(0..table.entries().div_ceil(32) as usize, &mut bytes)?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        .collect())
+}
+
+/// Checkpoints within every scan, as often as a scan pauses, all kept with the scan's state
+/// (and none after levels).
+#[derive(Default)]
+pub struct Parts(pub Mutex<Vec<(Saved, PassSaved)>>);
+
+impl Checkpoints for Parts {
+    fn due(&self) -> bool {
+        true
+    }
+
+    fn save(&self, _: Saving, _: &Levels, _: &[u64]) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn save_within(
+        &self,
+        table: Saving,
+        levels: &Levels,
+        antipodes: &[u64],
+        pass: &PassSaved,
+    ) -> Result<(), String> {
+        let saved = (words_of(table)?, levels.clone(), antipodes.to_vec());
+        self.0.lock().unwrap().push((saved, pass.clone()));
         Ok(())
     }
 }

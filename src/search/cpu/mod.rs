@@ -22,6 +22,7 @@ use super::levels::Levels;
 use super::smallest::{Smallest, merge_smallest};
 use super::sweep::Sweep;
 use super::sweep::frontier::count_holding;
+use super::within::Within;
 use super::{Footprint, Progress, Step, TINY_LEVEL};
 use crate::puzzle::{Cursor, StateSpace, Structure};
 use crate::table::BATCH;
@@ -157,6 +158,44 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
         }
         count
     }
+
+    /// A top-down or bottom-up scan from level `depth`, from and pausing where `within` says.
+    fn scan_pass(
+        &mut self,
+        step: Step,
+        depth: u64,
+        progress: &dyn Progress,
+        within: Within,
+    ) -> Result<u64, String> {
+        let current = (depth % 3) as u8;
+        let next = ((depth + 1) % 3) as u8;
+        let list = self.take_list();
+        let (table, limit) = (&self.table, self.limit);
+        let found = if step == Step::BottomUp {
+            self.unseen = None;
+            // The entries holding `current` as bits: half the table's bytes, so that more of
+            // what the checks load stays in cache.
+            let last = (!self.lean())
+                .then(|| Bitmap::from_fn(table.entries(), |w| table.value_bits(w, current)));
+            let scan = Scan::new(self.space, table, None, last.as_ref(), current, next);
+            scan.run(step, limit, progress, within)?
+        } else {
+            // The first scan: the last level as a bitmap, and from it the unseen entries; with
+            // the next level's value too where a scan saved part way has set some of it.
+            if !self.lean() && self.unseen.is_none() {
+                let mut last = last_level(table, list.as_deref(), current);
+                if within.from > 0 {
+                    last = Bitmap::from_fn(table.entries(), |w| {
+                        last.word(w) | table.value_bits(w, next)
+                    });
+                }
+                self.unseen = Some(Unseen::new(table, &last));
+            }
+            let scan = Scan::new(self.space, table, self.unseen.as_ref(), None, current, next);
+            scan.run(step, limit, progress, within)?
+        };
+        Ok(self.found(found))
+    }
 }
 
 impl<S: StateSpace> Engine for CpuEngine<'_, S> {
@@ -227,41 +266,26 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                 let found = sweep.pass(self.space, table, depth, list.as_deref(), limit, progress);
                 self.found(found)
             }
-            Step::BottomUp => {
-                self.unseen = None;
-                // The entries holding `current` as bits: half the table's bytes, so that more of
-                // what the checks load stays in cache.
-                let last = (!self.lean())
-                    .then(|| Bitmap::from_fn(table.entries(), |w| table.value_bits(w, current)));
-                let found = scan(
-                    self.space,
-                    table,
-                    None,
-                    last.as_ref(),
-                    current,
-                    next,
-                    limit,
-                    step,
-                    progress,
-                );
-                self.found(found)
-            }
-            Step::TopDown => {
-                // The first scan: the last level as a bitmap, and from it the unseen entries.
-                if !self.lean() && self.unseen.is_none() {
-                    self.unseen = Some(Unseen::new(
-                        table,
-                        &last_level(table, list.as_deref(), current),
-                    ));
-                }
-                let unseen = self.unseen.as_ref();
-                let found = scan(
-                    self.space, table, unseen, None, current, next, limit, step, progress,
-                );
-                self.found(found)
+            Step::BottomUp | Step::TopDown => {
+                self.list = list;
+                return self.scan_pass(step, depth, progress, Within::default());
             }
         };
         Ok(count)
+    }
+
+    fn scan(
+        &mut self,
+        step: Step,
+        levels: &Levels,
+        progress: &dyn Progress,
+        within: Within,
+    ) -> Result<u64, String> {
+        self.scan_pass(step, levels.len() - 1, progress, within)
+    }
+
+    fn pauses(&self) -> bool {
+        true
     }
 
     fn bottom_up_weight(&self, moves: usize) -> u64 {
