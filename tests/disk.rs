@@ -4,12 +4,15 @@
 
 mod common;
 
-use common::{Every, kill_after_checkpoints, scratch, search_on};
+use common::{Every, Parts, kill_after_checkpoints, scratch, search_on};
 use gpusearch::puzzle::family::Request;
+use gpusearch::puzzle::{Metric, Ring};
 use gpusearch::puzzle::{Space, StateSpace, registry};
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
 use gpusearch::search::levels::Levels;
-use gpusearch::search::{Checkpoints, CpuEngine, Options, Resume, Saved, Saving, SlabsState};
+use gpusearch::search::{
+    Checkpoints, CpuEngine, Footprint, Options, PassPolicy, Resume, Saved, Saving, SlabsState,
+};
 use gpusearch::table::DistanceTable;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -474,5 +477,40 @@ fn a_full_disk_is_named_and_the_run_goes_on_once_there_is_room() {
             == std::fs::read(disk.join("distances.gsd")).unwrap(),
         "the distances files differ"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_checkpoint_within_a_scan_goes_on_only_on_the_cpu_engine() {
+    let space = Ring::turnstyle(8, Metric::Lrf).unwrap();
+    let options = Options {
+        antipode_limit: 10,
+        policy: PassPolicy::TopDown,
+        footprint: Footprint::Lean,
+    };
+    let parts = Parts::default();
+    let engine = CpuEngine::new(&space, options.footprint, options.antipode_limit);
+    search_on(&space, engine, &options, Some(&parts), None).unwrap();
+    let ((table, levels, antipodes), pass) = parts.0.into_inner().unwrap().remove(20);
+    let dir = scratch("disk-within");
+    let cut = Cut {
+        slabs: 2,
+        unit: slab_units(&space)[0],
+        list_bytes: 0,
+        round_bytes: 1 << 16,
+        in_memory: false,
+    };
+    // The slabs keep the next frontier as their last pass set it: they refuse.
+    let engine = DiskEngine::new(&space, cut, &dir, options.antipode_limit).unwrap();
+    let resume = Resume {
+        table: Saved::Table(Box::new(DistanceTable::from_words(space.size(), table))),
+        levels,
+        antipodes,
+        pass: Some(pass),
+    };
+    let e = search_on(&space, engine, &options, None, Some(resume))
+        .err()
+        .unwrap();
+    assert!(e.contains("part way") && e.contains("--backend cpu"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

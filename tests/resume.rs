@@ -160,7 +160,10 @@ fn scans_pause_within_levels() {
     );
     for ((_, levels, _), pass) in &within {
         assert!(!pass.bottom_up);
-        assert!(pass.words.is_multiple_of(256) && pass.words < 1260, "{pass:?}");
+        assert!(
+            pass.words.is_multiple_of(256) && pass.words < 1260,
+            "{pass:?}"
+        );
         // What a scan found so far is part of the level it finds.
         assert!(
             pass.found <= outcome.levels.get(levels.len()).unwrap_or(0),

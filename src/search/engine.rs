@@ -85,8 +85,8 @@ pub trait Engine {
     -> Result<u64, String>;
 
     /// A top-down or bottom-up scan, as [`Engine::pass`], from where `within` says, pausing
-    /// there for checkpoints ([`super::within`]). By default the whole scan, without pauses:
-    /// the entries scanned before are scanned again, which gives the same table.
+    /// there for checkpoints ([`super::within`]). By default the whole scan, without pauses
+    /// (such an engine is never handed a scan begun before: `within.from` is 0).
     fn scan(
         &mut self,
         step: Step,
@@ -98,7 +98,8 @@ pub trait Engine {
         self.pass(step, levels, progress)
     }
 
-    /// Whether [`Engine::scan`] pauses for checkpoints within a scan (and starts part way).
+    /// Whether [`Engine::scan`] pauses for checkpoints within a scan and goes on from them
+    /// (the loop refuses a checkpoint within a level for an engine that does not).
     fn pauses(&self) -> bool {
         false
     }

@@ -309,6 +309,14 @@ pub fn drive<S: StateSpace, E: Engine>(
             (levels, Some(first), None, None)
         }
         Some(r) => {
+            if r.pass.is_some() && !engine.pauses() {
+                // Other engines keep what the last pass set as its frontier (the GPU's seen
+                // bits, the slabs' next level), not entries a CPU scan set before it stopped.
+                return Err(format!(
+                    "the checkpoint was saved part way through level {}'s scan by the CPU engine, which alone can go on from there: go on with --backend cpu and a --memory that holds the table",
+                    r.levels.len()
+                ));
+            }
             progress.found(r.levels.total() + r.pass.as_ref().map_or(0, |p| p.found));
             let depth = r.levels.len() - 1;
             let holding = r.levels.sum_mod3(depth % 3);
@@ -349,9 +357,11 @@ pub fn drive<S: StateSpace, E: Engine>(
         let depth = levels.len() - 1;
         let unreached = size - reached;
         let step = match (&carried, listed) {
-            // A scan saved part way goes on as it was (top-down where this engine has no other).
-            (Some(p), _) if passes.runs(p.step()) => p.step(),
-            (Some(_), _) => Step::TopDown,
+            // A scan saved part way goes on as it was.
+            (Some(p), _) => {
+                bottom_up |= p.bottom_up;
+                p.step()
+            }
             // Thin levels go on as lists whatever the policy (bottom-up scans would also check
             // ranks no move reaches, where a family has such: Free the Key's unfit positions).
             (None, Some(n))

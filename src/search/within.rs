@@ -10,8 +10,9 @@
 //! Either kind of scan may stop after any part and go on: every entry of the parts done has
 //! been expanded (top-down) or checked (bottom-up) against the last level, which no pass
 //! changes, and the entries the scan set hold the next level's value, which neither kind reads
-//! as the last level. An engine that cannot start part way scans the whole table again, which
-//! sets only the entries not set yet, so the table is the same either way.
+//! as the last level. Only the CPU engine goes on from such a checkpoint ([`Engine::pauses`]):
+//! the others keep what their last pass set as the next frontier (the GPU's seen bits, the
+//! slabs' next level), which would leave out the entries set before the checkpoint.
 
 use super::levels::Levels;
 use super::smallest::merge_smallest;
@@ -75,7 +76,7 @@ pub trait Pause: Sync {
 #[derive(Clone, Copy, Default)]
 pub struct Within<'a> {
     /// The table words scanned before (by a run interrupted part way): the scan starts after
-    /// them. Engines that cannot start part way scan them again.
+    /// them. Only engines that pause are handed a scan begun before.
     pub from: u64,
     /// Where to save part way, when a checkpoint is due.
     pub pause: Option<&'a dyn Pause>,
@@ -132,7 +133,7 @@ pub(super) fn scan<E: Engine>(
     start: &PassSaved,
     limit: usize,
 ) -> Result<u64, String> {
-    let from = if start.step() == step { start.words } else { 0 };
+    let from = start.words;
     let Some(checkpoints) = checkpoints.filter(|_| engine.pauses()) else {
         return engine.scan(step, levels, progress, Within { from, pause: None });
     };
