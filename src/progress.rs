@@ -17,10 +17,13 @@ use std::time::{Duration, Instant};
 
 /// Levels that each get a line; after them, a line a second at most.
 const DETAILED_LEVELS: u64 = 1000;
+/// Seconds between the lines a log (stderr not a terminal) gets within a long level.
+const LOG_NOTE_SECONDS: u64 = 600;
 
 /// A progress bar over the table's entries, with one line printed per finished level (also when
-/// stderr is not a terminal, so batch logs keep them). Past the first [`DETAILED_LEVELS`]
-/// levels (a long thin graph), a line a second sums up the levels since the last one.
+/// stderr is not a terminal, so batch logs keep them, with a line every [`LOG_NOTE_SECONDS`]
+/// within a long level). Past the first [`DETAILED_LEVELS`] levels (a long thin graph), a line
+/// a second sums up the levels since the last one.
 pub struct LevelBar {
     bar: ProgressBar,
     quiet: bool,
@@ -33,6 +36,10 @@ pub struct LevelBar {
     per_state: Arc<AtomicU64>,
     /// What an entry is counted as: "states", or "classes" in a reduced table.
     unit: &'static str,
+    /// When the search started, and the second after it when a log gets its next line within
+    /// a level.
+    started: Instant,
+    next_note: AtomicU64,
 }
 
 /// Passes fitted for the ETA.
@@ -124,7 +131,31 @@ impl LevelBar {
             pending: AtomicU64::new(0),
             per_state,
             unit,
+            started: Instant::now(),
+            next_note: AtomicU64::new(LOG_NOTE_SECONDS),
         }
+    }
+
+    /// A line for a log within a long level, every [`LOG_NOTE_SECONDS`]: the bar shows none.
+    fn note(&self) {
+        let now = self.started.elapsed().as_secs();
+        let due = self.next_note.load(Relaxed);
+        if now < due
+            || (self.next_note)
+                .compare_exchange(due, now + LOG_NOTE_SECONDS, Relaxed, Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let (pos, total) = (self.bar.position(), self.bar.length().unwrap_or(0));
+        eprintln!(
+            "searching: {} of {} {} found ({:.1}%), {} elapsed",
+            HumanCount(pos),
+            HumanCount(total),
+            self.unit,
+            100.0 * pos as f64 / total.max(1) as f64,
+            HumanDuration(self.started.elapsed())
+        );
     }
 
     /// Clears the bar at the end of the search.
@@ -136,6 +167,9 @@ impl LevelBar {
 impl Progress for LevelBar {
     fn found(&self, states: u64) {
         self.bar.inc(states);
+        if self.bar.is_hidden() && !self.quiet {
+            self.note();
+        }
     }
 
     fn level(&self, depth: u64, count: u64, step: Step) {
