@@ -494,27 +494,38 @@ mod tests {
         assert!((0..table.word_count()).all(|w| table.word(w) == back.word(w)));
     }
 
-    #[test]
-    fn checkpoints_read_back_chunk_by_chunk() {
-        let table = table();
+    /// A checkpoint of `table` (of Turnstyle 5) after `levels`, or within the scan `pass`.
+    fn checkpoint_of(
+        table: &DistanceTable,
+        levels: &Levels,
+        pass: Option<&crate::search::within::PassSaved>,
+        antipodes: &[u64],
+    ) -> Vec<u8> {
         let info = Ring::turnstyle(5, Metric::Lrf).unwrap().info();
-        // Levels that count the table's values (it holds no 2).
-        let [zero, one, two, _] = table.histogram();
-        assert_eq!(two, 0);
-        let levels = Levels::from_counts(&[zero, one]);
         let mut bytes = Vec::new();
+        let saving = crate::search::Saving::Table(table);
         let whole = (&info, table.entries());
-        let saving = crate::search::Saving::Table(&table);
         write_checkpoint(
             &mut bytes,
             whole,
             None,
-            (&levels, None),
+            (levels, pass),
             12.5,
-            &[4, 9],
+            antipodes,
             saving,
         )
         .unwrap();
+        bytes
+    }
+
+    #[test]
+    fn checkpoints_read_back_chunk_by_chunk() {
+        let table = table();
+        // Levels that count the table's values (it holds no 2).
+        let [zero, one, two, _] = table.histogram();
+        assert_eq!(two, 0);
+        let levels = Levels::from_counts(&[zero, one]);
+        let bytes = checkpoint_of(&table, &levels, None, &[4, 9]);
         let path = std::env::temp_dir().join(format!("gsc-{}.gsc", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();
         let (header, back) = open_checkpoint(&path, |_| Ok(())).unwrap();
@@ -555,19 +566,7 @@ mod tests {
         // Levels that do not count the table's values are refused once the table is read,
         // whichever way (a search resumed from them found more states than the table has).
         let levels = Levels::from_counts(&[1, 3, 5]);
-        let mut bytes = Vec::new();
-        let whole = (&info, table.entries());
-        let saving = crate::search::Saving::Table(&table);
-        write_checkpoint(
-            &mut bytes,
-            whole,
-            None,
-            (&levels, None),
-            12.5,
-            &[4, 9],
-            saving,
-        )
-        .unwrap();
+        let bytes = checkpoint_of(&table, &levels, None, &[4, 9]);
         std::fs::write(&path, &bytes).unwrap();
         let back = open_checkpoint(&path, |_| Ok(())).unwrap().1.unwrap();
         let mut got = Vec::new();
@@ -586,7 +585,6 @@ mod tests {
     fn a_checkpoint_within_a_scan_counts_what_the_scan_set() {
         use crate::search::within::PassSaved;
         let table = table();
-        let info = Ring::turnstyle(5, Metric::Lrf).unwrap().info();
         // Level 0 found, and the scan for level 1 part way: the table's 1s are what it set.
         let [zero, one, _, _] = table.histogram();
         let levels = Levels::from_counts(&[zero]);
@@ -600,19 +598,7 @@ mod tests {
                 held: Vec::new(),
                 special: Vec::new(),
             };
-            let mut bytes = Vec::new();
-            let saving = crate::search::Saving::Table(&table);
-            let whole = (&info, table.entries());
-            write_checkpoint(
-                &mut bytes,
-                whole,
-                None,
-                (&levels, Some(&pass)),
-                1.0,
-                &[0],
-                saving,
-            )
-            .unwrap();
+            let bytes = checkpoint_of(&table, &levels, Some(&pass), &[0]);
             // Version 4: a gpusearch that reads only version 3 refuses it.
             assert_eq!(bytes[8..12], 4u32.to_le_bytes());
             std::fs::write(&path, &bytes).unwrap();

@@ -177,7 +177,14 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
             // what the checks load stays in cache.
             let last = (!self.lean())
                 .then(|| Bitmap::from_fn(table.entries(), |w| table.value_bits(w, current)));
-            let scan = Scan::new(self.space, table, None, last.as_ref(), current, next);
+            let scan = Scan {
+                space: self.space,
+                table,
+                unseen: None,
+                last: last.as_ref(),
+                current,
+                next,
+            };
             scan.run(step, limit, progress, within)?
         } else {
             // The first scan: the last level as a bitmap, and from it the unseen entries; with
@@ -191,7 +198,14 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
                 }
                 self.unseen = Some(Unseen::new(table, &last));
             }
-            let scan = Scan::new(self.space, table, self.unseen.as_ref(), None, current, next);
+            let scan = Scan {
+                space: self.space,
+                table,
+                unseen: self.unseen.as_ref(),
+                last: None,
+                current,
+                next,
+            };
             scan.run(step, limit, progress, within)?
         };
         Ok(self.found(found))

@@ -6,33 +6,18 @@ use super::*;
 
 /// A scan of the whole table, top-down or bottom-up, in tasks that own whole words.
 pub(super) struct Scan<'a, S: StateSpace> {
-    space: &'a S,
-    table: &'a DistanceTable,
-    unseen: Option<&'a Unseen>,
-    last: Option<&'a Bitmap>,
-    current: u8,
-    next: u8,
+    pub(super) space: &'a S,
+    pub(super) table: &'a DistanceTable,
+    /// Top-down under the full footprint: the entries not expanded yet.
+    pub(super) unseen: Option<&'a Unseen>,
+    /// Bottom-up under the full footprint: the entries holding `current`.
+    pub(super) last: Option<&'a Bitmap>,
+    /// The last level's value and the next one's.
+    pub(super) current: u8,
+    pub(super) next: u8,
 }
 
-impl<'a, S: StateSpace> Scan<'a, S> {
-    pub(super) fn new(
-        space: &'a S,
-        table: &'a DistanceTable,
-        unseen: Option<&'a Unseen>,
-        last: Option<&'a Bitmap>,
-        current: u8,
-        next: u8,
-    ) -> Self {
-        Scan {
-            space,
-            table,
-            unseen,
-            last,
-            current,
-            next,
-        }
-    }
-
+impl<S: StateSpace> Scan<'_, S> {
     /// Scans the table from where `within` says, in parts of whole tasks in rank order,
     /// pausing for a checkpoint between parts when one is due: the states set and the smallest
     /// `limit` of them.
@@ -80,8 +65,7 @@ impl<'a, S: StateSpace> Scan<'a, S> {
             .into_par_iter()
             .map(|task| {
                 let range = task * WORDS_PER_TASK..((task + 1) * WORDS_PER_TASK).min(words);
-                let (table, unseen, last) = (self.table, self.unseen, self.last);
-                let mut pass = TaskPass::new(self.space, table, unseen, last, self.next, limit);
+                let mut pass = TaskPass::new(self, limit);
                 match step {
                     Step::BottomUp => pass.bottom_up(range, self.current),
                     _ => pass.top_down(range, self.current),
@@ -132,20 +116,14 @@ pub(super) struct TaskPass<'a, S: StateSpace + 'a> {
 }
 
 impl<'a, S: StateSpace> TaskPass<'a, S> {
-    pub(super) fn new(
-        space: &'a S,
-        table: &'a DistanceTable,
-        unseen: Option<&'a Unseen>,
-        last: Option<&'a Bitmap>,
-        next: u8,
-        limit: usize,
-    ) -> Self {
+    pub(super) fn new(scan: &Scan<'a, S>, limit: usize) -> Self {
+        let space = scan.space;
         TaskPass {
-            table,
-            unseen,
-            last,
+            table: scan.table,
+            unseen: scan.unseen,
+            last: scan.last,
             cursor: space.cursor(),
-            next,
+            next: scan.next,
             moves: space.move_count(),
             batch: Vec::with_capacity(BATCH + 16),
             open: Vec::new(),
