@@ -29,6 +29,7 @@ pub mod weighing;
 pub mod within;
 
 use crate::puzzle::StateSpace;
+use crate::setting::Setting;
 use crate::table::{DistanceTable, TableSource, TableView};
 pub use cpu::CpuEngine;
 pub use disk::SlabsState;
@@ -313,8 +314,10 @@ pub fn drive<S: StateSpace, E: Engine>(
                 // Other engines keep what the last pass set as its frontier (the GPU's seen
                 // bits, the slabs' next level), not entries a CPU scan set before it stopped.
                 return Err(format!(
-                    "the checkpoint was saved part way through level {}'s scan by the CPU engine, which alone can go on from there: go on with --backend cpu and a --memory that holds the table",
-                    r.levels.len()
+                    "the checkpoint was saved part way through level {}'s scan by the CPU engine, which alone can go on from there: go on with {} and a {} that holds the table",
+                    r.levels.len(),
+                    Setting::Backend.to("cpu"),
+                    Setting::Memory
                 ));
             }
             progress.found(r.levels.total() + r.pass.as_ref().map_or(0, |p| p.found));
