@@ -1,5 +1,8 @@
 //! The distances file (`distances.gsd`): the 2-bit table, zstd-compressed in independent chunks.
 //!
+//! The file runs past 600 lines only by its tests: the checkpoint round trips (`checkpoint.rs`'s
+//! format) share the distances file's test table and chunk reader, so they stay beside them.
+//!
 //! Layout (all integers little-endian):
 //!
 //! | bytes | content |
