@@ -13,6 +13,7 @@ use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::perm::{Identity, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
+use gpusearch::puzzle::symmetry::{Erased, Reduced};
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, Space, StateSpace, registry};
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
@@ -930,5 +931,102 @@ fn loops_a_driver_cuts_short_are_reported_not_published() {
             assert_same("140 moves", &cpu, &found);
         }
         Err(e) => assert!(e.contains("cut the shader's loops short"), "{e}"),
+    }
+}
+
+/// `space` reduced by its symmetries.
+fn reduced<S: StateSpace + Clone + Send + 'static>(space: S) -> Reduced {
+    let symmetry = space.symmetry().unwrap();
+    Reduced::new(Box::new(Erased(space)), symmetry).unwrap()
+}
+
+#[test]
+fn the_reduced_shader_finds_every_entrys_neighbours_as_the_cpu_does() {
+    let Some(gpu) = gpu() else { return };
+    let spaces = [
+        reduced(Ring::turnstyle(8, Metric::Lrf).unwrap()),
+        reduced(Ring::turnstyle(9, Metric::Lrf).unwrap()),
+        reduced(Ring::turnstyle(9, Metric::Flips).unwrap()),
+        reduced(Ring::turnstyle(10, Metric::Flips).unwrap()),
+        reduced(Ring::topspin(8, 4, Metric::Lrf).unwrap()),
+        reduced(Sliding::new(3, 3).unwrap()),
+    ];
+    for space in &spaces {
+        assert!(space.gpu_shader().is_some(), "{}", space.slug());
+        let every: Vec<u64> = (0..space.size()).collect();
+        assert_neighbours(&gpu, space, &every);
+    }
+    // Classes not numbered by a class coordinate have no routes: the CPU searches them.
+    assert!(reduced(Hanoi::new(4, 4).unwrap()).gpu_shader().is_none());
+}
+
+#[test]
+fn reduced_tables_on_the_gpu_give_the_cpus_files() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = scratch("reduced");
+    let spaces: [&[&str]; 5] = [
+        &["--puzzle", "turnstyle", "--n", "9"],
+        &["--puzzle", "perm", "--def", "puzzles/skewb-diamond.tws"],
+        &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
+        &["--puzzle", "topspin", "--n", "9"],
+        &["--puzzle", "sliding", "--rows", "3", "--cols", "3"],
+    ];
+    for (i, space) in spaces.iter().enumerate() {
+        fn with<'a>(space: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+            (space.iter().copied())
+                .chain(["--symmetry"])
+                .chain(extra.iter().copied())
+                .collect()
+        }
+        let (mut cpu, cpu_file) = run(
+            &with(space, &["--backend", "cpu"]),
+            &dir.join(format!("{i}-cpu")),
+        );
+        // Small windows, and 2 bits an entry (no seen bits: the last level by descent), in a
+        // GPU memory between the two footprints the refusal of a tiny one names.
+        let refused = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
+            .args(with(
+                space,
+                &["--backend", "gpu", "--gpu-memory", "1KB", "--dry-run"],
+            ))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&refused.stderr);
+        let bytes: Vec<u64> = (err.split('(').filter_map(|p| p.split(" bytes)").next()))
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        assert!(bytes.len() >= 2 && bytes[1] < bytes[0], "{err}");
+        let between = ((bytes[0] + bytes[1]) / 2).to_string();
+        for (j, extra) in [
+            &["--backend", "gpu", "--gpu-window-bytes", "3072"][..],
+            &["--backend", "gpu", "--gpu-memory", &between],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let (mut gpu, gpu_file) = run(&with(space, extra), &dir.join(format!("{i}-gpu-{j}")));
+            assert_eq!(
+                cpu_file, gpu_file,
+                "{space:?} {extra:?}: distances files differ"
+            );
+            assert_eq!(gpu["backend"], "gpu");
+            for timing in [
+                "seconds",
+                "states_per_second",
+                "classes_per_second",
+                "threads",
+                "backend",
+                "adapter",
+            ] {
+                cpu.as_object_mut().unwrap().remove(timing);
+                gpu.as_object_mut().unwrap().remove(timing);
+            }
+            assert_eq!(
+                cpu, gpu,
+                "{space:?} {extra:?}: reports differ beyond timings"
+            );
+        }
     }
 }

@@ -9,7 +9,7 @@ use super::device::{
 use super::layout::{BLOCK_ENTRIES, Dispatch, Layout, WORKGROUP};
 use super::sweep_data;
 use crate::puzzle::{GpuShader, StateSpace, Structure};
-use crate::search::engine::{Engine, Passes};
+use crate::search::engine::{Engine, NOT_WEIGHED, Passes};
 use crate::search::levels::Levels;
 use crate::search::{self, Options, Outcome, Progress, Step};
 use crate::setting::Setting;
@@ -506,6 +506,19 @@ impl Engine for GpuEngine<'_> {
 
     fn expands_older_levels(&self) -> bool {
         !self.layout.seen
+    }
+
+    /// A table reduced by a class coordinate has no lighter ranges ([`crate::puzzle::Weights`]).
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
+        let _ = value;
+        match ranges {
+            [] => Ok(Vec::new()),
+            _ => Err(NOT_WEIGHED.into()),
+        }
+    }
+
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+        GpuEngine::values_at(self, ranks)
     }
 
     fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {

@@ -124,6 +124,16 @@ pub(super) fn choose<'m, S: StateSpace>(
         }
         None => None,
     };
+    // An MPI job's processes weigh a reduced table's levels together on their CPUs.
+    let reduced = space.weights().is_some();
+    let device = device.filter(|_| !(reduced && slab.is_some() && job.backend == Backend::Auto));
+    if reduced && slab.is_some() && device.is_some() {
+        return Err(Error::Input(format!(
+            "{}: the processes of an MPI job search a table reduced by symmetry on their CPUs so far; use {}",
+            Setting::Backend.to("gpu"),
+            Setting::Backend.to("cpu")
+        )));
+    }
     Ok(match (mpi, slab, device) {
         (Some(mpi), Some(slab), device) => Placement::Slab { mpi, slab, device },
         (_, _, Some((gpu, layout))) => Placement::Gpu(gpu, layout),
@@ -131,18 +141,18 @@ pub(super) fn choose<'m, S: StateSpace>(
     })
 }
 
-/// Why `--backend gpu` cannot search `space`, where the job asks for it and it cannot: a table
-/// reduced by symmetry, or a puzzle without a GPU shader.
+/// Why `--backend gpu` cannot search `space`, where the job asks for it and it cannot: a puzzle
+/// without a GPU shader, or a table reduced by symmetry whose moves the shader cannot route.
 pub(super) fn gpu_refusal<S: StateSpace>(job: &Job, space: &S) -> Option<String> {
-    if !matches!(job.backend, Backend::Gpu) {
+    if !matches!(job.backend, Backend::Gpu) || space.gpu_shader().is_some() {
         return None;
     }
-    let why = if space.weights().is_some() {
-        "a table reduced by symmetry is searched on the CPU so far".to_string()
-    } else if space.gpu_shader().is_none() {
-        format!("the {} puzzle has no GPU shader", space.info().puzzle)
-    } else {
-        return None;
+    let puzzle = space.info().puzzle;
+    let why = match space.weights() {
+        Some(_) => format!(
+            "a table of the {puzzle} puzzle reduced by symmetry is searched on the CPU so far"
+        ),
+        None => format!("the {puzzle} puzzle has no GPU shader"),
     };
     Some(format!(
         "{}: {why}; use {}",

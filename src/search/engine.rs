@@ -12,8 +12,8 @@ use super::{Checkpoints, Progress, Saving, SlabsState, Step};
 use crate::table::{DistanceTable, TableSource, TableView};
 use std::ops::Range;
 
-/// Why an engine does not weigh a table reduced by symmetry (the GPU's).
-const NOT_WEIGHED: &str = "only the CPU engines (in memory, in slabs on disk, and MPI processes) search a table reduced by symmetry so far";
+/// Why an engine does not weigh a table reduced by symmetry (an MPI process's on a GPU).
+pub const NOT_WEIGHED: &str = "only the CPU engines (in memory, in slabs on disk, and MPI processes) weigh every table reduced by symmetry, and the GPU's in memory one reduced by a class coordinate";
 
 /// The kinds of pass an engine carries out besides top-down scans, which every engine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,7 +178,8 @@ pub trait Engine {
     /// For each of `ranges` (of ranks), how many of its entries hold `value`: what the level
     /// loop weighs a table reduced by symmetry with ([`super::weighing`]). The CPU engines weigh
     /// (one process's in memory, an MPI process's slab with the others', and slabs on disk);
-    /// the GPU's refuse (a run refuses them such a table first).
+    /// the GPU's in memory weighs a table with no lighter ranges (reduced by a class
+    /// coordinate); the others refuse (a run refuses them such a table first).
     fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
         let _ = (ranges, value);
         Err(NOT_WEIGHED.into())

@@ -166,6 +166,35 @@ impl GpuEngine<'_> {
     }
 }
 
+/// Entries [`GpuEngine::values_at`] reads back with one copy each, a batch at a time.
+const VALUES_BATCH: usize = 1 << 16;
+
+impl GpuEngine<'_> {
+    /// The values of the entries `ranks`: the word holding each copied out, a batch at a time
+    /// (what the level loop weighs a reduced table's special entries with).
+    pub(super) fn values_at(&self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+        let device = &self.gpu.device;
+        let mut values = Vec::with_capacity(ranks.len());
+        for batch in ranks.chunks(VALUES_BATCH) {
+            let staging = read_back_buffer(device, "entries read-back", 4 * batch.len() as u64);
+            let mut encoder = device.create_command_encoder(&Default::default());
+            let mut shifts = Vec::with_capacity(batch.len());
+            for (i, &rank) in batch.iter().enumerate() {
+                let (window, offset, shift) = self.layout.locate(rank);
+                let window = &self.windows[window as usize];
+                encoder.copy_buffer_to_buffer(window, offset, &staging, 4 * i as u64, 4);
+                shifts.push(shift);
+            }
+            self.gpu.queue.submit([encoder.finish()]);
+            map_read(device, &staging, |bytes| {
+                let words: &[u32] = bytemuck::cast_slice(bytes);
+                (words.iter().zip(&shifts)).for_each(|(w, s)| values.push((w >> s) as u8 & 3));
+            })?;
+        }
+        Ok(values)
+    }
+}
+
 /// The table where it lies on the device, read back piece by piece as the writers ask.
 pub(super) struct DeviceTable<'e, 'g>(pub(super) &'e GpuEngine<'g>);
 

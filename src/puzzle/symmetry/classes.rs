@@ -107,6 +107,12 @@ pub trait Classes: Send + Sync {
         let _ = (block, order);
         None
     }
+    /// The symmetries (indices into the group) other than the identity that keep block
+    /// `block`'s coordinate value, where entries are numbered by landings.
+    fn stabilizer(&self, block: u32) -> &[u16] {
+        let _ = block;
+        &[]
+    }
 }
 
 /// Where a position's class lies by its class coordinate alone: the block of the coordinate's
@@ -452,6 +458,10 @@ impl Classes for ByCoordinate {
 
     fn relabelling(&self, element: u16) -> &[u8] {
         &self.relabellings[element as usize]
+    }
+
+    fn stabilizer(&self, block: u32) -> &[u16] {
+        &self.stabilizers[block as usize]
     }
 
     fn entry_of_order(&self, block: u32, order: &[u8]) -> Option<u64> {

@@ -15,9 +15,11 @@
 
 mod automorphisms;
 pub mod base;
+mod checks;
 pub mod classes;
 pub mod coordinate;
 mod cursor;
+mod gpu;
 pub mod pieces;
 pub mod relabel;
 
@@ -28,7 +30,7 @@ pub use coordinate::{Coordinate, Half, LABELS, Positions};
 pub use cursor::ReducedCursor;
 pub use pieces::{check, of_pieces};
 
-use super::{Cursor, PuzzleInfo, Rate, StateSpace, Weights};
+use super::{GpuShader, PuzzleInfo, Rate, StateSpace, Weights};
 use serde::{Deserialize, Serialize};
 
 /// Most coordinate values times symmetries whose classes a reduced space works out as it is
@@ -155,6 +157,8 @@ pub struct Reduced {
     carries: bool,
     /// The length of a rest's order ([`Classes::order`]); 0 where rests are not orders.
     order_len: usize,
+    /// The routes the GPU's shader reads, once worked out ([`gpu::Routes`]).
+    routes: std::sync::OnceLock<Option<gpu::Routes>>,
 }
 
 impl Reduced {
@@ -201,78 +205,12 @@ impl Reduced {
             solved: 0,
             carries: moves_carry_rests && order_len > 0,
             order_len,
+            routes: std::sync::OnceLock::new(),
         };
         reduced.solved = reduced.entry(&solved);
         reduced.check_landings()?;
         reduced.check_carries()?;
         Ok(reduced)
-    }
-
-    /// Whether each move takes the positions of a block to one landing ([`Landing`]), as the
-    /// cursor assumes: on pairs of positions of a spread of blocks (the lib tests check every
-    /// position). Nothing to check where entries are not numbered by landings.
-    fn check_landings(&self) -> Result<(), String> {
-        let size = self.classes.size();
-        let mut state = self.base.state(self.base.solved());
-        if self.classes.landing(&state).is_none() {
-            return Ok(());
-        }
-        let (mut other, mut image, mut next) = (state.clone(), state.clone(), state.clone());
-        for i in 0..CHECKED_PAIRS.min(size) {
-            let entry = i * (size / CHECKED_PAIRS.min(size));
-            let block = self.classes.block(entry);
-            for step in [1, 7, 5_040] {
-                let twin = entry + step;
-                if twin >= size || self.classes.block(twin) != block {
-                    continue;
-                }
-                self.position(entry, &mut state, &mut image);
-                self.position(twin, &mut other, &mut image);
-                for mv in 0..self.base.move_count() {
-                    self.base.move_state(&state, mv, &mut next);
-                    let landing = self.classes.landing(&next);
-                    self.base.move_state(&other, mv, &mut next);
-                    if landing != self.classes.landing(&next) {
-                        return Err(format!(
-                            "its moves do not take the positions of a block of its class coordinate to one block (move {mv} from {state:?} and {other:?})"
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether moves carry rests as the family says ([`Symmetry::moves_carry_rests`]): on
-    /// entries spread through a spread of blocks, each move's carried route (worked out here
-    /// from the block's first entry; in a pass, from the first entry met) gives what moving the
-    /// position gives (debug builds check every neighbour).
-    fn check_carries(&self) -> Result<(), String> {
-        if !self.carries {
-            return Ok(());
-        }
-        let size = self.classes.size();
-        let blocks = CHECKED_PAIRS.min(size);
-        let mut cursor = self.cursor();
-        for i in 0..blocks {
-            let entries = self
-                .classes
-                .entries_of(self.classes.block(i * (size / blocks)));
-            let last = entries.end - entries.start - 1;
-            for mv in 0..self.base.move_count() {
-                for at in [0, last / 3, last * 2 / 3, last] {
-                    cursor.seek(entries.start + at);
-                    let carried = cursor.neighbour(mv);
-                    if cursor.unused.is_none() && carried != cursor.moved(mv, None) {
-                        return Err(format!(
-                            "its move {mv} does not carry the rests of a block by one map (entry {})",
-                            entries.start + at
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The symmetries, the identity first.
@@ -325,10 +263,6 @@ impl Reduced {
         self.entry(&self.base.state(rank))
     }
 }
-
-/// Blocks whose moves [`Reduced::check_landings`] (on pairs of their positions) and
-/// [`Reduced::check_carries`] check.
-const CHECKED_PAIRS: u64 = 64;
 
 impl StateSpace for Reduced {
     type Cursor<'a> = ReducedCursor<'a>;
@@ -411,6 +345,13 @@ impl StateSpace for Reduced {
         Some(self.classes.weights())
     }
 
+    /// Where moves carry rests by one map and entries are numbered by landings, the routes of
+    /// every block ([`gpu::Routes`]).
+    fn gpu_shader(&self) -> Option<GpuShader> {
+        let routes = self.routes.get_or_init(|| gpu::Routes::of(self));
+        routes.as_ref().map(gpu::Routes::shader)
+    }
+
     fn measured_rate(&self) -> Rate {
         match self.carries {
             true => CARRIED_RATE,
@@ -436,6 +377,7 @@ pub const CARRIED_RATE: Rate = Rate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::puzzle::Cursor;
     use crate::puzzle::hanoi::Hanoi;
     use crate::puzzle::sliding::Sliding;
     use crate::puzzle::{Metric, Ring};
