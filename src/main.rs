@@ -228,6 +228,10 @@ struct SearchArgs {
     /// least 60; --dry-run shows it].
     #[arg(long, allow_negative_numbers = true)]
     checkpoint_every: Option<f64>,
+    /// Write the report alone: no distances file and no checkpoints, for a table whose file the
+    /// disk cannot hold (`solve` and `verify` then have no file to read).
+    #[arg(long)]
+    report_only: bool,
     /// The memory strategy: auto (the fastest that fits --memory), full or lean.
     #[arg(long, value_enum, default_value = "auto")]
     strategy: StrategyArg,
@@ -265,6 +269,7 @@ impl SearchArgs {
         job.gpu_memory = self.gpu_memory;
         job.resume = self.resume;
         job.checkpoint_every = self.checkpoint_every;
+        job.report_only = self.report_only;
         job.processes = self.processes;
         job.footprint = match self.strategy {
             StrategyArg::Auto => None,
@@ -297,6 +302,7 @@ fn job_of(p: PuzzleOpts, run: RunOpts) -> Job {
         slab_folder: None,
         slab_bytes: None,
         force: run.force,
+        report_only: false,
     }
 }
 

@@ -40,13 +40,15 @@ pub enum Setting {
     Force,
     /// Reduce the table by the puzzle's symmetries.
     Symmetry,
+    /// Write the report alone: no distances file, no checkpoints.
+    ReportOnly,
     /// A family's option, by its name (`burnt`), where a message about a position advises it.
     FamilyOption(&'static str),
 }
 
 impl Setting {
     /// Every setting of a run (the families' options are theirs).
-    pub const ALL: [Setting; 14] = [
+    pub const ALL: [Setting; 15] = [
         Setting::Out,
         Setting::Threads,
         Setting::Backend,
@@ -61,6 +63,7 @@ impl Setting {
         Setting::Moves,
         Setting::Force,
         Setting::Symmetry,
+        Setting::ReportOnly,
     ];
 
     /// The setting's name in the library: its field of [`crate::job::Job`] (or of `solve`).
@@ -80,6 +83,7 @@ impl Setting {
             Setting::Moves => "moves",
             Setting::Force => "force",
             Setting::Symmetry => "symmetry",
+            Setting::ReportOnly => "report_only",
             Setting::FamilyOption(name) => name,
         }
     }

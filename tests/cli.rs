@@ -486,3 +486,44 @@ fn bad_puzzle_options_are_refused_with_one_line_and_exit_2() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_report_alone_names_no_file_and_has_the_levels_of_a_whole_run() {
+    let dir = scratch("report-only");
+    let (whole, alone) = (dir.join("whole"), dir.join("alone"));
+    let args = ["--puzzle", "turnstyle", "--n", "8", "--quiet", "--out"];
+    run_ok(&[&args[..], &[whole.to_str().unwrap()]].concat());
+    let plan = gpusearch(
+        &[
+            &args[..],
+            &[alone.to_str().unwrap(), "--report-only", "--dry-run"],
+        ]
+        .concat(),
+    );
+    let plan = String::from_utf8_lossy(&plan.stdout).to_string();
+    assert!(
+        plan.contains("the report alone, no distances file and no checkpoints"),
+        "{plan}"
+    );
+    run_ok(&[&args[..], &[alone.to_str().unwrap(), "--report-only"]].concat());
+    assert_eq!(
+        files_in(&alone),
+        ["levels.csv", "levels.svg", "report.json", "report.md"]
+    );
+    let read = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p.join("report.json")).unwrap()).unwrap()
+    };
+    let (whole, alone_report) = (read(&whole), read(&alone));
+    assert_eq!(whole["levels"], alone_report["levels"]);
+    assert_eq!(whole["antipodes"], alone_report["antipodes"]);
+    assert!(
+        alone_report.get("distances_sha256").is_none(),
+        "{alone_report}"
+    );
+    assert!(
+        alone_report.get("distances_file").is_none(),
+        "{alone_report}"
+    );
+    let md = std::fs::read_to_string(alone.join("report.md")).unwrap();
+    assert!(md.contains("none: the report alone was asked for"), "{md}");
+}

@@ -112,6 +112,9 @@ pub struct Job {
     pub slab_bytes: Option<u64>,
     /// Replace the result in the output folder even where it is another puzzle's.
     pub force: bool,
+    /// Write the report alone: no distances file and no checkpoints (for a table whose file
+    /// the disk cannot hold).
+    pub report_only: bool,
 }
 
 /// The folder runs write into unless `--out` says otherwise: `runs/` is not tracked, so a run
@@ -142,8 +145,8 @@ pub fn run_in(job: &Job, cluster: Option<&MpiJob>) -> Result<Option<Finished>, E
 }
 
 /// What a search wrote: the distances file (to be committed), its SHA-256 and the seconds of
-/// search (all runs of it together).
-pub(super) type PendingDistances = (AtomicFile, String, f64);
+/// search (all runs of it together); no file, and an empty SHA-256, for the report alone.
+pub(super) type PendingDistances = (Option<AtomicFile>, String, f64);
 
 /// The output folder of a job.
 pub fn output_folder<S: StateSpace>(space: &S, job: &Job) -> PathBuf {
@@ -185,6 +188,7 @@ fn run_space<S: StateSpace>(
                 "the slabs are the checkpoint, after every level; up to {} of disk",
                 bytes(slabs.disk().max(slabs.generation + plan.disk.needed(0)))
             ),
+            _ if job.report_only => "the report alone, no checkpoints".into(),
             _ => format!(
                 "a checkpoint every {:.0} s (~{:.0} s each); up to {} of disk",
                 plan.disk.every,
@@ -255,6 +259,7 @@ fn run_space<S: StateSpace>(
         bar: &bar,
         earlier,
         started,
+        report_only: job.report_only,
     };
     let searched = pool
         .install(|| search_placed(space, &placement, &plan, job.quiet, &saver, &writer, resume));
@@ -413,11 +418,13 @@ fn search_where_it_lies<S: StateSpace, E: Engine>(
 ) -> Result<(Levels, Vec<u64>, PendingDistances), String> {
     let saver = Some(saver as &dyn Checkpoints);
     let (levels, antipodes) = search::drive(space, engine, options, writer.bar, saver, resume)?;
-    let mut written = None;
-    engine.with_table(&mut |table| {
-        written = Some(writer.write(table, &levels)?);
-        Ok(())
-    })?;
+    let mut written = writer.report_only.then(|| writer.leave_out());
+    if written.is_none() {
+        engine.with_table(&mut |table| {
+            written = Some(writer.write(table, &levels)?);
+            Ok(())
+        })?;
+    }
     let written = written.ok_or("the table was never read")?;
     Ok((levels, antipodes, written))
 }
@@ -474,7 +481,11 @@ fn report_of<S: StateSpace>(space: &S, searched: Searched) -> Report {
         states_per_second: (positions.total() as f64 / seconds).round(),
         classes_per_second: weighed.then(|| (levels.total() as f64 / seconds).round()),
         version: env!("CARGO_PKG_VERSION").into(),
-        distances_file: "distances.gsd".into(),
+        // The report alone names no file.
+        distances_file: match sha.is_empty() {
+            true => String::new(),
+            false => "distances.gsd".into(),
+        },
         distances_sha256: sha,
         disk,
     }
@@ -494,12 +505,17 @@ struct DistancesWriter<'a> {
     /// Seconds searched before this run, and when this run's search started.
     earlier: f64,
     started: Instant,
+    /// Write no file ([`Job::report_only`]).
+    report_only: bool,
 }
 
 impl DistancesWriter<'_> {
     /// Writes `table` with `levels` to a temporary file: the file (committed with the report),
     /// its SHA-256 and the seconds of search.
     fn write(&self, table: &dyn TableView, levels: &Levels) -> Result<PendingDistances, String> {
+        if self.report_only {
+            return Ok(self.leave_out());
+        }
         let seconds = self.earlier + self.started.elapsed().as_secs_f64();
         self.bar.finish();
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.gsd.display());
@@ -513,14 +529,24 @@ impl DistancesWriter<'_> {
             self.frame_memory,
         )
         .map_err(fail)?;
-        Ok((file, sha, seconds))
+        Ok((Some(file), sha, seconds))
+    }
+
+    /// No file, for the report alone: the seconds of search.
+    fn leave_out(&self) -> PendingDistances {
+        self.bar.finish();
+        (
+            None,
+            String::new(),
+            self.earlier + self.started.elapsed().as_secs_f64(),
+        )
     }
 }
 
 /// Commits the distances file `file` and writes the report's files (and the picture) beside it.
 fn write_files(
     out: &Path,
-    file: AtomicFile,
+    file: Option<AtomicFile>,
     report: &Report,
     notation: &dyn Fn(&[u32]) -> String,
     picture: Option<&(&'static str, String)>,
@@ -528,8 +554,10 @@ fn write_files(
     let write_error = |what: &Path, e: std::io::Error| {
         Error::Run(format!("cannot write {}: {e}", what.display()))
     };
-    let gsd = out.join(&report.distances_file);
-    file.commit().map_err(|e| write_error(&gsd, e))?;
+    if let Some(file) = file {
+        let gsd = out.join(&report.distances_file);
+        file.commit().map_err(|e| write_error(&gsd, e))?;
+    }
     let mut files = vec![
         ("levels.csv", report.levels_csv()),
         ("levels.svg", report.levels_svg()),

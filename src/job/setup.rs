@@ -179,6 +179,7 @@ fn plan_of<S: StateSpace>(
             gpu_sweeps_slabs: job.backend == Backend::Gpu,
             slab,
             checkpoint_every: job.checkpoint_every,
+            report_only: job.report_only,
             slab_folder: slab_folder(space, job),
             slab_units: crate::search::disk::slab_units(space),
             slab_bytes: job.slab_bytes,
@@ -217,6 +218,12 @@ pub(super) fn setup<'m, S: StateSpace>(
         return Err(Error::Input(format!(
             "{}: give a number of seconds, 0 or more",
             Setting::CheckpointEvery.to(every)
+        )));
+    }
+    if job.report_only && cluster.is_some() {
+        return Err(Error::Input(format!(
+            "{}: an MPI job writes its distances file from its processes' slabs; leave it out",
+            Setting::ReportOnly
         )));
     }
     let placement = choose(space, job, cluster, threads)?;

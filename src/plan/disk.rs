@@ -54,6 +54,18 @@ impl DiskPlan {
         }
     }
 
+    /// The disk plan of the report alone: no distances file, no checkpoints.
+    pub fn report_only() -> DiskPlan {
+        DiskPlan {
+            file_bytes: 0,
+            checkpoint_bytes: 0,
+            checkpoint_seconds: 0.0,
+            every: f64::INFINITY,
+            every_asked: true,
+            in_slabs: false,
+        }
+    }
+
     /// The disk plan of a table of `entries` entries searched from slabs on disk: the slabs are
     /// the checkpoint, saved after every level at no cost but a header.
     pub fn in_slabs(entries: u64) -> DiskPlan {
@@ -88,6 +100,14 @@ impl DiskPlan {
                 out,
                 "  free disk needed: {} for the file and the checkpoint, once the search is over beside one generation of the slabs",
                 bytes(self.needed(0))
+            );
+            return out;
+        }
+        if self.every.is_infinite() {
+            let _ = writeln!(
+                out,
+                "disk: none: the report alone, no distances file and no checkpoints ({})",
+                Setting::ReportOnly
             );
             return out;
         }

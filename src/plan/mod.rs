@@ -47,6 +47,8 @@ pub struct Inputs<'a> {
     pub slab: Option<&'a Slab>,
     /// Seconds between checkpoints asked for; `None` scales them to their cost.
     pub checkpoint_every: Option<f64>,
+    /// The report alone: no distances file, no checkpoints.
+    pub report_only: bool,
     /// Where the table's slabs go if it is searched from disk.
     pub slab_folder: PathBuf,
     /// The columns the table may be cut at into slabs on disk, best first
@@ -215,6 +217,7 @@ impl Plan {
         // Slabs held in host memory save the whole table, as the in-memory engines do.
         let disk = match &disk_slabs {
             Some(Some(slabs)) if !slabs.in_memory => DiskPlan::in_slabs(shape.entries),
+            _ if inputs.report_only => DiskPlan::report_only(),
             _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
         };
         // A GPU that sweeps slabs holds one slab at a time (2 bits an entry), not the table.

@@ -50,9 +50,12 @@ pub struct Report {
     pub classes_per_second: Option<f64>,
     /// gpusearch's version.
     pub version: String,
-    /// The distances file's name, in the same folder.
+    /// The distances file's name, in the same folder; empty where the run wrote the report
+    /// alone.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub distances_file: String,
-    /// SHA-256 of the distances file, lowercase hex.
+    /// SHA-256 of the distances file, lowercase hex; empty where there is none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub distances_sha256: String,
     /// Where the table was searched in slabs (from disk, or in host memory): its slabs and the
     /// bytes they moved.
@@ -158,10 +161,13 @@ impl Report {
             ("gpusearch", self.version.clone()),
             (
                 "distances file",
-                format!(
-                    "`{}` (SHA-256 `{}`)",
-                    self.distances_file, self.distances_sha256
-                ),
+                match self.distances_file.is_empty() {
+                    true => "none: the report alone was asked for".into(),
+                    false => format!(
+                        "`{}` (SHA-256 `{}`)",
+                        self.distances_file, self.distances_sha256
+                    ),
+                },
             ),
         ];
         // A row inserted after the row named `key`.
