@@ -1,7 +1,7 @@
 #!/bin/bash
 # The hardware runs of the GPU engine, on a machine with a GPU and a Vulkan driver: each puzzle
 # on the GPU (and, for the `auto` choice, on the CPU), each distances file's SHA-256 compared with
-# the one in results/, the reports and logs copied to $OUT.
+# the one in results/ (or a subfolder of it), the reports and logs copied to $OUT.
 #
 #   benches/hardware.sh BINARY SECONDS PUZZLE-ARGS...  (one run per ';'-separated argument list)
 #
@@ -23,7 +23,7 @@ for args in "$@"; do
     rc=$?
     end=$(date +%s.%N)
     sha=$(sha256sum "$dir/distances.gsd" 2>/dev/null | cut -d' ' -f1)
-    want=$(grep -h -o "$sha" results/*/report.json 2>/dev/null | head -1)
+    want=$([ -n "$sha" ] && grep -h -o "$sha" results/*/report.json results/*/*/report.json 2>/dev/null | head -1)
     secs=$(python3 -c "import json; d=json.load(open('$dir/report.json')); print(d['seconds'], d['backend'], d['adapter'])" 2>/dev/null)
     cp "$dir/report.json" "$out/report$i.json" 2>/dev/null
     printf 'run %d [%s] rc=%d wall=%.1fs search=%s sha=%s %s\n' "$i" "$args" "$rc" \
