@@ -138,7 +138,7 @@ pub(super) fn search_across<S: StateSpace>(
     Ok((
         levels,
         antipodes,
-        written.map(|(file, sha)| (file, sha, seconds)),
+        written.map(|(file, sha)| (Some(file), sha, seconds)),
         None,
     ))
 }
@@ -209,7 +209,7 @@ fn search_slabs_across<S: StateSpace>(
     Ok((
         levels,
         antipodes,
-        written.map(|(file, sha)| (file, sha, seconds)),
+        written.map(|(file, sha)| (Some(file), sha, seconds)),
         Some(disk),
     ))
 }
