@@ -341,6 +341,21 @@ fn shader_divisions_equal_cpu_divisions() {
     );
 }
 
+/// `report` without what differs between backends and runs of the same search: timings, the
+/// backend and its adapter.
+fn without_timings(report: &mut Value) {
+    for key in [
+        "seconds",
+        "states_per_second",
+        "classes_per_second",
+        "threads",
+        "backend",
+        "adapter",
+    ] {
+        report.as_object_mut().unwrap().remove(key);
+    }
+}
+
 /// Runs the binary; the parsed report and the distances file.
 fn run(args: &[&str], out: &std::path::Path) -> (Value, Vec<u8>) {
     let result = Command::new(env!("CARGO_BIN_EXE_gpusearch"))
@@ -423,16 +438,8 @@ fn the_gpu_backend_writes_the_cpu_backends_files() {
                 .is_some_and(|s| !s.is_empty())
         );
         assert!(gpu["adapter"]["driver"].is_string());
-        for timing in [
-            "seconds",
-            "states_per_second",
-            "threads",
-            "backend",
-            "adapter",
-        ] {
-            cpu.as_object_mut().unwrap().remove(timing);
-            gpu.as_object_mut().unwrap().remove(timing);
-            two_bits.as_object_mut().unwrap().remove(timing);
+        for report in [&mut cpu, &mut gpu, &mut two_bits] {
+            without_timings(report);
         }
         assert_eq!(cpu, two_bits, "{metric}: the report with 2 bits an entry");
         assert_eq!(
@@ -1012,17 +1019,8 @@ fn reduced_tables_on_the_gpu_give_the_cpus_files() {
                 "{space:?} {extra:?}: distances files differ"
             );
             assert_eq!(gpu["backend"], "gpu");
-            for timing in [
-                "seconds",
-                "states_per_second",
-                "classes_per_second",
-                "threads",
-                "backend",
-                "adapter",
-            ] {
-                cpu.as_object_mut().unwrap().remove(timing);
-                gpu.as_object_mut().unwrap().remove(timing);
-            }
+            without_timings(&mut cpu);
+            without_timings(&mut gpu);
             assert_eq!(
                 cpu, gpu,
                 "{space:?} {extra:?}: reports differ beyond timings"
