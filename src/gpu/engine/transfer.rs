@@ -166,29 +166,83 @@ impl GpuEngine<'_> {
     }
 }
 
-/// Entries [`GpuEngine::values_at`] reads back with one copy each, a batch at a time.
-const VALUES_BATCH: usize = 1 << 16;
+/// Words [`GpuEngine::values_at`] reads with one copy where they lie at most this many bytes
+/// apart: a copy costs far more than the bytes between two words.
+const VALUES_GAP: u64 = 4096;
+
+/// Bytes one batch of [`GpuEngine::values_at`]'s copies reads back at most.
+const VALUES_BATCH_BYTES: u64 = 64 << 20;
+
+/// A span of a window's bytes copied out: window, first byte, bytes, and where it lies in the
+/// staging buffer.
+struct Span {
+    window: u32,
+    first: u64,
+    bytes: u64,
+    staged: u64,
+}
 
 impl GpuEngine<'_> {
-    /// The values of the entries `ranks`: the word holding each copied out, a batch at a time
-    /// (what the level loop weighs a reduced table's special entries with).
+    /// The values of the entries `ranks` (ascending, for the fewest copies): the words holding
+    /// them copied out in spans of nearby words, a batch at a time (what the level loop weighs a
+    /// reduced table's special entries with, after every level).
     pub(super) fn values_at(&self, ranks: &[u64]) -> Result<Vec<u8>, String> {
         let device = &self.gpu.device;
+        let located: Vec<(u32, u64, u32)> = ranks.iter().map(|&r| self.layout.locate(r)).collect();
         let mut values = Vec::with_capacity(ranks.len());
-        for batch in ranks.chunks(VALUES_BATCH) {
-            let staging = read_back_buffer(device, "entries read-back", 4 * batch.len() as u64);
+        let mut at = 0;
+        while at < located.len() {
+            let (mut spans, mut places, mut staged) = (Vec::<Span>::new(), Vec::new(), 0u64);
+            while let Some(&(window, offset, _)) = located.get(at) {
+                // The last span grows to take this word where it is near, else a new one.
+                let growth = match spans.last() {
+                    Some(s)
+                        if s.window == window
+                            && (s.first..s.first + s.bytes + VALUES_GAP).contains(&offset) =>
+                    {
+                        Some((offset + 4).saturating_sub(s.first + s.bytes))
+                    }
+                    _ => None,
+                };
+                if staged + growth.unwrap_or(4) > VALUES_BATCH_BYTES && !spans.is_empty() {
+                    break;
+                }
+                match (growth, spans.last_mut()) {
+                    (Some(growth), Some(span)) => span.bytes += growth,
+                    _ => spans.push(Span {
+                        window,
+                        first: offset,
+                        bytes: 4,
+                        staged,
+                    }),
+                }
+                staged += growth.unwrap_or(4);
+                let span = spans.last().expect("a span");
+                places.push(span.staged + offset - span.first);
+                at += 1;
+            }
+            let staging = read_back_buffer(device, "entries read-back", staged);
             let mut encoder = device.create_command_encoder(&Default::default());
-            let mut shifts = Vec::with_capacity(batch.len());
-            for (i, &rank) in batch.iter().enumerate() {
-                let (window, offset, shift) = self.layout.locate(rank);
-                let window = &self.windows[window as usize];
-                encoder.copy_buffer_to_buffer(window, offset, &staging, 4 * i as u64, 4);
-                shifts.push(shift);
+            for span in &spans {
+                let window = &self.windows[span.window as usize];
+                encoder.copy_buffer_to_buffer(
+                    window,
+                    span.first,
+                    &staging,
+                    span.staged,
+                    span.bytes,
+                );
             }
             self.gpu.queue.submit([encoder.finish()]);
+            let shifts = located[at - places.len()..at]
+                .iter()
+                .map(|&(_, _, shift)| shift);
             map_read(device, &staging, |bytes| {
-                let words: &[u32] = bytemuck::cast_slice(bytes);
-                (words.iter().zip(&shifts)).for_each(|(w, s)| values.push((w >> s) as u8 & 3));
+                for (place, shift) in places.iter().zip(shifts) {
+                    let word = &bytes[*place as usize..*place as usize + 4];
+                    let word = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+                    values.push((word >> shift) as u8 & 3);
+                }
             })?;
         }
         Ok(values)
