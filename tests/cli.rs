@@ -489,41 +489,44 @@ fn bad_puzzle_options_are_refused_with_one_line_and_exit_2() {
 
 #[test]
 fn the_report_alone_names_no_file_and_has_the_levels_of_a_whole_run() {
-    let dir = scratch("report-only");
-    let (whole, alone) = (dir.join("whole"), dir.join("alone"));
-    let args = ["--puzzle", "turnstyle", "--n", "8", "--quiet", "--out"];
-    run_ok(&[&args[..], &[whole.to_str().unwrap()]].concat());
-    let plan = gpusearch(
-        &[
-            &args[..],
-            &[alone.to_str().unwrap(), "--report-only", "--dry-run"],
-        ]
-        .concat(),
-    );
-    let plan = String::from_utf8_lossy(&plan.stdout).to_string();
+    let out = scratch("report-only").join("run");
+    let args = [
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "8",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let plan = |extra: &[&str]| {
+        let done = gpusearch(&[&args[..], &["--report-only", "--dry-run"], extra].concat());
+        String::from_utf8_lossy(&done.stdout).to_string()
+    };
+    let in_memory = plan(&[]);
     assert!(
-        plan.contains("the report alone, no distances file and no checkpoints"),
-        "{plan}"
+        in_memory.contains("the report alone, no distances file and no checkpoints"),
+        "{in_memory}"
     );
-    run_ok(&[&args[..], &[alone.to_str().unwrap(), "--report-only"]].concat());
+    // From slabs on disk (forced small): the slabs, and no file beside them.
+    let from_disk = plan(&["--slab-bytes", "2000"]);
+    assert!(from_disk.contains("disk: no distances file"), "{from_disk}");
+    run_ok(&args);
+    let read = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+    };
+    let whole = read();
+    // The report alone replaces the result, the earlier run's distances file with it.
+    run_ok(&[&args[..], &["--report-only"]].concat());
     assert_eq!(
-        files_in(&alone),
+        files_in(&out),
         ["levels.csv", "levels.svg", "report.json", "report.md"]
     );
-    let read = |p: &std::path::Path| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(p.join("report.json")).unwrap()).unwrap()
-    };
-    let (whole, alone_report) = (read(&whole), read(&alone));
-    assert_eq!(whole["levels"], alone_report["levels"]);
-    assert_eq!(whole["antipodes"], alone_report["antipodes"]);
-    assert!(
-        alone_report.get("distances_sha256").is_none(),
-        "{alone_report}"
-    );
-    assert!(
-        alone_report.get("distances_file").is_none(),
-        "{alone_report}"
-    );
-    let md = std::fs::read_to_string(alone.join("report.md")).unwrap();
+    let alone = read();
+    assert_eq!(whole["levels"], alone["levels"]);
+    assert_eq!(whole["antipodes"], alone["antipodes"]);
+    assert!(alone.get("distances_sha256").is_none(), "{alone}");
+    assert!(alone.get("distances_file").is_none(), "{alone}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("none: the report alone was asked for"), "{md}");
 }

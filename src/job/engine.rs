@@ -105,7 +105,21 @@ pub(super) fn choose<'m, S: StateSpace>(
     let entries = slab.as_ref().map_or(space.size(), Slab::entries);
     // The processes of a node take its GPUs in turn.
     let index = mpi.map_or(0, MpiJob::node_rank);
-    let device = match open_gpu(job, space, entries, threads, index)? {
+    // An MPI job's processes weigh a reduced table's levels together on their CPUs: no GPU is
+    // opened for them (`--backend auto` takes the CPU).
+    if space.weights().is_some() && mpi.is_some() && job.backend == Backend::Gpu {
+        return Err(Error::Input(format!(
+            "{}: the processes of an MPI job search a table reduced by symmetry on their CPUs so far; use {}",
+            Setting::Backend.to("gpu"),
+            Setting::Backend.to("cpu")
+        )));
+    }
+    let cpu_only = space.weights().is_some() && mpi.is_some();
+    let opened = match cpu_only {
+        true => None,
+        false => open_gpu(job, space, entries, threads, index)?,
+    };
+    let device = match opened {
         Some(gpu) => {
             // The shader's own tables (a twisty puzzle's moves) share the device.
             let tables = space.gpu_shader().map_or(0, |s| 4 * s.tables.len() as u64);
@@ -124,16 +138,6 @@ pub(super) fn choose<'m, S: StateSpace>(
         }
         None => None,
     };
-    // An MPI job's processes weigh a reduced table's levels together on their CPUs.
-    let reduced = space.weights().is_some();
-    let device = device.filter(|_| !(reduced && slab.is_some() && job.backend == Backend::Auto));
-    if reduced && slab.is_some() && device.is_some() {
-        return Err(Error::Input(format!(
-            "{}: the processes of an MPI job search a table reduced by symmetry on their CPUs so far; use {}",
-            Setting::Backend.to("gpu"),
-            Setting::Backend.to("cpu")
-        )));
-    }
     Ok(match (mpi, slab, device) {
         (Some(mpi), Some(slab), device) => Placement::Slab { mpi, slab, device },
         (_, _, Some((gpu, layout))) => Placement::Gpu(gpu, layout),

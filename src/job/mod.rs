@@ -117,6 +117,9 @@ pub struct Job {
     pub report_only: bool,
 }
 
+/// The distances file's name in a run's output folder.
+const DISTANCES_FILE: &str = "distances.gsd";
+
 /// The folder runs write into unless `--out` says otherwise: `runs/` is not tracked, so a run
 /// never changes the published tables (only `gpusearch tables` writes `results/`).
 pub const RUNS_FOLDER: &str = "runs";
@@ -252,7 +255,7 @@ fn run_space<S: StateSpace>(
         job.quiet || !root,
     );
     let writer = DistancesWriter {
-        gsd: out.join("distances.gsd"),
+        gsd: out.join(DISTANCES_FILE),
         info: space.info(),
         starts: space.starts(),
         frame_memory: plan.memory.frame_memory,
@@ -484,7 +487,7 @@ fn report_of<S: StateSpace>(space: &S, searched: Searched) -> Report {
         // The report alone names no file.
         distances_file: match sha.is_empty() {
             true => String::new(),
-            false => "distances.gsd".into(),
+            false => DISTANCES_FILE.into(),
         },
         distances_sha256: sha,
         disk,
@@ -554,9 +557,19 @@ fn write_files(
     let write_error = |what: &Path, e: std::io::Error| {
         Error::Run(format!("cannot write {}: {e}", what.display()))
     };
-    if let Some(file) = file {
-        let gsd = out.join(&report.distances_file);
-        file.commit().map_err(|e| write_error(&gsd, e))?;
+    match file {
+        Some(file) => {
+            let gsd = out.join(&report.distances_file);
+            file.commit().map_err(|e| write_error(&gsd, e))?;
+        }
+        // The report alone replaces the folder's result: an earlier run's file would not be
+        // this report's.
+        None => match std::fs::remove_file(out.join(DISTANCES_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(write_error(&out.join(DISTANCES_FILE), e));
+            }
+            _ => {}
+        },
     }
     let mut files = vec![
         ("levels.csv", report.levels_csv()),

@@ -213,7 +213,7 @@ pub(super) fn setup<'m, S: StateSpace>(
     threads: usize,
 ) -> Result<Setup<'m>, Error> {
     if let Some(every) = job.checkpoint_every
-        && (every.is_nan() || every < 0.0)
+        && !(every.is_finite() && every >= 0.0)
     {
         return Err(Error::Input(format!(
             "{}: give a number of seconds, 0 or more",

@@ -90,10 +90,13 @@ impl DiskPlan {
     pub fn describe(&self) -> String {
         let mut out = String::new();
         if self.in_slabs {
+            let file = match self.file_bytes {
+                0 => format!("no distances file ({})", Setting::ReportOnly),
+                bytes_at_most => format!("distances file at most {}", bytes(bytes_at_most)),
+            };
             let _ = writeln!(
                 out,
-                "disk: distances file at most {}; the slabs are the checkpoint, after every level ({} of state beside them)",
-                bytes(self.file_bytes),
+                "disk: {file}; the slabs are the checkpoint, after every level ({} of state beside them)",
                 bytes(self.checkpoint_bytes)
             );
             let _ = writeln!(
@@ -103,7 +106,7 @@ impl DiskPlan {
             );
             return out;
         }
-        if self.every.is_infinite() {
+        if self.file_bytes == 0 {
             let _ = writeln!(
                 out,
                 "disk: none: the report alone, no distances file and no checkpoints ({})",
