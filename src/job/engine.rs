@@ -107,14 +107,14 @@ pub(super) fn choose<'m, S: StateSpace>(
     let index = mpi.map_or(0, MpiJob::node_rank);
     // An MPI job's processes weigh a reduced table's levels together on their CPUs: no GPU is
     // opened for them (`--backend auto` takes the CPU).
-    if space.weights().is_some() && mpi.is_some() && job.backend == Backend::Gpu {
+    let cpu_only = space.weights().is_some() && mpi.is_some();
+    if cpu_only && job.backend == Backend::Gpu {
         return Err(Error::Input(format!(
             "{}: the processes of an MPI job search a table reduced by symmetry on their CPUs so far; use {}",
             Setting::Backend.to("gpu"),
             Setting::Backend.to("cpu")
         )));
     }
-    let cpu_only = space.weights().is_some() && mpi.is_some();
     let opened = match cpu_only {
         true => None,
         false => open_gpu(job, space, entries, threads, index)?,

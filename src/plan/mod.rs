@@ -217,14 +217,11 @@ impl Plan {
         // Slabs held in host memory save the whole table, as the in-memory engines do.
         let disk = match &disk_slabs {
             // The slabs are the checkpoint; the report alone writes no file beside them.
-            Some(Some(slabs)) if !slabs.in_memory => DiskPlan {
-                file_bytes: if inputs.report_only {
-                    0
-                } else {
-                    DiskPlan::in_slabs(shape.entries).file_bytes
-                },
+            Some(Some(slabs)) if !slabs.in_memory && inputs.report_only => DiskPlan {
+                file_bytes: 0,
                 ..DiskPlan::in_slabs(shape.entries)
             },
+            Some(Some(slabs)) if !slabs.in_memory => DiskPlan::in_slabs(shape.entries),
             _ if inputs.report_only => DiskPlan::report_only(),
             _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
         };

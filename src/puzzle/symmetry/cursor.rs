@@ -64,6 +64,29 @@ enum Route<'a> {
     },
 }
 
+/// The order `next` whose slot `j` holds `relabel[order[from[j]]]`: a carried route's
+/// neighbour, read from the entry's `order` (the GPU's routes read orders so too).
+pub(super) fn carry(order: &[u8], from: &[u8], relabel: &[u8], next: &mut [u8]) {
+    for (slot, &j) in next.iter_mut().zip(from) {
+        *slot = relabel[usize::from(order[usize::from(j) % LABELS])];
+    }
+}
+
+/// The slots `from` of `order` that [`carry`] reads `next` from, relabelling by `relabel`.
+pub(super) fn slots(order: &[u8], next: &[u8], relabel: &[u8], from: &mut [u8]) {
+    // The slot of `order` each piece is in, and the piece each relabels.
+    let (mut slot_of, mut unlabel) = ([0u8; LABELS], [0u8; LABELS]);
+    for (slot, &piece) in order.iter().enumerate() {
+        slot_of[usize::from(piece) % LABELS] = slot as u8;
+    }
+    for (piece, &image) in relabel.iter().enumerate() {
+        unlabel[usize::from(image) % LABELS] = piece as u8;
+    }
+    for (j, &piece) in next.iter().enumerate() {
+        from[j] = slot_of[usize::from(unlabel[usize::from(piece) % LABELS]) % LABELS];
+    }
+}
+
 impl<'a> ReducedCursor<'a> {
     /// A cursor over `space`'s entries.
     pub(super) fn new(space: &'a Reduced) -> ReducedCursor<'a> {
@@ -155,9 +178,7 @@ impl<'a> ReducedCursor<'a> {
     fn carried(&self, block: u32, from: &[u8; LABELS], relabel: &[u8], order: &[u8]) -> u64 {
         let mut next = [0u8; LABELS];
         let k = relabel.len();
-        for (slot, &j) in next[..k].iter_mut().zip(&from[..k]) {
-            *slot = relabel[usize::from(order[usize::from(j) % LABELS])];
-        }
+        carry(order, &from[..k], relabel, &mut next[..k]);
         let entry = self.space.classes.entry_of_order(block, &next[..k]);
         entry.expect("a carried route lands in a block no symmetry keeps")
     }
@@ -181,18 +202,8 @@ impl<'a> ReducedCursor<'a> {
             return Route::Landing(landing);
         }
         let relabel = classes.relabelling(landing.element);
-        // The slot of the entry's order each piece is in, and the piece each relabels.
-        let (mut slot_of, mut unlabel) = ([0u8; LABELS], [0u8; LABELS]);
-        for (slot, &piece) in self.order[..k].iter().enumerate() {
-            slot_of[usize::from(piece) % LABELS] = slot as u8;
-        }
-        for (piece, &image) in relabel.iter().enumerate() {
-            unlabel[usize::from(image) % LABELS] = piece as u8;
-        }
         let mut from = [0u8; LABELS];
-        for (j, &piece) in next[..k].iter().enumerate() {
-            from[j] = slot_of[usize::from(unlabel[usize::from(piece) % LABELS]) % LABELS];
-        }
+        slots(&self.order[..k], &next[..k], relabel, &mut from[..k]);
         Route::Carried {
             block: landing.block,
             from,

@@ -16,7 +16,7 @@
 //! rests of the images of an order under the block's stabilizer, and an entry that is not the
 //! least of its class (it holds none) is its own only neighbour, as on the CPU.
 
-use super::{LABELS, Reduced};
+use super::{LABELS, Reduced, cursor};
 use crate::puzzle::GpuShader;
 use crate::rank::{factorial, is_odd, lex_rank, lex_unrank};
 
@@ -54,28 +54,17 @@ pub(super) struct Routes {
     routes: Vec<(u32, u16, Slots)>,
 }
 
-/// Slot `j` of the result holds `relabel[order[from[j]]]`.
-fn carry(order: &[u8], from: &[u8], relabel: &[u8]) -> Slots {
+/// The order whose slot `j` holds `relabel[order[from[j]]]` ([`cursor::carry`]).
+fn carried(order: &[u8], from: &[u8], relabel: &[u8]) -> Slots {
     let mut next: Slots = [0; MAX_ORDER];
-    for (slot, &j) in next.iter_mut().zip(from) {
-        *slot = relabel[usize::from(order[usize::from(j)])];
-    }
+    cursor::carry(order, from, relabel, &mut next[..from.len()]);
     next
 }
 
-/// `from` such that [`carry`]`(order, from, relabel)` is `next`.
+/// The slots of `order` that `next` is read from ([`cursor::slots`]).
 fn slots(order: &[u8], next: &[u8], relabel: &[u8]) -> Slots {
-    let (mut slot_of, mut unlabel) = ([0u8; LABELS], [0u8; LABELS]);
-    for (slot, &piece) in order.iter().enumerate() {
-        slot_of[usize::from(piece)] = slot as u8;
-    }
-    for (piece, &image) in relabel.iter().enumerate() {
-        unlabel[usize::from(image)] = piece as u8;
-    }
     let mut from: Slots = [0; MAX_ORDER];
-    for (j, &piece) in next.iter().enumerate() {
-        from[j] = slot_of[usize::from(unlabel[usize::from(piece)])];
-    }
+    cursor::slots(order, next, relabel, &mut from[..next.len()]);
     from
 }
 
@@ -161,7 +150,7 @@ impl Routes {
         (self.blocks[block as usize].stabilizer.iter())
             .map(|(h, from)| {
                 let relabel = &self.relabels[usize::from(*h)];
-                self.rest(&carry(order, &from[..self.k], relabel))
+                self.rest(&carried(order, &from[..self.k], relabel))
             })
             .fold(self.rest(order), u64::min)
     }
@@ -182,7 +171,7 @@ impl Routes {
         let routes = &self.routes[block as usize * self.moves..][..self.moves];
         (routes.iter())
             .map(|&(to, g, from)| {
-                let next = carry(&order, &from[..k], &self.relabels[usize::from(g)]);
+                let next = carried(&order, &from[..k], &self.relabels[usize::from(g)]);
                 u64::from(to) * self.fibre + self.least_rest(to, &next)
             })
             .collect()
