@@ -108,7 +108,11 @@ pub fn run(
         let seeds = seeds(folder)?;
         write(&folder.join("seeds.md"), &seeds)?;
     }
-    write(&folder.join("published.md"), &published::published(&done))?;
+    let reduced = reduced_reports(&folder.join("symmetry"));
+    write(
+        &folder.join("published.md"),
+        &published::published(&done, &reduced),
+    )?;
     let seconds = started.elapsed().as_secs_f64();
     write(&folder.join("README.md"), &index(&done))?;
     Ok(format!(
@@ -221,6 +225,20 @@ fn first_difference(file: &str, ours: &str, theirs: &str) -> Option<String> {
     (a.iter().zip(&b).position(|(x, y)| x != y))
         .or((a.len() != b.len()).then_some(a.len().min(b.len())))
         .map(|line| format!("line {} differs", line + 1))
+}
+
+/// The reports of the runs reduced by symmetry, each in a folder of its own under `folder`
+/// (made by hand: they are not among the families' runs), by folder name in order.
+fn reduced_reports(folder: &Path) -> Vec<(String, Report)> {
+    let mut found: Vec<(String, Report)> = (std::fs::read_dir(folder).into_iter().flatten())
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            Some((name, read_report(&entry.path())?))
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
 }
 
 /// The report in a run's folder, if it has a readable one.

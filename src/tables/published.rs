@@ -16,6 +16,9 @@ enum Claim {
     First(&'static [u64]),
     /// The diameter: the farthest any position lies from the start.
     Diameter(u64),
+    /// The Towers of Hanoi: the distance from the start (every disc on the first peg) to every
+    /// disc on another peg, read from the report where those towers are among its antipodes.
+    Tower(u64),
 }
 
 /// (our folder, the source, what it published).
@@ -210,6 +213,9 @@ const PUBLISHED: &[(&str, &str, Claim)] = &[
             63215988, 65922816, 68038434, 69284418, 70569216,
         ]),
     ),
+    ("symmetry/hanoi-p5-d14-sym", OEIS_A007665, Tower(63)),
+    ("symmetry/hanoi-p5-d15-sym", OEIS_A007665, Tower(71)),
+    ("symmetry/hanoi-p5-d16-sym", OEIS_A007665, Tower(79)),
     ("sliding-2x3", OEIS_A090034, Levels(A090034_COUNTS)),
     ("sliding-3x2", OEIS_A090034, Levels(A090034_COUNTS)),
     (
@@ -261,6 +267,21 @@ const PUBLISHED: &[(&str, &str, Claim)] = &[
         ]),
     ),
     ("sliding-2x7", OEIS_A151943, Diameter(108)),
+    (
+        "perm-cube-2x2x2-67a454-htm",
+        OEIS_A079761,
+        Levels(&[
+            1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072, 1887748, 623800, 2644,
+        ]),
+    ),
+    (
+        "perm-cube-2x2x2-67a454-qtm",
+        OEIS_A079762,
+        Levels(&[
+            1, 6, 27, 120, 534, 2256, 8969, 33058, 114149, 360508, 930588, 1350852, 782536, 90280,
+            276,
+        ]),
+    ),
 ];
 
 /// OEIS A090034: a board and its transpose count alike.
@@ -292,6 +313,9 @@ const OEIS_A346736: &str = "OEIS A346736";
 const OEIS_A151943: &str = "OEIS A151943";
 const OEIS_A058986: &str = "OEIS A058986";
 const OEIS_A078941: &str = "OEIS A078941";
+const OEIS_A007665: &str = "OEIS A007665";
+const OEIS_A079761: &str = "OEIS A079761";
+const OEIS_A079762: &str = "OEIS A079762";
 
 /// The sources, as the footnotes of `published.md`.
 const SOURCES: &[(&str, &str)] = &[
@@ -316,6 +340,14 @@ const SOURCES: &[(&str, &str)] = &[
         "lightln2/PuzzleSearch (GPU and disk breadth-first search), its test `HanoiSearchTests.Search18` in `HanoiTowersTests/HanoiSearchTests.cpp` at commit ddd4158b (August 2023): the positions at distances 0 to 120 from all 18 discs on the first of 4 pegs.",
     ),
     (
+        OEIS_A007665,
+        "The On-Line Encyclopedia of Integer Sequences: the Frame-Stewart numbers for 5 pegs (the moves Frame's and Stewart's algorithms take to carry n discs to another peg; the 5-peg row of A137695), after Brousseau (1975) and Wood (1981). OEIS notes that no proof of their optimality is known; our exhaustive searches show they are optimal for 14 to 16 discs. Our runs are reduced by the 24 exchanges of the other pegs (`--symmetry`, in `symmetry/`); the towers' distance is read off a report where they are among its antipodes.",
+    ),
+    (
+        "OEIS A079761, A079762",
+        "The On-Line Encyclopedia of Integer Sequences: the positions of the 2x2x2 cube at each distance from the start, 3,674,160 in all, a half turn one move (A079761) or two (A079762, the quarter-turn metric), after Hofstadter (Metamagical Themas, 1985) and Longridge. Our definition holds one corner fixed and turns U, R and F, the same graph.",
+    ),
+    (
         "OEIS A090034, A090035, A090036, A089473, A090166, A090167, A346736",
         "The On-Line Encyclopedia of Integer Sequences: the configurations of the 3x2, 4x2, 5x2, 3x3 (the 8-puzzle), 4x3, 6x2 and 7x2 sliding puzzles at each number of moves from the tiles in order with the blank in a corner (Karlemo and Östergård; Reinefeld 1993 for the 8-puzzle; Hordern); a board and its transpose count alike. A090167's and A346736's data sections hold their first 39 terms (their b-files, the rest, are not in the copy read); A151943 their largest distances, 80 and 108.",
     ),
@@ -330,7 +362,10 @@ the sweeps' build); both ways agree with a plain BFS and OEIS on the smaller boa
 give the same file.\n";
 
 /// `results/published.md`: our level counts against those published elsewhere.
-pub(super) fn published(done: &[Result<Report, String>]) -> String {
+///
+/// `done` holds the family runs of the index; `reduced` the reports under `symmetry/`, each
+/// named by its folder there.
+pub(super) fn published(done: &[Result<Report, String>], reduced: &[(String, Report)]) -> String {
     let mut md = String::from(
         "# Our results beside those published elsewhere\n\n\
          Each row compares one of our reports with what others published about the same puzzle,\n\
@@ -341,27 +376,36 @@ pub(super) fn published(done: &[Result<Report, String>]) -> String {
     // Each report's folder name, its space rebuilt once.
     let named: Vec<(String, &Report)> = (done.iter().flatten())
         .map(|r| (slug_and_antipode(r).0, r))
+        .chain(
+            reduced
+                .iter()
+                .map(|(name, r)| (format!("symmetry/{name}"), r)),
+        )
         .collect();
     for (slug, source, claim) in PUBLISHED {
         let ours = (named.iter())
             .find(|(name, _)| name == slug)
-            .map(|(_, r)| r)
-            .map(|r| r.levels.levels().iter().collect::<Vec<u64>>());
+            .map(|(_, r)| *r);
+        let levels = |r: &Report| r.levels.levels().iter().collect::<Vec<u64>>();
         let (what, verdict) = match claim {
             Levels(theirs) => (
                 format!("every distance (0 to {})", theirs.len() - 1),
-                ours.map(|ours| compare(&ours, theirs, true)),
+                ours.map(|r| compare(&levels(r), theirs, true)),
             ),
             First(theirs) => (
                 format!("distances 0 to {}", theirs.len() - 1),
-                ours.map(|ours| compare(&ours, theirs, false)),
+                ours.map(|r| compare(&levels(r), theirs, false)),
             ),
             Diameter(theirs) => (
                 format!("the diameter, {theirs}"),
-                ours.map(|ours| match ours.len() as u64 - 1 {
+                ours.map(|r| match levels(r).len() as u64 - 1 {
                     d if d == *theirs => format!("**agrees** (diameter {d})"),
                     d => format!("**differs**: ours {d}"),
                 }),
+            ),
+            Tower(theirs) => (
+                format!("the distance to another tower, {theirs}"),
+                ours.map(|r| tower(r, *theirs)),
             ),
         };
         let verdict = verdict.unwrap_or_else(|| "not run yet".into());
@@ -376,6 +420,26 @@ pub(super) fn published(done: &[Result<Report, String>]) -> String {
     }
     md.push_str(NOTES);
     md
+}
+
+/// The verdict on the distance from the start to every disc on another peg against theirs.
+/// The report shows that distance only where such a tower is among its antipodes (they lie at
+/// the diameter); a diameter below theirs already differs, since no position lies farther.
+fn tower(report: &Report, theirs: u64) -> String {
+    let diameter = report.levels.levels().len() - 1;
+    let is_tower = |position: &Vec<u32>| {
+        (position.first()).is_some_and(|&peg| peg != 1 && position.iter().all(|&p| p == peg))
+    };
+    match report.antipodes.iter().any(is_tower) {
+        true if diameter == theirs => {
+            format!("**agrees** (another tower lies at the diameter, {diameter})")
+        }
+        true => format!("**differs**: ours {diameter}"),
+        false if diameter < theirs => {
+            format!("**differs**: no position lies farther than {diameter}")
+        }
+        false => "not shown by the report (no tower among its antipodes)".into(),
+    }
 }
 
 /// The verdict on our counts against theirs: all of them (`whole`), or their first ones.
@@ -393,5 +457,49 @@ fn compare(ours: &[u64], theirs: &[u64], whole: bool) -> String {
             ours.get(d),
             theirs.get(d)
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A published report of ours, as `results/` holds it.
+    fn report(folder: &str) -> Report {
+        let path = format!(
+            "{}/results/{folder}/report.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_distance_to_another_tower_is_read_from_the_antipodes() {
+        let mut ours = report("symmetry/hanoi-p5-d14-sym");
+        assert!(tower(&ours, 63).starts_with("**agrees**"));
+        assert!(tower(&ours, 62).starts_with("**differs**: ours 63"));
+        // Without the towers among the antipodes the report shows only a bound.
+        ours.antipodes.retain(|a| a.iter().any(|&peg| peg != a[0]));
+        assert_eq!(ours.antipodes.len(), 4);
+        assert!(tower(&ours, 63).starts_with("not shown"));
+        assert!(tower(&ours, 64).starts_with("**differs**: no position"));
+    }
+
+    #[test]
+    fn reduced_runs_are_found_by_their_folder_under_symmetry() {
+        let reduced = [(
+            "hanoi-p5-d15-sym".to_string(),
+            report("symmetry/hanoi-p5-d15-sym"),
+        )];
+        let md = published(&[], &reduced);
+        let row = |slug: &str| md.lines().find(|l| l.starts_with(&format!("| [{slug}]")));
+        assert!(row("symmetry/hanoi-p5-d15-sym").unwrap().ends_with(
+            "the distance to another tower, 71 | **agrees** (another tower lies at the diameter, 71) |"
+        ));
+        assert!(
+            row("symmetry/hanoi-p5-d14-sym")
+                .unwrap()
+                .ends_with("| not run yet |")
+        );
     }
 }
