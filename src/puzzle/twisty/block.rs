@@ -121,6 +121,13 @@ impl Block {
         self.keys.len() as u64
     }
 
+    /// Whether the moves tie its parts: it lists fewer positions than its parts' values make
+    /// together, or splits them by parities. A block that ties nothing was made only for a long
+    /// last digit, and its parts take their values as freely as parts outside a block.
+    pub fn ties(&self) -> bool {
+        self.mask != 0 || self.len() < self.radices.iter().product::<u64>()
+    }
+
     /// The position after move `mv`.
     pub fn next(&self, position: u64, mv: usize) -> u64 {
         u64::from(self.table[position as usize * self.moves + mv])

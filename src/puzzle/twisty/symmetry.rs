@@ -178,20 +178,26 @@ impl Twisty {
             return Err("no renumbering of its stickers but the identity maps its moves onto its moves and keeps the solved position".into());
         }
         let stickers = Stickers::new(&self.written_sets);
-        // The rank must read a symmetric image as it reads the position: each set goes to a
-        // set numbered alike (the same digits, parity and sum tracked alike), and a set in a
-        // block, whose digit lists the positions its parts reach together, to itself.
-        let alike = |s: usize, t: usize| {
-            let (a, b) = (&self.coords[s], &self.coords[t]);
-            let kind = |c: &Coords| {
-                let block = c.pieces_in_block || c.twists_in_block;
-                let tracked = (c.parity_bit.is_some(), c.sum_bit.is_some());
-                // A set of one piece follows any other, to no effect.
-                let follows = c.follows.is_some() && c.count > 1;
-                (block, tracked, follows, c.ori_digits, c.perm_size)
-            };
-            kind(a) == kind(b) && (s == t || !kind(a).0)
+        // The rank must read a symmetric image of any position of its space as a position:
+        // each set goes to a set numbered alike (the same digits, parity and sum tracked
+        // alike), and a set in a block that ties its parts, whose digit lists only the
+        // positions they reach together, to itself. A block that ties nothing (made for a long
+        // last digit) takes every combination of its parts' values, as separate digits would.
+        let tied: Vec<bool> = (0..self.coords.len())
+            .map(|s| {
+                let parts = [2 * s + super::PIECES, 2 * s + super::TWISTS];
+                (self.blocks.iter())
+                    .any(|b| b.ties() && parts.iter().any(|p| b.members.contains(p)))
+            })
+            .collect();
+        let kind = |s: usize| {
+            let c: &Coords = &self.coords[s];
+            let tracked = (c.parity_bit.is_some(), c.sum_bit.is_some());
+            // A set of one piece follows any other, to no effect.
+            let follows = c.follows.is_some() && c.count > 1;
+            (tied[s], tracked, follows, c.ori_digits, c.perm_size)
         };
+        let alike = |s: usize, t: usize| kind(s) == kind(t) && (s == t || !tied[s]);
         let unlike = (found.iter()).any(|g| {
             (0..self.coords.len())
                 .any(|s| !alike(s, stickers.set_of(g.positions[stickers.base(s)])))
@@ -447,6 +453,25 @@ mod tests {
         Move C\nC2\n1\n1\nE\n1 4 3 6 5 2\nEnd\n\
         Move D\nC3\n1\n1\nE\n1 2 5 4 6 3\nEnd\n";
 
+    /// Six pieces `C0` to `C5`, each a set of its own turning in place (four orientations),
+    /// three flags and three pieces `P`: the turn of `Ci` turns it, flips the flags `Fb` for
+    /// the bits `b` of its pattern (1, 2, 4, 3, 5, 6) and cycles the three pieces. As in the
+    /// compy cube, five of the six's orientations share a block for a long last digit, which
+    /// ties nothing, and the sixth (`C5`, its set written last) has a digit of its own; the
+    /// flags' exchanges, the symmetries, exchange it with `C3` and `C4` in the block.
+    fn turning_pieces_and_three() -> String {
+        let mut text: String = (0..6).map(|i| format!("Set C{i} 1 4\n")).collect();
+        text.push_str("Set F0 1 2\nSet F1 1 2\nSet F2 1 2\nSet P 3 1\n");
+        for (i, pattern) in [1, 2, 4, 3, 5, 6].iter().enumerate() {
+            text.push_str(&format!("Move T{i}\nC{i}\n1\n1\n"));
+            for b in (0..3).filter(|b| pattern >> b & 1 == 1) {
+                text.push_str(&format!("F{b}\n1\n1\n"));
+            }
+            text.push_str("P\n2 3 1\nEnd\n");
+        }
+        text
+    }
+
     /// `space` searched with and without its symmetries: the same positions at each distance,
     /// and each position's entry (its stickers') holding the position's distance. Its order.
     fn same_levels(space: Twisty) -> usize {
@@ -479,6 +504,16 @@ mod tests {
         let def = format::read(CORNERS_AND_EDGES, "t").unwrap();
         let order = same_levels(Twisty::without_blocks(&def, "htm", naming()).unwrap());
         assert!(order >= 12, "{order}");
+        // A block that ties nothing may hold sets the symmetries exchange with a set outside
+        // it: the turning pieces' orientations take every combination of values either way.
+        // (In the quarter-turn metric: its turns have order 12, 66 moves in all with powers.)
+        let def = format::read(&turning_pieces_and_three(), "t").unwrap();
+        let space = Twisty::new(&def, "qtm", naming()).unwrap();
+        assert_eq!(space.blocks.len(), 1);
+        assert_eq!(space.blocks[0].members.len(), 5);
+        assert!(!space.blocks[0].ties());
+        let order = same_levels(space);
+        assert!(order >= 6, "{order}");
         // No set without orientations for the rest: refused, naming why.
         let why = shipped("cube-2x2x2.tws", "htm").symmetry().err().unwrap();
         assert!(why.contains("without orientations"), "{why}");
