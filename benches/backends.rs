@@ -23,7 +23,7 @@ struct Started(Mutex<Option<Instant>>);
 
 impl Progress for Started {
     fn found(&self, _: u64) {}
-    fn level(&self, depth: u64, _: u64, _: Step) {
+    fn level(&self, depth: u64, _: u64, _: Option<u64>, _: Step) {
         if depth == 0 {
             *self.0.lock().expect("not poisoned") = Some(Instant::now());
         }

@@ -172,7 +172,7 @@ impl Progress for LevelBar {
         }
     }
 
-    fn level(&self, depth: u64, count: u64, step: Step) {
+    fn level(&self, depth: u64, count: u64, positions: Option<u64>, step: Step) {
         if depth > DETAILED_LEVELS && !self.unread.fetch_add(1, Relaxed).is_multiple_of(1024) {
             // Reading the clock costs more than a level of a long path: count them instead.
             self.pending.fetch_add(count, Relaxed);
@@ -198,9 +198,12 @@ impl Progress for LevelBar {
             String::new()
         };
         let unit = self.unit;
+        // A reduced table's classes, with the positions they stand for.
+        let standing =
+            positions.map_or(String::new(), |p| format!(" ({} positions)", HumanCount(p)));
         let line = if depth <= DETAILED_LEVELS {
             format!(
-                "level {depth:>3}: {:>15} {unit}  {:<9} {seconds:8.3} s  ({:.1}% of {}{eta})",
+                "level {depth:>3}: {:>15} {unit}{standing}  {:<9} {seconds:8.3} s  ({:.1}% of {}{eta})",
                 HumanCount(count).to_string(),
                 step.name(),
                 100.0 * pos as f64 / total.max(1) as f64,
@@ -208,7 +211,7 @@ impl Progress for LevelBar {
             )
         } else if seconds >= 1.0 || last.depth <= DETAILED_LEVELS {
             format!(
-                "level {}: {} {unit}  {:<9} (levels {} to {}: {} {unit} in {seconds:.3} s)",
+                "level {}: {} {unit}{standing}  {:<9} (levels {} to {}: {} {unit} in {seconds:.3} s)",
                 HumanCount(depth),
                 HumanCount(count),
                 step.name(),

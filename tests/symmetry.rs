@@ -50,6 +50,51 @@ const FAMILIES: [&[&str]; 10] = [
 ];
 
 #[test]
+fn progress_lines_give_each_levels_positions_beside_its_classes() {
+    let out = scratch("progress").join("run");
+    let done = gpusearch(&[
+        "--puzzle",
+        "hanoi",
+        "--pegs",
+        "5",
+        "--discs",
+        "5",
+        "--symmetry",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(done.status.success());
+    let err = String::from_utf8_lossy(&done.stderr);
+    let report = report(&out);
+    let levels = report["levels"].as_array().unwrap();
+    let classes = report["class_levels"].as_array().unwrap();
+    for (depth, (positions, entries)) in levels.iter().zip(classes).enumerate() {
+        let with_commas = |v: &Value| {
+            let digits = v.as_u64().unwrap().to_string();
+            let mut out = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        let line = format!(
+            "{} classes ({} positions)",
+            with_commas(entries),
+            with_commas(positions)
+        );
+        let prefix = format!("level {depth:>3}:");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&prefix) && l.contains(&line)),
+            "level {depth}: no line with {line:?} in {err}"
+        );
+    }
+}
+
+#[test]
 fn every_family_with_symmetries_counts_the_positions_of_the_whole_search() {
     let dir = scratch("families");
     for (i, args) in FAMILIES.iter().enumerate() {

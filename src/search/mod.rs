@@ -137,8 +137,10 @@ pub fn list_limit(size: u64, moves: usize, footprint: Footprint) -> u64 {
 pub trait Progress: Sync {
     /// `states` more states were found in the current pass.
     fn found(&self, states: u64);
-    /// Level `depth` is complete with `count` states.
-    fn level(&self, depth: u64, count: u64, step: Step);
+    /// Level `depth` is complete with `count` states (table entries); `positions`: the
+    /// positions they stand for, in a table whose entries stand for several each (reduced by
+    /// symmetry).
+    fn level(&self, depth: u64, count: u64, positions: Option<u64>, step: Step);
 }
 
 /// Progress that goes nowhere.
@@ -146,7 +148,7 @@ pub struct Silent;
 
 impl Progress for Silent {
     fn found(&self, _: u64) {}
-    fn level(&self, _: u64, _: u64, _: Step) {}
+    fn level(&self, _: u64, _: u64, _: Option<u64>, _: Step) {}
 }
 
 /// What a search found.
@@ -301,10 +303,11 @@ pub fn drive<S: StateSpace, E: Engine>(
             engine.start(&starts)?;
             let first = starts.len() as u64;
             progress.found(first);
-            progress.level(0, first, Step::Frontier);
             let mut levels = Levels::new();
-            match &mut weighing {
-                Some(w) => levels.push_weighed(first, w.start(&starts)),
+            let positions = weighing.as_mut().map(|w| w.start(&starts));
+            progress.level(0, first, positions, Step::Frontier);
+            match positions {
+                Some(positions) => levels.push_weighed(first, positions),
                 None => levels.push(first),
             }
             (levels, Some(first), None, None)
@@ -439,9 +442,13 @@ pub fn drive<S: StateSpace, E: Engine>(
         if count == 0 {
             break;
         }
-        progress.level(depth + 1, count, step);
-        match &mut weighing {
-            Some(w) => levels.push_weighed(count, w.level(engine, depth + 1, count)?),
+        let positions = match &mut weighing {
+            Some(w) => Some(w.level(engine, depth + 1, count)?),
+            None => None,
+        };
+        progress.level(depth + 1, count, positions, step);
+        match positions {
+            Some(positions) => levels.push_weighed(count, positions),
             None => levels.push(count),
         }
         reached += count;

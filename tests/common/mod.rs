@@ -182,7 +182,7 @@ pub struct Events(pub Mutex<Vec<(u64, u64, Step)>>);
 
 impl Progress for Events {
     fn found(&self, _: u64) {}
-    fn level(&self, depth: u64, count: u64, step: Step) {
+    fn level(&self, depth: u64, count: u64, _: Option<u64>, step: Step) {
         self.0.lock().unwrap().push((depth, count, step));
     }
 }
