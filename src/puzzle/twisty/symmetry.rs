@@ -512,6 +512,11 @@ mod tests {
         assert_eq!(space.blocks.len(), 1);
         assert_eq!(space.blocks[0].members.len(), 5);
         assert!(!space.blocks[0].ties());
+        let solved = space.state(space.solved());
+        let found = symmetries(&space.written_sets, &space.written_moves, &solved).unwrap();
+        let stickers = Stickers::new(&space.written_sets);
+        // C5, outside the block, goes to a set in it.
+        assert!((found.iter()).any(|g| stickers.set_of(g.positions[stickers.base(5)]) != 5));
         let order = same_levels(space);
         assert!(order >= 6, "{order}");
         // No set without orientations for the rest: refused, naming why.
