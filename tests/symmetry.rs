@@ -73,7 +73,7 @@ fn progress_lines_give_each_levels_positions_beside_its_classes() {
             let digits = v.as_u64().unwrap().to_string();
             let mut out = String::new();
             for (i, c) in digits.chars().enumerate() {
-                if i > 0 && (digits.len() - i) % 3 == 0 {
+                if i > 0 && (digits.len() - i).is_multiple_of(3) {
                     out.push(',');
                 }
                 out.push(c);
