@@ -341,7 +341,7 @@ const SOURCES: &[(&str, &str)] = &[
     ),
     (
         OEIS_A007665,
-        "The On-Line Encyclopedia of Integer Sequences: the Frame-Stewart numbers for 5 pegs (the moves Frame's and Stewart's algorithms take to carry n discs to another peg; the 5-peg row of A137695), after Brousseau (1975) and Wood (1981). OEIS notes that no proof of their optimality is known; our exhaustive searches show they are optimal for 14 to 16 discs. Our runs are reduced by the 24 exchanges of the other pegs (`--symmetry`, in `symmetry/`); the towers' distance is read off a report where they are among its antipodes.",
+        "The On-Line Encyclopedia of Integer Sequences: the Frame-Stewart numbers for 5 pegs (the moves Frame's and Stewart's algorithms take to carry n discs to another peg; the 5-peg row of A137695), after Brousseau (1975) and Wood (1981). OEIS notes that no proof of their optimality is known; our exhaustive searches show they are optimal for 14 to 16 discs. Our runs are reduced by the 24 exchanges of the other pegs (in `symmetry/`); the towers' distance is read off a report where they are among its antipodes.",
     ),
     (
         "OEIS A079761, A079762",
