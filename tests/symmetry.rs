@@ -5,6 +5,7 @@
 mod common;
 
 use common::{gpusearch, kill_after_checkpoints, scratch};
+use indicatif::HumanCount;
 use serde_json::Value;
 use std::path::Path;
 
@@ -69,17 +70,8 @@ fn progress_lines_give_each_levels_positions_beside_its_classes() {
     let levels = report["levels"].as_array().unwrap();
     let classes = report["class_levels"].as_array().unwrap();
     for (depth, (positions, entries)) in levels.iter().zip(classes).enumerate() {
-        let with_commas = |v: &Value| {
-            let digits = v.as_u64().unwrap().to_string();
-            let mut out = String::new();
-            for (i, c) in digits.chars().enumerate() {
-                if i > 0 && (digits.len() - i).is_multiple_of(3) {
-                    out.push(',');
-                }
-                out.push(c);
-            }
-            out
-        };
+        // Counts written as the progress lines write them.
+        let with_commas = |v: &Value| HumanCount(v.as_u64().unwrap()).to_string();
         let line = format!(
             "{} classes ({} positions)",
             with_commas(entries),
