@@ -100,9 +100,10 @@ pub trait Classes: Send + Sync {
         let _ = element;
         &[]
     }
-    /// The entry of block `block` whose position's rest is `order`, where that is the entry
-    /// (no symmetry but the identity keeps the block's coordinate value, so that every rest
-    /// has its entry); `None` otherwise.
+    /// The entry of the class of block `block`'s position whose rest is `order`: that rest's
+    /// entry where no symmetry but the identity keeps the block's coordinate value, else the
+    /// entry of the least rest of the position's images by those that do. `None` where rests
+    /// are not orders, or the symmetries that keep the block do not move its orders by one map.
     fn entry_of_order(&self, block: u32, order: &[u8]) -> Option<u64> {
         let _ = (block, order);
         None
@@ -148,6 +149,9 @@ pub struct ByCoordinate {
     fibre: u64,
     /// How each element relabels the pieces a rest orders.
     relabellings: Vec<Vec<u8>>,
+    /// For each block, the slots each element of its stabilizer reads a rest's order from
+    /// ([`ByCoordinate::kept_slots`]); every one empty where rests are not moved so.
+    kept_slots: Vec<Vec<[u8; LABELS]>>,
 }
 
 impl ByCoordinate {
@@ -221,14 +225,16 @@ impl ByCoordinate {
             special: Vec::new(),
             positions: 0,
             fibre,
+            kept_slots: Vec::new(),
         };
+        classes.kept_slots = classes.kept_slots(solved, in_space);
         classes.find_special(solved, in_space)?;
         Ok(classes)
     }
 
     /// Finds the positions some symmetry keeps (the special entries) and counts the classes
     /// and positions the table stands for: each symmetry's kept positions are made cycle by
-    /// cycle ([`kept_states`]), never the blocks searched through; a symmetric block's classes
+    /// cycle ([`super::kept::kept_states`]), never the blocks searched through; a symmetric block's classes
     /// are the orbits of its representative's stabilizer, counted by Burnside's lemma from the
     /// positions of the block each element keeps.
     fn find_special(
@@ -237,46 +243,66 @@ impl ByCoordinate {
         in_space: &(dyn Fn(&[u32]) -> bool + Sync),
     ) -> Result<(), String> {
         let order = self.elements.len() as u64;
+        let writings = self.coordinate.writings();
+        // Element by element, side by side: how many positions it keeps, how many of them lie
+        // in each symmetric block it keeps, and their entries.
+        let kept: Vec<(u64, HashMap<u32, u64>, Vec<u64>)> = (1..self.elements.len())
+            .into_par_iter()
+            .map(|h| {
+                let element = &self.elements[h];
+                let (mut image, mut other) = (solved.to_vec(), solved.to_vec());
+                let (mut found, mut fixed, mut entries) = (0u64, HashMap::new(), Vec::new());
+                // A position the element keeps is kept as written, or written another way.
+                let written = writings.iter().map(|w| element.then(w));
+                for kept_by in std::iter::once(element.clone()).chain(written) {
+                    let coordinate = &self.coordinate;
+                    coordinate.kept_states(&kept_by, solved, in_space, &mut |state| {
+                        found += 1;
+                        let (block, g) = self.block_of[self.coordinate.value(state) as usize];
+                        if g == 0 && self.stabilizers[block as usize].contains(&(h as u16)) {
+                            *fixed.entry(block).or_default() += 1;
+                        }
+                        entries.push(self.entry(state, &mut image, &mut other));
+                        found <= MAX_KEPT
+                    });
+                }
+                entries.sort_unstable();
+                entries.dedup();
+                (found, fixed, entries)
+            })
+            .collect();
+        if kept.iter().any(|&(found, _, _)| found > MAX_KEPT) {
+            return Err(format!(
+                "a symmetry keeps more than {MAX_KEPT} positions, more than a reduced table lists"
+            ));
+        }
         // For each symmetric block, the positions of the block its stabilizer's elements keep.
         let mut fixed: HashMap<u32, u64> = HashMap::new();
         let mut entries = BTreeSet::new();
-        let (mut image, mut other) = (solved.to_vec(), solved.to_vec());
-        let writings = self.coordinate.writings();
-        for (h, element) in self.elements.iter().enumerate().skip(1) {
-            let mut found = 0u64;
-            // A position the element keeps is kept as written, or written another way.
-            let written = writings.iter().map(|w| element.then(w));
-            for kept_by in std::iter::once(element.clone()).chain(written) {
-                let coordinate = &self.coordinate;
-                coordinate.kept_states(&kept_by, solved, in_space, &mut |state| {
-                    found += 1;
-                    let (block, g) = self.block_of[self.coordinate.value(state) as usize];
-                    if g == 0 && self.stabilizers[block as usize].contains(&(h as u16)) {
-                        *fixed.entry(block).or_default() += 1;
-                    }
-                    entries.insert(self.entry(state, &mut image, &mut other));
-                    found <= MAX_KEPT
-                });
+        for (_, kept_fixed, kept_entries) in kept {
+            for (block, count) in kept_fixed {
+                *fixed.entry(block).or_default() += count;
             }
-            if found > MAX_KEPT {
-                return Err(format!(
-                    "a symmetry keeps more than {MAX_KEPT} positions, more than a reduced table lists"
-                ));
-            }
+            entries.extend(kept_entries);
         }
         // Each kept position's class, at its entry, weighs the positions of the class.
-        let mut state = solved.to_vec();
-        for entry in entries {
-            self.join(entry, &mut state, in_space);
-            let split = self.coordinate.split(&state);
-            let kept = (self.elements.iter())
-                .filter(|g| {
-                    g.apply(&state, &mut image);
-                    self.coordinate.split(&image) == split
-                })
-                .count() as u64;
-            self.special.push((entry, order / kept));
-        }
+        let entries: Vec<u64> = entries.into_iter().collect();
+        self.special = (entries.par_iter())
+            .map_init(
+                || (solved.to_vec(), solved.to_vec()),
+                |(state, image), &entry| {
+                    self.join(entry, state, in_space);
+                    let split = self.coordinate.split(state);
+                    let kept = (self.elements.iter())
+                        .filter(|g| {
+                            g.apply(state, image);
+                            self.coordinate.split(image) == split
+                        })
+                        .count() as u64;
+                    (entry, order / kept)
+                },
+            )
+            .collect();
         let mut classes = self.size();
         for (k, stabilizer) in self.stabilizers.iter().enumerate() {
             if !stabilizer.is_empty() {
@@ -300,6 +326,98 @@ impl ByCoordinate {
         (self.coordinate).join(c, entry % self.fibre, state, reachable);
     }
 
+    /// How the symmetries that keep each block's representative move the orders of the block's
+    /// rests: for each block, each stabilizer element's slots (an image's order is the order
+    /// carried by them and the element's relabelling, [`super::cursor::carry`], as a move
+    /// carries it). Worked out from each symmetric block's first position and checked on a
+    /// spread of entries of a spread of symmetric blocks; none (every block's list empty) where
+    /// rests are not orders or a check fails, and entries are then found from positions.
+    fn kept_slots(
+        &self,
+        solved: &[u32],
+        in_space: &(dyn Fn(&[u32]) -> bool + Sync),
+    ) -> Vec<Vec<[u8; LABELS]>> {
+        let blocks = self.representatives.len() as u64;
+        let none = || vec![Vec::new(); blocks as usize];
+        let state = solved.to_vec();
+        if self.coordinate.order(&state, &mut [0; LABELS]) == 0 {
+            return none();
+        }
+        let slots: Vec<Vec<[u8; LABELS]>> = (0..blocks)
+            .into_par_iter()
+            .map_init(
+                || (state.clone(), state.clone()),
+                |(state, image), block| {
+                    let stabilizer = &self.stabilizers[block as usize];
+                    if stabilizer.is_empty() {
+                        return Vec::new();
+                    }
+                    self.join(block * self.fibre, state, in_space);
+                    let (mut order, mut moved) = ([0u8; LABELS], [0u8; LABELS]);
+                    let k = self.coordinate.order(state, &mut order);
+                    (stabilizer.iter())
+                        .map(|&h| {
+                            self.elements[h as usize].apply(state, image);
+                            self.coordinate.order(image, &mut moved);
+                            let mut from = [0u8; LABELS];
+                            let relabel = &self.relabellings[h as usize];
+                            super::cursor::slots(&order[..k], &moved[..k], relabel, &mut from[..k]);
+                            from
+                        })
+                        .collect()
+                },
+            )
+            .collect();
+        // The check: on up to CHECKED_KEPT symmetric blocks, a spread of rests each, the least
+        // rest by orders is the least rest by positions.
+        let symmetric: Vec<u64> = (0..blocks)
+            .filter(|&b| !self.stabilizers[b as usize].is_empty())
+            .collect();
+        let step = symmetric.len().div_ceil(CHECKED_KEPT).max(1);
+        let last = self.fibre - 1;
+        let sound = symmetric.par_iter().step_by(step).all(|&block| {
+            let (mut state, mut image, mut other) = (state.clone(), state.clone(), state.clone());
+            let mut order = [0u8; LABELS];
+            [0, 1.min(last), last / 3, last / 2, last * 2 / 3, last]
+                .iter()
+                .all(|&r| {
+                    self.join(block * self.fibre + r, &mut state, in_space);
+                    let k = self.coordinate.order(&state, &mut order);
+                    let landing = Landing {
+                        block: block as u32,
+                        element: 0,
+                    };
+                    let by_positions = self.entry_at(&state, landing, &mut image, &mut other);
+                    let by_orders = self.least_of_order(block as u32, &order[..k], &slots);
+                    by_orders == Some(by_positions)
+                })
+        });
+        match sound {
+            true => slots,
+            false => none(),
+        }
+    }
+
+    /// The entry of the class of block `block`'s position whose rest is `order`, by `slots`
+    /// ([`ByCoordinate::kept_slots`]): the least rest of its images by the block's stabilizer.
+    /// `None` where `slots` does not give the block's stabilizer.
+    fn least_of_order(&self, block: u32, order: &[u8], slots: &[Vec<[u8; LABELS]>]) -> Option<u64> {
+        let stabilizer = &self.stabilizers[block as usize];
+        let slots = slots.get(block as usize)?;
+        if slots.len() != stabilizer.len() {
+            return None;
+        }
+        let k = order.len();
+        let mut image = [0u8; LABELS];
+        let mut r = self.coordinate.rest_of_order(order);
+        for (&h, from) in stabilizer.iter().zip(slots) {
+            let relabel = &self.relabellings[h as usize];
+            super::cursor::carry(order, &from[..k], relabel, &mut image[..k]);
+            r = r.min(self.coordinate.rest_of_order(&image[..k]));
+        }
+        Some(u64::from(block) * self.fibre + r)
+    }
+
     /// Whether `entry`, whose position is `state`, holds a class: its position has the least
     /// rest of its class in the block.
     fn holds_class(&self, entry: u64, state: &[u32], image: &mut [u32]) -> bool {
@@ -314,111 +432,8 @@ impl ByCoordinate {
 /// Most positions one symmetry may keep: they are listed as the space is made.
 const MAX_KEPT: u64 = 1 << 26;
 
-/// Calls `each` with every state of the space (`in_space`, states as `solved` is written, its
-/// first `first` positions always holding the same pieces) that `element` keeps, until `each`
-/// says to stop: `element` moves the pieces of each cycle of its positions along a cycle of
-/// labels of the same length, in order, so each cycle of positions takes such a cycle of
-/// labels, starting anywhere along it ([`Coordinate::kept_states`]).
-pub fn kept_states(
-    element: &Element,
-    solved: &[u32],
-    first: usize,
-    in_space: &dyn Fn(&[u32]) -> bool,
-    each: &mut dyn FnMut(&[u32]) -> bool,
-) {
-    let len = solved.len();
-    // The cycles of positions, each from its least position.
-    let mut cycles: Vec<Vec<usize>> = Vec::new();
-    let mut seen = vec![false; len];
-    for start in 0..len {
-        let mut cycle = Vec::new();
-        let mut at = start;
-        while !seen[at] {
-            seen[at] = true;
-            cycle.push(at);
-            at = element.positions[at];
-        }
-        if !cycle.is_empty() {
-            cycles.push(cycle);
-        }
-    }
-    // The length of each label's cycle.
-    let cycle_of = |x: u32| {
-        let mut n = 1;
-        let mut at = element.labels[x as usize];
-        while at != x {
-            at = element.labels[at as usize];
-            n += 1;
-        }
-        n
-    };
-    let top = solved.iter().copied().max().unwrap_or(0) as usize;
-    let mut used = vec![false; top + 1];
-    let mut state = solved.to_vec();
-    let cycles = Cycles {
-        cycles: &cycles,
-        solved,
-        first,
-        cycle_of: &cycle_of,
-        element,
-    };
-    fill(&cycles, 0, &mut used, &mut state, in_space, each);
-}
-
-/// What [`fill`] fills the cycles of an element's positions from.
-struct Cycles<'a> {
-    /// The cycles of positions, each from its least position.
-    cycles: &'a [Vec<usize>],
-    /// The solved state: its labels, and the pieces of its first `first` positions.
-    solved: &'a [u32],
-    first: usize,
-    /// The length of each label's cycle.
-    cycle_of: &'a dyn Fn(u32) -> usize,
-    element: &'a Element,
-}
-
-/// [`kept_states`] from cycle `at` on; `false` once `each` said to stop.
-fn fill(
-    cycles: &Cycles,
-    at: usize,
-    used: &mut [bool],
-    state: &mut [u32],
-    in_space: &dyn Fn(&[u32]) -> bool,
-    each: &mut dyn FnMut(&[u32]) -> bool,
-) -> bool {
-    let Some(cycle) = cycles.cycles.get(at) else {
-        return !in_space(state) || each(state);
-    };
-    for &x in cycles.solved {
-        if used[x as usize] || (cycles.cycle_of)(x) != cycle.len() {
-            continue;
-        }
-        // The first positions keep their pieces.
-        let mut label = x;
-        let mut fits = true;
-        for &p in cycle {
-            fits &= p >= cycles.first || cycles.solved[p] == label;
-            label = cycles.element.labels[label as usize];
-        }
-        if !fits {
-            continue;
-        }
-        label = x;
-        for &p in cycle {
-            state[p] = label;
-            used[label as usize] = true;
-            label = cycles.element.labels[label as usize];
-        }
-        let go_on = fill(cycles, at + 1, used, state, in_space, each);
-        for &p in cycle {
-            used[state[p] as usize] = false;
-        }
-        if !go_on {
-            return false;
-        }
-    }
-    true
-}
+/// Symmetric blocks on which [`ByCoordinate::kept_slots`] are checked.
+const CHECKED_KEPT: usize = 256;
 
 impl Classes for ByCoordinate {
     fn size(&self) -> u64 {
@@ -465,8 +480,7 @@ impl Classes for ByCoordinate {
     }
 
     fn entry_of_order(&self, block: u32, order: &[u8]) -> Option<u64> {
-        let kept = !self.stabilizers[block as usize].is_empty();
-        (!kept).then(|| u64::from(block) * self.fibre + self.coordinate.rest_of_order(order))
+        self.least_of_order(block, order, &self.kept_slots)
     }
 
     fn entry_at(

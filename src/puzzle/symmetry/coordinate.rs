@@ -60,7 +60,7 @@ pub trait Coordinate: Send + Sync {
     }
     /// Calls `each` with every state of the space (`in_space`, states as `solved` is written)
     /// that `element` keeps, until `each` says to stop: where each label is a piece, made
-    /// cycle of positions by cycle ([`super::classes::kept_states`]).
+    /// cycle of positions by cycle ([`super::kept::kept_states`]).
     fn kept_states(
         &self,
         element: &super::Element,
@@ -68,7 +68,7 @@ pub trait Coordinate: Send + Sync {
         in_space: &dyn Fn(&[u32]) -> bool,
         each: &mut dyn FnMut(&[u32]) -> bool,
     ) {
-        super::classes::kept_states(element, solved, self.fixed(), in_space, each)
+        super::kept::kept_states(element, solved, self.fixed(), in_space, each)
     }
 }
 

@@ -13,7 +13,9 @@ use crate::puzzle::Cursor;
 /// many positions look their landings up once (a table of a class coordinate's values is too
 /// large for a cache from about 14 pieces on), and where moves carry rests by one map
 /// ([`super::Symmetry::moves_carry_rests`]) a neighbour's rest is the entry's own order, permuted
-/// and relabelled, with no position moved.
+/// and relabelled, with no position moved. In a block some symmetries keep, they move its
+/// orders so too: whether an entry holds a class, and the entry of a neighbour landing in such
+/// a block, are the least of a few such images' rests ([`super::Classes::entry_of_order`]).
 pub struct ReducedCursor<'a> {
     space: &'a Reduced,
     /// The entry sought, where it holds no class.
@@ -26,8 +28,9 @@ pub struct ReducedCursor<'a> {
     block: u64,
     /// Each move's route from that block, once worked out.
     routes: Vec<Route<'a>>,
-    /// Whether moves carry the rests of the block and every entry of it holds a class: an
-    /// entry's order is then worked out from its rest alone, its position only where needed.
+    /// Whether moves carry the rests of the block and the symmetries that keep it (if any) move
+    /// its orders by one map: an entry's order is then worked out from its rest alone, and
+    /// whether it holds a class and its neighbours from that order.
     plain: bool,
     /// Whether the block's orders are odd ([`super::Classes::order_of_rest`]).
     odd: bool,
@@ -174,13 +177,28 @@ impl<'a> ReducedCursor<'a> {
         self.picked.clone_from(&self.run_orders);
     }
 
+    /// Whether `entry` of the cursor's block, which is plain, holds a class, its rest being
+    /// `order`: in a block some symmetry keeps, where its rest is the least of its class's.
+    fn holds(&self, entry: u64, order: &[u8]) -> bool {
+        let classes = &self.space.classes;
+        let block = self.block as u32;
+        let holds = classes.stabilizer(block).is_empty()
+            || classes.entry_of_order(block, &order[..self.space.order_len]) == Some(entry);
+        debug_assert_eq!(
+            holds,
+            (self.space).position(entry, &mut self.state.clone(), &mut self.image.clone()),
+            "whether entry {entry} holds a class"
+        );
+        holds
+    }
+
     /// The entry a carried route takes the cursor's entry to.
     fn carried(&self, block: u32, from: &[u8; LABELS], relabel: &[u8], order: &[u8]) -> u64 {
         let mut next = [0u8; LABELS];
         let k = relabel.len();
         carry(order, &from[..k], relabel, &mut next[..k]);
         let entry = self.space.classes.entry_of_order(block, &next[..k]);
-        entry.expect("a carried route lands in a block no symmetry keeps")
+        entry.expect("a carried route lands in a block whose orders are carried")
     }
 
     /// Works out move `mv`'s route from the cursor's block, from the position it holds.
@@ -225,13 +243,13 @@ impl Cursor for ReducedCursor<'_> {
         let after = entry == self.entry + 1;
         self.entry = entry;
         if self.plain && !new_block {
-            self.unused = None;
             self.fresh = false;
             // Passes go through entries in order: most follow the one before.
             match after {
                 true => classes.next_order(self.odd, &mut self.order),
                 false => _ = classes.order_of_rest(entry, self.odd, &mut self.order),
             }
+            self.unused = (!self.holds(entry, &self.order)).then_some(entry);
             #[cfg(debug_assertions)]
             {
                 let mut order = [0; LABELS];
@@ -248,7 +266,7 @@ impl Cursor for ReducedCursor<'_> {
             let k = classes.order(&self.state, &mut self.order);
             if new_block {
                 // The parity of the block's orders (one, where only one is reachable), and
-                // whether each of its entries holds a class.
+                // whether its entries are found from their orders.
                 self.odd = crate::rank::is_odd(&self.order[..k]);
                 let kept = classes.entry_of_order(block as u32, &self.order[..k]);
                 self.plain = kept.is_some();
@@ -310,6 +328,11 @@ impl Cursor for ReducedCursor<'_> {
         self.pick_orders(ranks);
         let k = self.space.order_len;
         for (&rank, order) in ranks.iter().zip(self.picked.chunks_exact(k)) {
+            if !self.holds(rank, order) {
+                // An entry that holds no class is its own neighbour, as `neighbour` says.
+                f(rank, rank);
+                continue;
+            }
             let neighbour = self.carried(block, &from, relabel, order);
             #[cfg(debug_assertions)]
             {

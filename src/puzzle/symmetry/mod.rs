@@ -20,6 +20,7 @@ pub mod classes;
 pub mod coordinate;
 mod cursor;
 mod gpu;
+pub mod kept;
 pub mod pieces;
 pub mod relabel;
 
@@ -411,6 +412,42 @@ mod tests {
             let reduced = same_levels(Ring::turnstyle(n, Metric::Lrf).unwrap());
             assert_eq!(reduced.elements().len(), 2);
             same_levels(Ring::topspin(n, 4, Metric::Lrf).unwrap());
+        }
+    }
+
+    /// Of `reduced`'s blocks some symmetry keeps, how many have their entries found from their
+    /// orders ([`Classes::entry_of_order`]), and how many there are.
+    fn kept_by_orders(reduced: &Reduced) -> (usize, usize) {
+        let classes = &reduced.classes;
+        let fibre = classes.entries_of(0).end;
+        let (mut state, mut image) = (reduced.base.state(0), reduced.base.state(0));
+        let mut order = [0u8; LABELS];
+        let symmetric: Vec<u64> = (0..classes.size() / fibre)
+            .filter(|&b| !classes.stabilizer(b as u32).is_empty())
+            .collect();
+        let found = (symmetric.iter())
+            .filter(|&&block| {
+                reduced.position(block * fibre, &mut state, &mut image);
+                let k = classes.order(&state, &mut order);
+                classes.entry_of_order(block as u32, &order[..k]).is_some()
+            })
+            .count();
+        (found, symmetric.len())
+    }
+
+    #[test]
+    fn symmetric_blocks_are_searched_by_their_orders() {
+        // (Not the flips metric: there an image is read from piece 1 again, wherever the rest
+        // puts it, and its symmetric blocks' entries are found from their positions.)
+        for space in [
+            Ring::turnstyle(8, Metric::Lrf).unwrap(),
+            Ring::topspin(8, 4, Metric::Lrf).unwrap(),
+        ] {
+            let symmetry = space.symmetry().unwrap();
+            let reduced = Reduced::new(Box::new(Erased(space)), symmetry).unwrap();
+            let (found, symmetric) = kept_by_orders(&reduced);
+            assert!(symmetric > 0);
+            assert_eq!(found, symmetric, "{}", reduced.slug());
         }
     }
 
