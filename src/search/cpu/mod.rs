@@ -371,21 +371,23 @@ fn expand_list<S: StateSpace>(
     let moves = space.move_count();
     let parts: Vec<Vec<u64>> = list
         .par_chunks(STATES_PER_TASK)
-        .map(|chunk| {
-            let mut cursor = space.cursor();
-            let mut new = Vec::new();
-            for &rank in chunk {
-                cursor.seek(rank);
-                for mv in 0..moves {
-                    let neighbour = cursor.neighbour(mv);
-                    if table.claim(neighbour, next) {
-                        new.push(neighbour);
+        .map_init(
+            || space.cursor(),
+            |cursor, chunk| {
+                let mut new = Vec::new();
+                for &rank in chunk {
+                    cursor.seek(rank);
+                    for mv in 0..moves {
+                        let neighbour = cursor.neighbour(mv);
+                        if table.claim(neighbour, next) {
+                            new.push(neighbour);
+                        }
                     }
                 }
-            }
-            progress.found(new.len() as u64);
-            new
-        })
+                progress.found(new.len() as u64);
+                new
+            },
+        )
         .collect();
     parts.concat()
 }
@@ -423,22 +425,24 @@ fn check_list<S: StateSpace>(
     let moves = space.move_count();
     let parts: Vec<(Vec<u64>, Vec<u64>)> = list
         .par_chunks(STATES_PER_TASK)
-        .map(|chunk| {
-            let mut cursor = space.cursor();
-            let (mut new, mut left) = (Vec::new(), Vec::new());
-            for &rank in chunk {
-                cursor.seek(rank);
-                if (0..moves).any(|mv| table.get(cursor.neighbour(mv)) == current) {
-                    // Holding `next` now cannot make another state of this pass look found.
-                    table.claim(rank, next);
-                    new.push(rank);
-                } else {
-                    left.push(rank);
+        .map_init(
+            || space.cursor(),
+            |cursor, chunk| {
+                let (mut new, mut left) = (Vec::new(), Vec::new());
+                for &rank in chunk {
+                    cursor.seek(rank);
+                    if (0..moves).any(|mv| table.get(cursor.neighbour(mv)) == current) {
+                        // Holding `next` now cannot make another state of this pass look found.
+                        table.claim(rank, next);
+                        new.push(rank);
+                    } else {
+                        left.push(rank);
+                    }
                 }
-            }
-            progress.found(new.len() as u64);
-            (new, left)
-        })
+                progress.found(new.len() as u64);
+                (new, left)
+            },
+        )
         .collect();
     let (new, left): (Vec<Vec<u64>>, Vec<Vec<u64>>) = parts.into_iter().unzip();
     let new = new.concat();

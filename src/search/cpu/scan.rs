@@ -61,18 +61,23 @@ impl<S: StateSpace> Scan<'_, S> {
         progress: &dyn Progress,
     ) -> (u64, Vec<u64>) {
         let words = self.table.word_count();
+        // A worker keeps its pass (its cursor, with what the cursor worked out, and its
+        // buffers) from task to task: a reduced space's cursor works each move's route out
+        // once a block, which costs about as much as a few thousand neighbours.
         tasks
             .into_par_iter()
-            .map(|task| {
-                let range = task * WORDS_PER_TASK..((task + 1) * WORDS_PER_TASK).min(words);
-                let mut pass = TaskPass::new(self, limit);
-                match step {
-                    Step::BottomUp => pass.bottom_up(range, self.current),
-                    _ => pass.top_down(range, self.current),
-                }
-                progress.found(pass.count);
-                (pass.count, pass.smallest.into_sorted())
-            })
+            .map_init(
+                || TaskPass::new(self, limit),
+                |pass, task| {
+                    let range = task * WORDS_PER_TASK..((task + 1) * WORDS_PER_TASK).min(words);
+                    match step {
+                        Step::BottomUp => pass.bottom_up(range, self.current),
+                        _ => pass.top_down(range, self.current),
+                    }
+                    progress.found(pass.count);
+                    pass.take_found(limit)
+                },
+            )
             .reduce(
                 || (0, Vec::new()),
                 |(ca, a), (cb, b)| (ca + cb, merge_smallest(a, b, limit)),
@@ -173,16 +178,23 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
                     }
                 }
             } else {
-                // A run: each move takes it to one place, whose entries stay in cache.
+                // A run: each move takes it to one place, whose entries stay in cache where
+                // the place is small, and are fetched ahead where not.
                 let (table, next, cursor) = (self.table, self.next, &mut self.cursor);
                 let (count, smallest) = (&mut self.count, &mut self.smallest);
+                let mut claim = |_, neighbour| {
+                    if table.claim(neighbour, next) {
+                        *count += 1;
+                        smallest.push(neighbour);
+                    }
+                };
+                let mut ahead = Ahead::new();
                 for mv in 0..self.moves {
-                    cursor.each_neighbour_in_run(&open[i..j], mv, |_, neighbour| {
-                        if table.claim(neighbour, next) {
-                            *count += 1;
-                            smallest.push(neighbour);
-                        }
+                    cursor.each_neighbour_in_run(&open[i..j], mv, |rank, neighbour| {
+                        table.prefetch(neighbour);
+                        ahead.push((rank, neighbour), &mut claim);
                     });
+                    ahead.drain(&mut claim);
                 }
             }
             i = j;
@@ -284,16 +296,22 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         left.extend_from_slice(run);
         hits.resize(run.len(), 0);
         let mut found = 0;
+        let mut ahead = Ahead::new();
         for mv in 0..self.moves {
             kept.resize(left.len(), 0);
             let mut k = 0;
-            cursor.each_neighbour_in_run(left, mv, |rank, neighbour| {
+            let mut look = |rank, neighbour| {
                 let hit = holds.get(neighbour);
                 hits[found] = rank;
                 found += usize::from(hit);
                 kept[k] = rank;
                 k += usize::from(!hit);
+            };
+            cursor.each_neighbour_in_run(left, mv, |rank, neighbour| {
+                holds.prefetch(neighbour);
+                ahead.push((rank, neighbour), &mut look);
             });
+            ahead.drain(&mut look);
             std::mem::swap(left, kept);
             left.truncate(k);
             if k == 0 {
@@ -321,6 +339,13 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         let shift = 2 * (rank % ENTRIES_PER_WORD);
         words[w] &= !(((UNREACHED ^ self.next) as u64) << shift);
         self.found(rank);
+    }
+
+    /// The states this pass set since the last call and the smallest `limit` of them; it
+    /// starts counting again.
+    pub(super) fn take_found(&mut self, limit: usize) -> (u64, Vec<u64>) {
+        let smallest = std::mem::replace(&mut self.smallest, Smallest::new(limit));
+        (std::mem::take(&mut self.count), smallest.into_sorted())
     }
 
     pub(super) fn found(&mut self, rank: u64) {
@@ -377,5 +402,55 @@ impl Holds<'_> {
             Holds::Bits(bits) => bits.contains(rank),
             Holds::Table(table, current) => table.get(rank) == current,
         }
+    }
+
+    /// Asks the processor to bring what `get` reads for `rank` into cache.
+    #[inline]
+    pub(super) fn prefetch(self, rank: u64) {
+        match self {
+            Holds::Bits(bits) => bits.prefetch(rank),
+            Holds::Table(table, _) => table.prefetch(rank),
+        }
+    }
+}
+
+/// Neighbours looked up a few after they are made: each is prefetched as it is made and
+/// looked up `AHEAD` neighbours later, so that the cache misses of a run's neighbours overlap
+/// (a reduced space's run, a block of its table, takes its neighbours all over another block,
+/// tens of megabytes). The lookups keep the order the neighbours were made in.
+struct Ahead {
+    ring: [(u64, u64); AHEAD],
+    made: usize,
+}
+
+/// Neighbours made ahead of their lookups ([`Ahead`]).
+const AHEAD: usize = 16;
+
+impl Ahead {
+    fn new() -> Ahead {
+        Ahead {
+            ring: [(0, 0); AHEAD],
+            made: 0,
+        }
+    }
+
+    /// Queues a (rank, neighbour) pair, handing `look` the pair made `AHEAD` before it.
+    #[inline]
+    fn push(&mut self, pair: (u64, u64), look: &mut impl FnMut(u64, u64)) {
+        let slot = &mut self.ring[self.made % AHEAD];
+        if self.made >= AHEAD {
+            look(slot.0, slot.1);
+        }
+        *slot = pair;
+        self.made += 1;
+    }
+
+    /// Hands `look` the pairs still queued, in the order they were made; none are left.
+    fn drain(&mut self, look: &mut impl FnMut(u64, u64)) {
+        for at in self.made.saturating_sub(AHEAD)..self.made {
+            let (rank, neighbour) = self.ring[at % AHEAD];
+            look(rank, neighbour);
+        }
+        self.made = 0;
     }
 }
