@@ -350,6 +350,13 @@ pub trait Cursor {
         rank + 1
     }
 
+    /// Whether the neighbours of a run along one move lie too far apart to stay in cache (a
+    /// reduced space's run is a block of its table, and lands all over another block): a pass
+    /// then fetches them ahead of their lookups.
+    fn scatters_runs(&self) -> bool {
+        false
+    }
+
     /// Calls `f(rank, n)` for each of `ranks` and its neighbour `n` by move `mv`; the ranks lie
     /// in the run of the last [`Cursor::seek_run`].
     fn each_neighbour_in_run(&mut self, ranks: &[u64], mv: usize, mut f: impl FnMut(u64, u64))

@@ -108,6 +108,13 @@ pub trait Classes: Send + Sync {
         let _ = (block, order);
         None
     }
+    /// Whether the position of block `block` whose rest is `order` holds its class's entry
+    /// (its rest is the least of its class's in the block), where [`Classes::entry_of_order`]
+    /// gives the block's entries; true where no symmetry keeps the block.
+    fn holds_order(&self, block: u32, order: &[u8]) -> bool {
+        let _ = (block, order);
+        true
+    }
     /// The symmetries (indices into the group) other than the identity that keep block
     /// `block`'s coordinate value, where entries are numbered by landings.
     fn stabilizer(&self, block: u32) -> &[u16] {
@@ -481,6 +488,19 @@ impl Classes for ByCoordinate {
 
     fn entry_of_order(&self, block: u32, order: &[u8]) -> Option<u64> {
         self.least_of_order(block, order, &self.kept_slots)
+    }
+
+    fn holds_order(&self, block: u32, order: &[u8]) -> bool {
+        let stabilizer = &self.stabilizers[block as usize];
+        let slots = &self.kept_slots[block as usize];
+        let (k, r) = (order.len(), self.coordinate.rest_of_order(order));
+        let mut image = [0u8; LABELS];
+        // Most entries of a symmetric block hold no class: the first smaller image tells.
+        (stabilizer.iter().zip(slots)).all(|(&h, from)| {
+            let relabel = &self.relabellings[h as usize];
+            super::cursor::carry(order, &from[..k], relabel, &mut image[..k]);
+            self.coordinate.rest_of_order(&image[..k]) >= r
+        })
     }
 
     fn entry_at(

@@ -44,10 +44,11 @@ pub struct ReducedCursor<'a> {
     image: Vec<u32>,
     other: Vec<u32>,
     /// The ranks of the run last walked ([`Cursor::each_neighbour_in_run`]), ascending, and
-    /// their orders (each `order_len` long, one after the other), kept for its next moves.
+    /// their orders, each `order_len` long and followed by a byte that says whether the entry
+    /// holds a class (1) or not (0), one after the other, kept for the run's next moves.
     run: Vec<u64>,
     run_orders: Vec<u8>,
-    /// The orders of the ranks a move is walking, taken from `run_orders`.
+    /// The orders (and bytes) of the ranks a move is walking, taken from `run_orders`.
     picked: Vec<u8>,
 }
 
@@ -143,10 +144,11 @@ impl<'a> ReducedCursor<'a> {
     }
 
     /// The orders of `ranks` (ascending, in the cursor's block, which is plain) into
-    /// `picked`: from the run kept where they are among its ranks (a pass walks a run move by
-    /// move, bottom-up dropping the ranks it has found), or worked out, `ranks` then kept.
+    /// `picked`, each followed by whether it holds a class: from the run kept where they are
+    /// among its ranks (a pass walks a run move by move, bottom-up dropping the ranks it has
+    /// found), or worked out, `ranks` then kept.
     fn pick_orders(&mut self, ranks: &[u64]) {
-        let k = self.space.order_len;
+        let k = self.space.order_len + 1;
         self.picked.clear();
         let mut at = 0;
         for &rank in ranks {
@@ -171,8 +173,10 @@ impl<'a> ReducedCursor<'a> {
                 Some(&last) if rank == last + 1 => classes.next_order(self.odd, &mut order),
                 _ => _ = classes.order_of_rest(rank, self.odd, &mut order),
             }
+            let holds = u8::from(self.holds(rank, &order));
             self.run.push(rank);
-            self.run_orders.extend_from_slice(&order[..k]);
+            self.run_orders.extend_from_slice(&order[..k - 1]);
+            self.run_orders.push(holds);
         }
         self.picked.clone_from(&self.run_orders);
     }
@@ -183,7 +187,7 @@ impl<'a> ReducedCursor<'a> {
         let classes = &self.space.classes;
         let block = self.block as u32;
         let holds = classes.stabilizer(block).is_empty()
-            || classes.entry_of_order(block, &order[..self.space.order_len]) == Some(entry);
+            || classes.holds_order(block, &order[..self.space.order_len]);
         debug_assert_eq!(
             holds,
             (self.space).position(entry, &mut self.state.clone(), &mut self.image.clone()),
@@ -309,6 +313,10 @@ impl Cursor for ReducedCursor<'_> {
         }
     }
 
+    fn scatters_runs(&self) -> bool {
+        true
+    }
+
     fn each_neighbour_in_run(&mut self, ranks: &[u64], mv: usize, mut f: impl FnMut(u64, u64)) {
         if let (true, Route::Unknown) = (self.plain, self.routes[mv]) {
             self.routes[mv] = self.route(mv);
@@ -327,8 +335,9 @@ impl Cursor for ReducedCursor<'_> {
         };
         self.pick_orders(ranks);
         let k = self.space.order_len;
-        for (&rank, order) in ranks.iter().zip(self.picked.chunks_exact(k)) {
-            if !self.holds(rank, order) {
+        for (&rank, order) in ranks.iter().zip(self.picked.chunks_exact(k + 1)) {
+            let (order, holds) = (&order[..k], order[k] == 1);
+            if !holds {
                 // An entry that holds no class is its own neighbour, as `neighbour` says.
                 f(rank, rank);
                 continue;

@@ -188,13 +188,8 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
                         smallest.push(neighbour);
                     }
                 };
-                let mut ahead = Ahead::new();
                 for mv in 0..self.moves {
-                    cursor.each_neighbour_in_run(&open[i..j], mv, |rank, neighbour| {
-                        table.prefetch(neighbour);
-                        ahead.push((rank, neighbour), &mut claim);
-                    });
-                    ahead.drain(&mut claim);
+                    walk_run(cursor, &open[i..j], mv, |n| table.prefetch(n), &mut claim);
                 }
             }
             i = j;
@@ -296,7 +291,6 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         left.extend_from_slice(run);
         hits.resize(run.len(), 0);
         let mut found = 0;
-        let mut ahead = Ahead::new();
         for mv in 0..self.moves {
             kept.resize(left.len(), 0);
             let mut k = 0;
@@ -307,11 +301,7 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
                 kept[k] = rank;
                 k += usize::from(!hit);
             };
-            cursor.each_neighbour_in_run(left, mv, |rank, neighbour| {
-                holds.prefetch(neighbour);
-                ahead.push((rank, neighbour), &mut look);
-            });
-            ahead.drain(&mut look);
+            walk_run(cursor, left, mv, |n| holds.prefetch(n), &mut look);
             std::mem::swap(left, kept);
             left.truncate(k);
             if k == 0 {
@@ -412,6 +402,28 @@ impl Holds<'_> {
             Holds::Table(table, _) => table.prefetch(rank),
         }
     }
+}
+
+/// Calls `look` with each of `run`'s ranks and its neighbour along `mv`, in order: where the
+/// cursor's runs scatter their neighbours, each is prefetched (`prefetch`) as it is made and
+/// looked up [`AHEAD`] neighbours later, so that the cache misses overlap.
+fn walk_run<C: Cursor>(
+    cursor: &mut C,
+    run: &[u64],
+    mv: usize,
+    prefetch: impl Fn(u64),
+    look: &mut impl FnMut(u64, u64),
+) {
+    if !cursor.scatters_runs() {
+        cursor.each_neighbour_in_run(run, mv, look);
+        return;
+    }
+    let mut ahead = Ahead::new();
+    cursor.each_neighbour_in_run(run, mv, |rank, neighbour| {
+        prefetch(neighbour);
+        ahead.push((rank, neighbour), look);
+    });
+    ahead.drain(look);
 }
 
 /// Neighbours looked up a few after they are made: each is prefetched as it is made and
