@@ -409,20 +409,31 @@ impl ByCoordinate {
     /// ([`ByCoordinate::kept_slots`]): the least rest of its images by the block's stabilizer.
     /// `None` where `slots` does not give the block's stabilizer.
     fn least_of_order(&self, block: u32, order: &[u8], slots: &[Vec<[u8; LABELS]>]) -> Option<u64> {
-        let stabilizer = &self.stabilizers[block as usize];
         let slots = slots.get(block as usize)?;
-        if slots.len() != stabilizer.len() {
+        if slots.len() != self.stabilizers[block as usize].len() {
             return None;
         }
+        let own = self.coordinate.rest_of_order(order);
+        let r = self.image_rests(block, order, slots).fold(own, u64::min);
+        Some(u64::from(block) * self.fibre + r)
+    }
+
+    /// The rests of the images of block `block`'s position whose rest is `order` by the
+    /// elements of the block's stabilizer, each read through its `slots`.
+    fn image_rests<'a>(
+        &'a self,
+        block: u32,
+        order: &'a [u8],
+        slots: &'a [[u8; LABELS]],
+    ) -> impl Iterator<Item = u64> + 'a {
         let k = order.len();
-        let mut image = [0u8; LABELS];
-        let mut r = self.coordinate.rest_of_order(order);
-        for (&h, from) in stabilizer.iter().zip(slots) {
+        let stabilizer = &self.stabilizers[block as usize];
+        stabilizer.iter().zip(slots).map(move |(&h, from)| {
+            let mut image = [0u8; LABELS];
             let relabel = &self.relabellings[h as usize];
             super::cursor::carry(order, &from[..k], relabel, &mut image[..k]);
-            r = r.min(self.coordinate.rest_of_order(&image[..k]));
-        }
-        Some(u64::from(block) * self.fibre + r)
+            self.coordinate.rest_of_order(&image[..k])
+        })
     }
 
     /// Whether `entry`, whose position is `state`, holds a class: its position has the least
@@ -491,16 +502,10 @@ impl Classes for ByCoordinate {
     }
 
     fn holds_order(&self, block: u32, order: &[u8]) -> bool {
-        let stabilizer = &self.stabilizers[block as usize];
-        let slots = &self.kept_slots[block as usize];
-        let (k, r) = (order.len(), self.coordinate.rest_of_order(order));
-        let mut image = [0u8; LABELS];
+        let own = self.coordinate.rest_of_order(order);
         // Most entries of a symmetric block hold no class: the first smaller image tells.
-        (stabilizer.iter().zip(slots)).all(|(&h, from)| {
-            let relabel = &self.relabellings[h as usize];
-            super::cursor::carry(order, &from[..k], relabel, &mut image[..k]);
-            self.coordinate.rest_of_order(&image[..k]) >= r
-        })
+        let slots = &self.kept_slots[block as usize];
+        self.image_rests(block, order, slots).all(|r| r >= own)
     }
 
     fn entry_at(
