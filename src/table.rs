@@ -303,6 +303,43 @@ pub fn huge_pages<T>(start: *const T, bytes: usize) {
     let _ = (start, bytes);
 }
 
+/// Words of a table read at a time to count its entries through a [`TableView`].
+const COUNTED_WORDS: u64 = 1 << 16;
+
+/// How many of the entries `ranks` of `view` hold `value`, read a piece at a time (a table
+/// held elsewhere: on a GPU, in slabs).
+pub fn count_holding(
+    view: &(impl TableView + ?Sized),
+    ranks: std::ops::Range<u64>,
+    value: u8,
+) -> Result<u64, String> {
+    let (mut w, end) = (
+        ranks.start / ENTRIES_PER_WORD,
+        ranks.end.div_ceil(ENTRIES_PER_WORD),
+    );
+    let mut count = 0u64;
+    let mut bytes = Vec::new();
+    while w < end {
+        let run = (end - w).min(COUNTED_WORDS);
+        bytes.clear();
+        view.append_le_bytes(w as usize..(w + run) as usize, &mut bytes)?;
+        for (k, word) in bytes.chunks_exact(8).enumerate() {
+            let first = (w + k as u64) * ENTRIES_PER_WORD;
+            let lo = first.max(ranks.start) - first;
+            let hi = (first + ENTRIES_PER_WORD).min(ranks.end) - first;
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            // Two bits an entry: the low bits of entries lo..hi.
+            let within = match hi - lo {
+                ENTRIES_PER_WORD => u64::MAX,
+                n => ((1u64 << (2 * n)) - 1) << (2 * lo),
+            };
+            count += u64::from((matches(word, value) & within).count_ones());
+        }
+        w += run;
+    }
+    Ok(count)
+}
+
 /// One low bit per entry of `word` that equals `value`.
 #[inline]
 pub fn matches(word: u64, value: u8) -> u64 {

@@ -957,14 +957,17 @@ fn the_reduced_shader_finds_every_entrys_neighbours_as_the_cpu_does() {
         reduced(Ring::turnstyle(10, Metric::Flips).unwrap()),
         reduced(Ring::topspin(8, 4, Metric::Lrf).unwrap()),
         reduced(Sliding::new(3, 3).unwrap()),
+        // Classes numbered as restricted-growth strings, by the family's shader of them.
+        reduced(Hanoi::new(3, 6).unwrap()),
+        reduced(Hanoi::new(4, 5).unwrap()),
+        reduced(Hanoi::new(5, 6).unwrap()),
+        reduced(Hanoi::new(8, 3).unwrap()),
     ];
     for space in &spaces {
         assert!(space.gpu_shader().is_some(), "{}", space.slug());
         let every: Vec<u64> = (0..space.size()).collect();
         assert_neighbours(&gpu, space, &every);
     }
-    // Classes not numbered by a class coordinate have no routes: the CPU searches them.
-    assert!(reduced(Hanoi::new(4, 4).unwrap()).gpu_shader().is_none());
 }
 
 #[test]
@@ -973,8 +976,10 @@ fn reduced_tables_on_the_gpu_give_the_cpus_files() {
         return;
     }
     let dir = scratch("reduced");
-    let spaces: [&[&str]; 5] = [
+    let spaces: [&[&str]; 6] = [
         &["--puzzle", "turnstyle", "--n", "9"],
+        // Lighter ranges (classes using fewer pegs), counted from the device.
+        &["--puzzle", "hanoi", "--pegs", "5", "--discs", "7"],
         &["--puzzle", "perm", "--def", "puzzles/skewb-diamond.tws"],
         &["--puzzle", "turnstyle", "--n", "10", "--metric", "flips"],
         &["--puzzle", "topspin", "--n", "9"],
@@ -1027,4 +1032,52 @@ fn reduced_tables_on_the_gpu_give_the_cpus_files() {
             );
         }
     }
+}
+
+#[test]
+fn a_reduced_run_on_the_gpu_killed_goes_on_to_the_cpus_files() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = scratch("reduced-killed");
+    // Entries of unlike weights: the weighing is taken from the device table after the resume.
+    let args = [
+        "--puzzle",
+        "hanoi",
+        "--pegs",
+        "5",
+        "--discs",
+        "11",
+        "--symmetry",
+    ];
+    let (mut cpu, cpu_file) = run(
+        &[&args[..], &["--backend", "cpu"]].concat(),
+        &dir.join("cpu"),
+    );
+    let killed = dir.join("gpu");
+    let checkpoint = killed.join("checkpoint.gsc");
+    let command = |resume: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gpusearch"));
+        c.args(args).args(["--backend", "gpu", "--quiet"]);
+        c.args(["--checkpoint-every", "0", "--out", killed.to_str().unwrap()]);
+        c.args(resume.then_some("--resume"));
+        c
+    };
+    let kills = common::kill_after_checkpoints(command, &checkpoint, &[0, 200]);
+    assert!(kills >= 1, "never killed");
+    // The last resumed run may have finished before its kill.
+    if checkpoint.exists() {
+        assert!(
+            command(true).status().unwrap().success(),
+            "the resumed run failed"
+        );
+    }
+    let text = std::fs::read_to_string(killed.join("report.json")).unwrap();
+    let mut gpu: Value = serde_json::from_str(&text).unwrap();
+    let gpu_file = std::fs::read(killed.join("distances.gsd")).unwrap();
+    assert_eq!(cpu_file, gpu_file, "distances files differ");
+    without_timings(&mut cpu);
+    without_timings(&mut gpu);
+    assert_eq!(cpu, gpu, "reports differ beyond timings");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -325,29 +325,3 @@ fn a_position_written_from_another_piece_is_solved_as_written_from_piece_1() {
     assert_eq!(last(&whole), last(&reduced));
     assert_eq!(last(&made), last(&reduced));
 }
-
-#[test]
-fn the_gpu_backend_is_refused_a_reduced_table_it_cannot_route_naming_the_way_out() {
-    // The Towers of Hanoi number their classes by peg labellings, not a class coordinate.
-    let hanoi = [
-        "--puzzle",
-        "hanoi",
-        "--pegs",
-        "4",
-        "--discs",
-        "5",
-        "--symmetry",
-    ];
-    for extra in [
-        &["--backend", "gpu"][..],
-        &["--backend", "gpu", "--dry-run"],
-    ] {
-        let done = gpusearch(&[&hanoi[..], extra].concat());
-        let err = String::from_utf8_lossy(&done.stderr);
-        assert_eq!(done.status.code(), Some(2), "{extra:?}: {err}");
-        assert!(
-            err.contains("reduced by symmetry") && err.contains("--backend cpu"),
-            "{err}"
-        );
-    }
-}

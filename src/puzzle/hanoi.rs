@@ -403,9 +403,26 @@ impl StateSpace for Hanoi {
     }
 
     /// Every exchange of the pegs other than the first (where the discs start): `(pegs - 1)!`
-    /// symmetries, whose classes are numbered as restricted-growth strings.
+    /// symmetries, whose classes are numbered as restricted-growth strings and searched on the
+    /// GPU by `shaders/hanoi_classes.wgsl`.
     fn symmetry(&self) -> Result<Symmetry, String> {
-        relabel::exchanges(self, self.discs, self.pegs, "pegs")
+        let mut symmetry = relabel::exchanges(self, self.discs, self.pegs, "pegs")?;
+        let classes = relabel::Relabelled::new(self.discs, self.pegs);
+        // The shader holds each disc's peg in an array of 32: 2^48 positions are 30 discs at most.
+        symmetry.shader = Some(GpuShader {
+            source: include_str!("../../shaders/hanoi_classes.wgsl"),
+            constants: vec![
+                ("PEGS", self.pegs as f64),
+                ("DISCS", self.discs as f64),
+                ("MOVES", self.pairs.len() as f64),
+            ],
+            data: (self.pairs.iter())
+                .map(|&(a, b)| u32::from(a) | u32::from(b) << 8)
+                .chain(classes.gpu_words())
+                .collect(),
+            tables: Vec::new(),
+        });
+        Ok(symmetry)
     }
 
     fn page_bits(&self) -> Option<u32> {

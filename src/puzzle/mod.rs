@@ -281,6 +281,7 @@ pub struct Weights {
 }
 
 /// A puzzle family's shader and what one space of it sets in it.
+#[derive(Clone)]
 pub struct GpuShader {
     /// The WGSL (a file under `shaders/`): `MOVES`, `fn load_state(rank: u64)` and
     /// `fn neighbour(m: u32) -> u64` (the rank after move `m` from the loaded state, numbered

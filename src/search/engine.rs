@@ -13,7 +13,7 @@ use crate::table::{DistanceTable, TableSource, TableView};
 use std::ops::Range;
 
 /// Why an engine does not weigh a table reduced by symmetry (an MPI process's on a GPU).
-pub const NOT_WEIGHED: &str = "only the CPU engines (in memory, in slabs on disk, and MPI processes) weigh every table reduced by symmetry, and the GPU's in memory one reduced by a class coordinate";
+pub const NOT_WEIGHED: &str = "an MPI process's GPU does not weigh a table reduced by symmetry: the CPU engines (in memory, in slabs on disk, and MPI processes) and one process's GPU do";
 
 /// The kinds of pass an engine carries out besides top-down scans, which every engine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,9 +177,9 @@ pub trait Engine {
 
     /// For each of `ranges` (of ranks), how many of its entries hold `value`: what the level
     /// loop weighs a table reduced by symmetry with ([`super::weighing`]). The CPU engines weigh
-    /// (one process's in memory, an MPI process's slab with the others', and slabs on disk);
-    /// the GPU's in memory weighs a table with no lighter ranges (reduced by a class
-    /// coordinate); the others refuse (a run refuses them such a table first).
+    /// (one process's in memory, an MPI process's slab with the others', and slabs on disk), and
+    /// so does one process's GPU; an MPI process's GPU refuses (a run refuses it such a table
+    /// first).
     fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
         let _ = (ranges, value);
         Err(NOT_WEIGHED.into())

@@ -111,6 +111,7 @@ impl Ring {
             // A window's flip permutes places; the ring is read from piece 1 again from the
             // place a move or a turn takes it to, a place of the coordinate's pieces.
             moves_carry_rests: true,
+            shader: None,
         })
     }
 }

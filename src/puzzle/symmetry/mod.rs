@@ -124,6 +124,10 @@ pub struct Symmetry {
     /// writes (a twisty puzzle's stickers): [`Reduced::new`] searches it in place of the
     /// family's space, with the same ranks and moves.
     pub view: Option<Box<dyn Base>>,
+    /// The shader that searches the classes as `rank` numbers them, where the family has one
+    /// (the Towers of Hanoi's peg labellings). Tables numbered by a class coordinate need none:
+    /// their moves are routed ([`gpu::Routes`]).
+    pub shader: Option<GpuShader>,
 }
 
 /// How a family's classes of symmetric positions are numbered.
@@ -160,6 +164,8 @@ pub struct Reduced {
     order_len: usize,
     /// The routes the GPU's shader reads, once worked out ([`gpu::Routes`]).
     routes: std::sync::OnceLock<Option<gpu::Routes>>,
+    /// The family's shader of its classes ([`Symmetry::shader`]).
+    shader: Option<GpuShader>,
 }
 
 impl Reduced {
@@ -171,6 +177,7 @@ impl Reduced {
             rank,
             moves_carry_rests,
             view,
+            shader,
         } = symmetry;
         let base = view.unwrap_or(base);
         let solved = base.state(base.solved());
@@ -207,6 +214,7 @@ impl Reduced {
             carries: moves_carry_rests && order_len > 0,
             order_len,
             routes: std::sync::OnceLock::new(),
+            shader,
         };
         reduced.solved = reduced.entry(&solved);
         reduced.check_landings()?;
@@ -349,6 +357,9 @@ impl StateSpace for Reduced {
     /// Where moves carry rests by one map and entries are numbered by landings, the routes of
     /// every block ([`gpu::Routes`]).
     fn gpu_shader(&self) -> Option<GpuShader> {
+        if let Some(shader) = &self.shader {
+            return Some(shader.clone());
+        }
         let routes = self.routes.get_or_init(|| gpu::Routes::of(self));
         routes.as_ref().map(gpu::Routes::shader)
     }

@@ -62,6 +62,7 @@ pub fn of_pieces<S: StateSpace>(
     Ok(Symmetry {
         view: None,
         moves_carry_rests,
+        shader: None,
         name: name.into(),
         elements,
         rank: Rank::Coordinate(Box::new(Positions::new(

@@ -42,6 +42,7 @@ pub fn exchanges<S: StateSpace>(
         rank: Rank::Classes(Box::new(Relabelled::new(len, labels))),
         // Not numbered by a class coordinate: no rests.
         moves_carry_rests: false,
+        shader: None,
     })
 }
 
@@ -97,6 +98,16 @@ impl Relabelled {
             completions,
             ranges,
         }
+    }
+
+    /// The tables a shader numbers the classes by (`shaders/hanoi_classes.wgsl`), as words, low
+    /// first: for each count of names `m` from 0, the first and the end of its entries; then
+    /// for each `m`, places left and names used, the completions.
+    pub fn gpu_words(&self) -> Vec<u32> {
+        let words = |x: u64| [x as u32, (x >> 32) as u32];
+        let ranges = (self.ranges.iter()).flat_map(|r| [words(r.start), words(r.end)]);
+        let completions = self.completions.iter().flatten().map(|&c| words(c));
+        ranges.chain(completions).flatten().collect()
     }
 
     /// The positions of a class using `m` names.

@@ -244,6 +244,7 @@ impl Twisty {
             rank: Rank::Coordinate(Box::new(SetOrder::new(self.clone(), set))),
             // A move permutes the places of the set whose order is the rest.
             moves_carry_rests: true,
+            shader: None,
             view: Some(Box::new(StickerView::new(self.clone()))),
         })
     }

@@ -6,16 +6,13 @@ use super::DiskEngine;
 use super::owners::Owners;
 use crate::puzzle::StateSpace;
 use crate::search::bitmap::Bitmap;
-use crate::search::bitmap::mask;
 use crate::search::slab::Slab;
-use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableView, UNREACHED, matches};
+use crate::table::{self, DistanceTable, ENTRIES_PER_WORD, TableView, UNREACHED};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// Words of a slab's table read at a time to count its entries.
-const COUNTED_WORDS: u64 = 1 << 16;
 /// Words of a slab's table read at a time to look entries up (a page).
 const PIECE_WORDS: u64 = 512;
 
@@ -139,20 +136,12 @@ impl SlabsView<'_> {
             ranks.end.div_ceil(ENTRIES_PER_WORD),
         );
         let mut count = 0u64;
-        let mut bytes = Vec::new();
         while w < end {
-            let (run, mine) = self.run_at(w, (end - w).min(COUNTED_WORDS));
+            let (run, mine) = self.run_at(w, end - w);
             if mine {
-                bytes.clear();
-                self.append_le_bytes(w as usize..(w + run) as usize, &mut bytes)?;
-                for (k, word) in bytes.chunks_exact(8).enumerate() {
-                    let first = (w + k as u64) * ENTRIES_PER_WORD;
-                    let lo = first.max(ranks.start) - first;
-                    let hi = (first + ENTRIES_PER_WORD).min(ranks.end) - first;
-                    let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                    let held = matches(word, value) & mask(2 * lo, 2 * (hi - lo));
-                    count += u64::from(held.count_ones());
-                }
+                let within = (w * ENTRIES_PER_WORD).max(ranks.start)
+                    ..((w + run) * ENTRIES_PER_WORD).min(ranks.end);
+                count += table::count_holding(self, within, value)?;
             }
             w += run;
         }
