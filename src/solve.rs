@@ -101,7 +101,7 @@ fn solve_in<W: StateSpace + ?Sized, S: StateSpace>(
     // Only the chunks the path passes through are read.
     let entries = ChunkCache::new(Distances::open(&file).map_err(cannot)?);
     let header = entries.header();
-    if header.puzzle != space.info() {
+    if !header.puzzle.same_table(&space.info()) {
         // The header's names, quoted on one line whatever they hold.
         return Err(Error::Input(format!(
             "{} holds the distances of another puzzle ({}; asked for: {}): choose its folder with {}, or that puzzle's options",

@@ -299,3 +299,61 @@ fn the_time_estimates_hold_every_published_run_within_their_spread() {
     assert!(checked.len() >= 15, "{checked:?}");
     println!("estimate / search time: {checked:#?}");
 }
+
+#[test]
+fn a_definition_moved_elsewhere_still_resumes_and_solves_its_run() {
+    let dir = scratch("moved-definition");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/puzzles/cube-2x2x2.tws"
+    ))
+    .unwrap();
+    let (first, moved) = (dir.join("first.tws"), dir.join("elsewhere/moved.tws"));
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::write(&first, &text).unwrap();
+    let out = dir.join("run");
+    let checkpoint = out.join("checkpoint.gsc");
+    let o = out.to_str().unwrap();
+    let command = |def: &Path, resume: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpusearch"));
+        c.args([
+            "--puzzle",
+            "perm",
+            "--def",
+            def.to_str().unwrap(),
+            "--quiet",
+        ]);
+        c.args(["--checkpoint-every", "0", "--out", o]);
+        c.args(resume.then_some("--resume"));
+        c
+    };
+    let kills = common::kill_after_checkpoints(|r| command(&first, r), &checkpoint, &[0]);
+    assert_eq!(kills, 1, "never killed");
+    assert!(checkpoint.exists());
+    // The file moves (a scratch folder emptied, say): the same definition at another path.
+    std::fs::rename(&first, &moved).unwrap();
+    let resumed = command(&moved, true).output().unwrap();
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let report = std::fs::read_to_string(out.join("report.json")).unwrap();
+    assert!(report.contains("\"diameter\": 11"), "{report}");
+    let def = moved.to_str().unwrap();
+    let solve = gpusearch(&[
+        "solve", "--puzzle", "perm", "--def", def, "--out", o, "--moves", "R U F",
+    ]);
+    assert!(solve.status.success(), "{}", stderr(&solve));
+    // Another definition at that path is another puzzle, whose table this is not.
+    let mut other = text.replace("Name Cube2x2x2", "Name Other");
+    assert_ne!(other, text);
+    other.push('\n');
+    std::fs::write(&moved, other).unwrap();
+    let refused = gpusearch(&[
+        "solve", "--puzzle", "perm", "--def", def, "--out", o, "--moves", "R U F",
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("another puzzle"),
+        "{}",
+        stderr(&refused)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -246,7 +246,7 @@ pub(super) fn resume_from<S: StateSpace>(
     };
     let entries = slab.map_or(space.size(), Slab::entries);
     let (header, table) = store::open_checkpoint(path, |header| {
-        if header.puzzle != space.info() {
+        if !header.puzzle.same_table(&space.info()) {
             Err(other(header))
         } else if header.entries != entries || header.slab.as_ref() != slab {
             Err("it is not the checkpoint of this process's part of the table".into())

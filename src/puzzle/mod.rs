@@ -53,6 +53,22 @@ pub struct PuzzleInfo {
 }
 
 impl PuzzleInfo {
+    /// Whether a table of `other` is a table of this puzzle, entry for entry: everything alike
+    /// but the path a definition was read from (its text is among the parameters), so that a
+    /// run goes on, and `solve` reads its file, wherever the definition has moved to.
+    pub fn same_table(&self, other: &PuzzleInfo) -> bool {
+        let params = |p: &PuzzleInfo| {
+            let mut params = p.params.clone();
+            params.remove("definition");
+            params
+        };
+        let without = |p: &PuzzleInfo| PuzzleInfo {
+            params: serde_json::Map::new(),
+            ..p.clone()
+        };
+        params(self) == params(other) && without(self) == without(other)
+    }
+
     /// The size parameters to show in summaries and titles, as `(name, value)`: definitions
     /// (lists: moves, sets, a definition's lines) stay in the report.
     pub fn shown_params(&self) -> Vec<(String, String)> {
