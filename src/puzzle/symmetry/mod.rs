@@ -354,8 +354,9 @@ impl StateSpace for Reduced {
         Some(self.classes.weights())
     }
 
-    /// Where moves carry rests by one map and entries are numbered by landings, the routes of
-    /// every block ([`gpu::Routes`]).
+    /// The family's shader of its classes where it has one ([`Symmetry::shader`]); else, where
+    /// moves carry rests by one map and entries are numbered by landings, the routes of every
+    /// block ([`gpu::Routes`]).
     fn gpu_shader(&self) -> Option<GpuShader> {
         if let Some(shader) = &self.shader {
             return Some(shader.clone());
