@@ -80,6 +80,11 @@ fn load_state(rank: u64) {
     }
 }
 
+// The peg of disc `d` once disc `moved` is on peg `onto`.
+fn peg_after(d: u32, moved: u32, onto: u32) -> u32 {
+    return select(peg_of[d], onto, d == moved);
+}
+
 // The entry of the class of the loaded position with disc `moved` on peg `onto`.
 fn entry_with(moved: u32, onto: u32) -> u64 {
     // The names in the order the pegs first appear from the largest disc.
@@ -87,10 +92,7 @@ fn entry_with(moved: u32, onto: u32) -> u64 {
     var m = 0u;
     for (var i = 0u; i < DISCS; i++) {
         let d = DISCS - 1u - i;
-        var peg = peg_of[d];
-        if d == moved {
-            peg = onto;
-        }
+        let peg = peg_after(d, moved, onto);
         if peg != 0u && name_of[peg] == 0u {
             m++;
             name_of[peg] = m;
@@ -100,11 +102,7 @@ fn entry_with(moved: u32, onto: u32) -> u64 {
     var used = 0u;
     for (var i = 0u; i < DISCS; i++) {
         let d = DISCS - 1u - i;
-        var peg = peg_of[d];
-        if d == moved {
-            peg = onto;
-        }
-        let name = name_of[peg];
+        let name = name_of[peg_after(d, moved, onto)];
         let below = completions(m, d, used);
         if name <= used {
             rank += u64(name) * below;

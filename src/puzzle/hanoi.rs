@@ -277,6 +277,24 @@ impl Hanoi {
         self.power[d]
     }
 
+    /// A shader of the Towers of Hanoi (`source`, under `shaders/`): the pegs, discs and moves as
+    /// its constants, and its data each move's pegs (`a | b << 8`) followed by `tables`.
+    fn shader(&self, source: &'static str, tables: impl IntoIterator<Item = u32>) -> GpuShader {
+        GpuShader {
+            source,
+            constants: vec![
+                ("PEGS", self.pegs as f64),
+                ("DISCS", self.discs as f64),
+                ("MOVES", self.pairs.len() as f64),
+            ],
+            data: (self.pairs.iter())
+                .map(|&(a, b)| u32::from(a) | u32::from(b) << 8)
+                .chain(tables)
+                .collect(),
+            tables: Vec::new(),
+        }
+    }
+
     /// The position `rank` as the smallest discs' digits (the table's) and the rest's.
     #[inline]
     fn split(&self, rank: u64) -> (u64, u64) {
@@ -409,19 +427,10 @@ impl StateSpace for Hanoi {
         let mut symmetry = relabel::exchanges(self, self.discs, self.pegs, "pegs")?;
         let classes = relabel::Relabelled::new(self.discs, self.pegs);
         // The shader holds each disc's peg in an array of 32: 2^48 positions are 30 discs at most.
-        symmetry.shader = Some(GpuShader {
-            source: include_str!("../../shaders/hanoi_classes.wgsl"),
-            constants: vec![
-                ("PEGS", self.pegs as f64),
-                ("DISCS", self.discs as f64),
-                ("MOVES", self.pairs.len() as f64),
-            ],
-            data: (self.pairs.iter())
-                .map(|&(a, b)| u32::from(a) | u32::from(b) << 8)
-                .chain(classes.gpu_words())
-                .collect(),
-            tables: Vec::new(),
-        });
+        symmetry.shader = Some(self.shader(
+            include_str!("../../shaders/hanoi_classes.wgsl"),
+            classes.gpu_words(),
+        ));
         Ok(symmetry)
     }
 
@@ -498,23 +507,8 @@ impl StateSpace for Hanoi {
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {
-        Some(GpuShader {
-            source: include_str!("../../shaders/hanoi.wgsl"),
-            constants: vec![
-                ("PEGS", self.pegs as f64),
-                ("DISCS", self.discs as f64),
-                ("MOVES", self.pairs.len() as f64),
-            ],
-            data: (self.pairs.iter())
-                .map(|&(a, b)| u32::from(a) | u32::from(b) << 8)
-                .chain(
-                    self.power
-                        .iter()
-                        .flat_map(|&p| [p as u32, (p >> 32) as u32]),
-                )
-                .collect(),
-            tables: Vec::new(),
-        })
+        let powers = (self.power.iter()).flat_map(|&p| [p as u32, (p >> 32) as u32]);
+        Some(self.shader(include_str!("../../shaders/hanoi.wgsl"), powers))
     }
 }
 
