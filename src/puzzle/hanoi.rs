@@ -18,9 +18,10 @@
 //! and visits only the pages that hold the level or lie next to one that does
 //! ([`StateSpace::page_bits`]).
 //!
-//! The file holds the family whole (its options, ranks, cursor, pages and their tests), a little
-//! over 600 lines: the pages and the cursor share the tables of tops and are read together. Its
-//! symmetries are numbered in [`crate::puzzle::symmetry::relabel`].
+//! The file holds the family whole (its options, ranks, cursor, pages, its two shaders' set-up
+//! and their tests), a little over 600 lines: the pages and the cursor share the tables of tops
+//! and are read together, and both shaders take the same moves. Its symmetries are numbered in
+//! [`crate::puzzle::symmetry::relabel`], whose tables the shader of classes reads.
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
 use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
