@@ -1,19 +1,9 @@
-// The Towers of Hanoi's ranks and moves, the same rank order as the host's (src/puzzle/hanoi.rs):
-// rank = sum over discs d of (peg of d) * PEGS^d, disc 0 the smallest. Move m joins two pegs:
-// the smaller of their top discs moves onto the other; where both are empty the position stays.
+// The Towers of Hanoi's ranks, the same rank order as the host's (src/puzzle/hanoi.rs):
+// rank = sum over discs d of (peg of d) * PEGS^d, disc 0 the smallest; the moves are
+// hanoi_moves.wgsl's, and where a move has no disc the position stays.
 //
 // The puzzle data `puzzle_data` holds MOVES words, each a move's pegs (a | b << 8), then
 // DISCS + 1 powers PEGS^d, two words each (low, high).
-
-override PEGS: u32;
-override DISCS: u32;
-override MOVES: u32;
-
-@group(0) @binding(2) var<uniform> puzzle_words: array<vec4<u32>, 4096>;
-
-fn puzzle_data(i: u32) -> u32 {
-    return puzzle_words[i >> 2u][i & 3u];
-}
 
 // PEGS^d.
 fn power(d: u32) -> u64 {
@@ -21,12 +11,8 @@ fn power(d: u32) -> u64 {
     return u64(puzzle_data(at)) | (u64(puzzle_data(at + 1u)) << 32u);
 }
 
-// No disc: the top of an empty peg.
-const NONE: u32 = 255u;
-
-// The loaded position: its rank and the top disc of each peg.
+// The loaded position's rank.
 var<private> loaded: u64;
-var<private> tops: array<u32, 8>;
 
 // Loads the position with this rank.
 fn load_state(rank: u64) {
@@ -48,22 +34,10 @@ fn load_state(rank: u64) {
 
 // The rank after move `m` from the loaded position (which stays loaded).
 fn neighbour(m: u32) -> u64 {
-    let pair = puzzle_data(m);
-    let a = pair & 255u;
-    let b = pair >> 8u;
-    let ta = tops[a];
-    let tb = tops[b];
-    if ta == NONE && tb == NONE {
+    let mv = moving(m);
+    if mv.x == NONE {
         return loaded;
     }
-    var disc = tb;
-    var off_peg = b;
-    var onto_peg = a;
-    if ta < tb {
-        disc = ta;
-        off_peg = a;
-        onto_peg = b;
-    }
-    let step = power(disc);
-    return loaded + u64(onto_peg) * step - u64(off_peg) * step;
+    let step = power(mv.x);
+    return loaded + u64(mv.z) * step - u64(mv.y) * step;
 }

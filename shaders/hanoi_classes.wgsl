@@ -3,22 +3,12 @@
 // (src/puzzle/symmetry/relabel.rs). A class is written by naming the pegs in the order they
 // first appear from the largest disc, the start peg named 0; its position here puts each disc
 // on the peg of its name, so pegs 0 to m hold the discs of a class using m names. A move joins
-// two pegs as in hanoi.wgsl; the neighbour's class is its string written again and ranked.
+// two pegs as in hanoi_moves.wgsl; the neighbour's class is its string written again and ranked.
 //
 // `puzzle_data` holds MOVES words, each a move's pegs (a | b << 8); then for each count of
 // names m in 0..PEGS, the first and the end of its entries (two words each, low first); then
 // the completions: for each m, disc count `rest` in 0..=DISCS and names used so far `used` in
 // 0..PEGS, the strings of `rest` more places that use m names in all (two words).
-
-override PEGS: u32;
-override DISCS: u32;
-override MOVES: u32;
-
-@group(0) @binding(2) var<uniform> puzzle_words: array<vec4<u32>, 4096>;
-
-fn puzzle_data(i: u32) -> u32 {
-    return puzzle_words[i >> 2u][i & 3u];
-}
 
 fn data_u64(at: u32) -> u64 {
     return u64(puzzle_data(at)) | (u64(puzzle_data(at + 1u)) << 32u);
@@ -38,13 +28,10 @@ fn completions(m: u32, rest: u32, used: u32) -> u64 {
     return data_u64(MOVES + 4u * PEGS + 2u * ((m * (DISCS + 1u) + rest) * PEGS + used));
 }
 
-// No disc: the top of an empty peg.
-const NONE: u32 = 255u;
-
-// The loaded entry, the peg of each disc of its class's position and each peg's top disc.
+// The loaded entry and the peg of each disc of its class's position (hanoi_moves.wgsl keeps
+// each peg's top disc).
 var<private> loaded: u64;
 var<private> peg_of: array<u32, 32>;
-var<private> tops: array<u32, 8>;
 
 // Loads the entry with this rank.
 fn load_state(rank: u64) {
@@ -116,17 +103,9 @@ fn entry_with(moved: u32, onto: u32) -> u64 {
 
 // The entry after move `m` from the loaded entry.
 fn neighbour(m: u32) -> u64 {
-    let pair = puzzle_data(m);
-    let a = pair & 255u;
-    let b = pair >> 8u;
-    let ta = tops[a];
-    let tb = tops[b];
-    if ta == NONE && tb == NONE {
+    let mv = moving(m);
+    if mv.x == NONE {
         return loaded;
     }
-    // The smaller top disc moves (an empty peg's NONE is larger than any disc).
-    if ta < tb {
-        return entry_with(ta, b);
-    }
-    return entry_with(tb, a);
+    return entry_with(mv.x, mv.z);
 }

@@ -429,7 +429,10 @@ impl StateSpace for Hanoi {
         let classes = relabel::Relabelled::new(self.discs, self.pegs);
         // The shader holds each disc's peg in an array of 32: 2^48 positions are 30 discs at most.
         symmetry.shader = Some(self.shader(
-            include_str!("../../shaders/hanoi_classes.wgsl"),
+            concat!(
+                include_str!("../../shaders/hanoi_moves.wgsl"),
+                include_str!("../../shaders/hanoi_classes.wgsl")
+            ),
             classes.gpu_words(),
         ));
         Ok(symmetry)
@@ -509,7 +512,11 @@ impl StateSpace for Hanoi {
 
     fn gpu_shader(&self) -> Option<GpuShader> {
         let powers = (self.power.iter()).flat_map(|&p| [p as u32, (p >> 32) as u32]);
-        Some(self.shader(include_str!("../../shaders/hanoi.wgsl"), powers))
+        let source = concat!(
+            include_str!("../../shaders/hanoi_moves.wgsl"),
+            include_str!("../../shaders/hanoi.wgsl")
+        );
+        Some(self.shader(source, powers))
     }
 }
 
