@@ -35,7 +35,7 @@ pub struct WindowMove {
     /// The window value after the move, for each window value `0..block / run`: one map, or
     /// where the window reaches the digit that parity decides, one for prefix digits that sum
     /// to an even number and one for an odd sum (read through [`WindowMove::map`]).
-    maps: Vec<Vec<u32>>,
+    maps: std::sync::Arc<[Vec<u32>]>,
     /// Radices of the prefix digits, most significant first.
     pub prefix: Vec<u32>,
 }
@@ -47,7 +47,7 @@ impl WindowMove {
         WindowMove {
             block: len,
             run: len,
-            maps: vec![vec![0]],
+            maps: vec![vec![0]].into(),
             prefix: Vec::new(),
         }
     }
@@ -59,9 +59,15 @@ impl WindowMove {
         WindowMove {
             block: map.len() as u64 * run,
             run,
-            maps: vec![map],
+            maps: vec![map].into(),
             prefix: Vec::new(),
         }
+    }
+
+    /// Where its maps are kept: the same for this move's clones, which share them, so that
+    /// what is made from the maps can be made once for them all.
+    pub fn maps_id(&self) -> (usize, u64, u64) {
+        (self.maps.as_ptr() as usize, self.block, self.run)
     }
 
     /// The move that undoes this one (its maps inverted: a move keeps the prefix, so the parity
@@ -75,7 +81,7 @@ impl WindowMove {
             inverse
         };
         WindowMove {
-            maps: self.maps.iter().map(invert).collect(),
+            maps: self.maps.iter().map(invert).collect::<Vec<_>>().into(),
             prefix: self.prefix.clone(),
             ..*self
         }
@@ -202,7 +208,7 @@ pub fn window_move(m: usize, j: usize, perm: &[usize], even: bool) -> WindowMove
     WindowMove {
         block,
         run,
-        maps,
+        maps: maps.into(),
         prefix,
     }
 }

@@ -23,6 +23,8 @@ mod gpu;
 pub mod kept;
 pub mod pieces;
 pub mod relabel;
+mod routes;
+mod sweeps;
 
 pub use automorphisms::automorphisms;
 pub use base::{Base, Erased, Walker};
@@ -31,7 +33,7 @@ pub use coordinate::{Coordinate, Half, LABELS, Positions};
 pub use cursor::ReducedCursor;
 pub use pieces::{check, of_pieces};
 
-use super::{GpuShader, PuzzleInfo, Rate, StateSpace, Weights};
+use super::{GpuShader, PuzzleInfo, Rate, StateSpace, Structure, Weights};
 use serde::{Deserialize, Serialize};
 
 /// Most coordinate values times symmetries whose classes a reduced space works out as it is
@@ -126,7 +128,7 @@ pub struct Symmetry {
     pub view: Option<Box<dyn Base>>,
     /// The shader that searches the classes as `rank` numbers them, where the family has one
     /// (the Towers of Hanoi's peg labellings). Tables numbered by a class coordinate need none:
-    /// their moves are routed ([`gpu::Routes`]).
+    /// their moves are routed ([`routes::Routes`]).
     pub shader: Option<GpuShader>,
 }
 
@@ -162,8 +164,8 @@ pub struct Reduced {
     carries: bool,
     /// The length of a rest's order ([`Classes::order`]); 0 where rests are not orders.
     order_len: usize,
-    /// The routes the GPU's shader reads, once worked out ([`gpu::Routes`]).
-    routes: std::sync::OnceLock<Option<gpu::Routes>>,
+    /// The routes the GPU's shader and the sweeps read, once worked out ([`routes::Routes`]).
+    routes: std::sync::OnceLock<Option<routes::Routes>>,
     /// The family's shader of its classes ([`Symmetry::shader`]).
     shader: Option<GpuShader>,
 }
@@ -267,6 +269,14 @@ impl Reduced {
         &*self.base
     }
 
+    /// The table's routes, worked out on first use, where its moves have them
+    /// ([`routes::Routes::of`]).
+    fn routes(&self) -> Option<&routes::Routes> {
+        self.routes
+            .get_or_init(|| routes::Routes::of(self))
+            .as_ref()
+    }
+
     /// The entry that stands for the position of rank `rank` of the space without symmetry.
     pub fn entry_of_rank(&self, rank: u64) -> u64 {
         self.entry(&self.base.state(rank))
@@ -354,15 +364,24 @@ impl StateSpace for Reduced {
         Some(self.classes.weights())
     }
 
+    /// Block moves where routes need no symmetry and keep a window of an order's slots
+    /// ([`sweeps`]).
+    fn structure(&self) -> Option<Structure> {
+        self.sweeps()
+    }
+
+    fn has_structure(&self) -> bool {
+        self.sweeps_routes().is_some()
+    }
+
     /// The family's shader of its classes where it has one ([`Symmetry::shader`]); else, where
     /// moves carry rests by one map and entries are numbered by landings, the routes of every
-    /// block ([`gpu::Routes`]).
+    /// block ([`routes::Routes`]).
     fn gpu_shader(&self) -> Option<GpuShader> {
         if let Some(shader) = &self.shader {
             return Some(shader.clone());
         }
-        let routes = self.routes.get_or_init(|| gpu::Routes::of(self));
-        routes.as_ref().map(gpu::Routes::shader)
+        self.routes().map(routes::Routes::shader)
     }
 
     fn measured_rate(&self) -> Rate {

@@ -41,7 +41,9 @@ use frontier::*;
 use positions::*;
 use rayon::prelude::*;
 use sliced::Slices;
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use tasks::*;
 
@@ -96,12 +98,17 @@ impl Sweep {
     /// or (`None`) with no bitmaps at all, reading levels from the table.
     pub fn new(structure: Structure, size: u64, last: Option<Bitmap>) -> Sweep {
         let mut room = MAX_POSITION_BYTES;
+        // Block moves that share their maps (a table reduced by symmetry, block by block)
+        // share their tables of positions.
+        let mut made = HashMap::new();
         let prepared: Vec<Prepared> = (structure.blocks.into_iter())
             // A move that leaves every rank where it is (a sliding puzzle's blank at an edge)
             // never finds anything.
             .filter(|mv| mv.from != mv.to || !mv.window.is_identity())
             .map(|mv| Prepared {
-                positions: Positions::new(&mv.window, &mut room),
+                positions: (made.entry(mv.window.maps_id()))
+                    .or_insert_with(|| Positions::new(&mv.window, &mut room).map(Arc::new))
+                    .clone(),
                 mv,
             })
             .collect();

@@ -7,7 +7,7 @@ use super::*;
 pub(super) struct Prepared {
     pub(super) mv: BlockMove,
     /// Short runs: where each position of a block goes; `None` for long runs.
-    pub(super) positions: Option<Positions>,
+    pub(super) positions: Option<std::sync::Arc<Positions>>,
 }
 
 impl Prepared {

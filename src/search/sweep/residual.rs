@@ -299,6 +299,45 @@ fn residual_task<S: StateSpace, F: Frontier>(
             unreached_run(table, start + at, take)
         }
     };
+    // A cursor with runs (a reduced space's blocks) goes range by range, each run of ranks
+    // move by move, so that it meets each block once.
+    let first = bundle.ranges.first().map_or(0, |r| r.0 + offsets.start);
+    if cursor.seek_run(first) > first + 1 {
+        let mut ranks = Vec::new();
+        for ((start, _), moves) in bundle.ranges.iter().zip(&state_moves) {
+            if moves.is_empty() {
+                continue;
+            }
+            ranks.clear();
+            for at in offsets.clone().step_by(64) {
+                let mut word = bits(*start, at, (offsets.end - at).min(64));
+                while word != 0 {
+                    ranks.push(start + at + u64::from(word.trailing_zeros()));
+                    word &= word - 1;
+                }
+            }
+            let mut i = 0;
+            while i < ranks.len() {
+                let end = cursor.seek_run(ranks[i]);
+                let j = i + ranks[i..].partition_point(|&r| r < end);
+                for &mv in moves {
+                    cursor.each_neighbour_in_run(&ranks[i..j], mv, |rank, n| {
+                        match push {
+                            true => table.prefetch(n),
+                            false => frontier.prefetch(n),
+                        }
+                        batch.push((rank, n));
+                        if batch.len() >= BATCH {
+                            flush(&mut batch);
+                        }
+                    });
+                }
+                i = j;
+            }
+        }
+        flush(&mut batch);
+        return (count, smallest.into_sorted());
+    }
     let mut words = vec![0u64; bundle.ranges.len()];
     let mut at = offsets.start;
     while at < offsets.end {

@@ -1,0 +1,197 @@
+//! A reduced table's moves as block moves, so that the sweeps pass over it as over a table
+//! without symmetry ([`crate::search`]): within a block of the class coordinate a move's route
+//! is the same for every entry ([`super::routes`]), so it carries the block's rests by one map.
+//! Where the route needs no symmetry and keeps all slots but a window, that map is a
+//! [`WindowMove`] on the block's ranks, whole runs of consecutive entries landing on whole runs;
+//! any other route between blocks that no symmetry keeps is one map of a block's rests, made once
+//! for each route of the same slots, symmetry and parity, and taken bit by bit through a table of
+//! positions. Routes into or out of a block some symmetry keeps (whose entries are the least of
+//! their classes) stay residual, taken entry by entry by the cursor; so do routes of blocks too
+//! long for tables of positions, but for windows with long runs.
+
+use super::routes::{MAX_ORDER, Routes, Slots};
+use super::{Reduced, cursor};
+use crate::puzzle::{BlockMove, MAX_TABLE_BLOCK, SHORT_RUN, Structure};
+use crate::rank::factorial;
+use crate::rank::window::{WindowMove, window_move};
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// The most routes (blocks times moves) a table is swept with: beyond, its structure would take
+/// more memory than the sweeps save (a block move each), and the cursor goes on alone.
+const MAX_SWEPT_ROUTES: u64 = 1 << 21;
+
+impl Reduced {
+    /// The table's block moves and residual moves, where its moves have routes and its blocks
+    /// are few enough ([`MAX_SWEPT_ROUTES`]) and long enough for whole runs.
+    pub(super) fn sweeps(&self) -> Option<Structure> {
+        self.sweeps_routes().map(Routes::structure)
+    }
+
+    /// The routes the table is swept by, where it can be ([`Reduced::sweeps`]), without
+    /// making its block moves.
+    pub(super) fn sweeps_routes(&self) -> Option<&Routes> {
+        let fibre = self.classes.entries_of(0).end;
+        let routes = (self.classes.size() / fibre).saturating_mul(self.base.move_count() as u64);
+        if !self.carries || fibre < SHORT_RUN || routes > MAX_SWEPT_ROUTES {
+            return None;
+        }
+        self.routes()
+    }
+}
+
+impl Routes {
+    /// Each route between blocks that no symmetry keeps as a block move: a window with long
+    /// runs where it needs no symmetry and has one, else one map of the block's rests where
+    /// blocks are short enough for tables of positions; the others residual, block by block.
+    /// The way back along a block move is one too (between the same two unkept blocks, its map
+    /// inverted), so the residual moves are closed under inverses, as the sweeps ask.
+    pub(super) fn structure(&self) -> Structure {
+        let mut windows: HashMap<(usize, Vec<usize>), WindowMove> = HashMap::new();
+        let mut maps: HashMap<(Slots, u16, bool), WindowMove> = HashMap::new();
+        let (mut blocks, mut residual) = (Vec::new(), Vec::new());
+        for (i, &(to, g, ref from)) in self.routes.iter().enumerate() {
+            let (block, mv) = (i / self.moves, i % self.moves);
+            let here = block as u64 * self.fibre;
+            let unkept = self.blocks[block].stabilizer.is_empty()
+                && self.blocks[to as usize].stabilizer.is_empty();
+            let window = match unkept {
+                false => None,
+                true => (g == 0)
+                    .then(|| self.window(&from[..self.k], &mut windows))
+                    .flatten()
+                    .or_else(|| self.map(block, g, from, &mut maps)),
+            };
+            match window {
+                Some(window) => blocks.push(BlockMove {
+                    from: here,
+                    to: u64::from(to) * self.fibre,
+                    len: self.fibre,
+                    window,
+                    first_block: 0,
+                }),
+                None => residual.push((here..here + self.fibre, mv)),
+            }
+        }
+        Structure { blocks, residual }
+    }
+
+    /// The route from `block` through symmetry `g` reading slots `from` as one map of a
+    /// block's rests (runs of one entry, through tables of positions), made once for each
+    /// route of the same slots, symmetry and parity of orders (in `made`); `None` where a
+    /// block is too long for such tables ([`MAX_TABLE_BLOCK`]).
+    fn map(
+        &self,
+        block: usize,
+        g: u16,
+        from: &Slots,
+        made: &mut HashMap<(Slots, u16, bool), WindowMove>,
+    ) -> Option<WindowMove> {
+        if self.fibre > MAX_TABLE_BLOCK {
+            return None;
+        }
+        let odd = self.blocks[block].odd;
+        let window = made.entry((*from, g, odd)).or_insert_with(|| {
+            let (k, relabel) = (self.k, &self.relabels[usize::from(g)]);
+            let map = (0..self.fibre)
+                .into_par_iter()
+                .map_init(
+                    || [0u8; MAX_ORDER],
+                    |order, r| {
+                        self.order_of(r, odd, order);
+                        let mut next = [0u8; MAX_ORDER];
+                        cursor::carry(&order[..k], &from[..k], relabel, &mut next[..k]);
+                        self.rest(&next) as u32
+                    },
+                )
+                .collect();
+            WindowMove::of_map(1, map)
+        });
+        Some(window.clone())
+    }
+
+    /// The map of slots `from` (slot `j` of the neighbour's order is slot `from[j]` of the
+    /// entry's) as a move on a block's ranks: the identity, or a window of the slots it moves,
+    /// made once for each window (in `windows`); `None` where its runs are shorter than
+    /// [`SHORT_RUN`] or, for halved rests, the window reaches the last two slots, whose digits
+    /// the order's parity decides.
+    fn window(
+        &self,
+        from: &[u8],
+        windows: &mut HashMap<(usize, Vec<usize>), WindowMove>,
+    ) -> Option<WindowMove> {
+        let k = self.k;
+        let moved = |j: &usize| usize::from(from[*j]) != *j;
+        let Some(lo) = (0..k).find(moved) else {
+            return Some(WindowMove::identity(self.fibre));
+        };
+        let end = (0..k).rfind(moved).expect("a slot moves") + 1;
+        // A permutation that keeps every slot outside `lo..end` maps `lo..end` onto itself.
+        let mut run = factorial(k - end);
+        if self.halved {
+            if end + 2 > k {
+                return None;
+            }
+            run = if end + 2 < k { run / 2 } else { 1 };
+        }
+        if run < SHORT_RUN {
+            return None;
+        }
+        let perm: Vec<usize> = (lo..end).map(|j| usize::from(from[j]) - lo).collect();
+        let window = windows
+            .entry((lo, perm))
+            .or_insert_with_key(|(lo, perm)| window_move(k, *lo, perm, self.halved));
+        Some(window.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Erased;
+    use super::*;
+    use crate::puzzle::{Cursor, Metric, Ring, StateSpace};
+
+    /// The neighbours of the entries of `blocks` blocks spread over the table (and of every
+    /// block some symmetry keeps, up to as many) through the block moves and the residual
+    /// moves are the cursor's, each once; and some of them are block moves.
+    fn every_neighbour_once<S: StateSpace + Clone + Send + 'static>(space: S, blocks: u64) {
+        let symmetry = space.symmetry().unwrap();
+        let reduced = Reduced::new(Box::new(Erased(space)), symmetry).unwrap();
+        let structure = reduced.structure().expect("a structure");
+        assert!(!structure.blocks.is_empty(), "{}", reduced.slug());
+        let routes = reduced.routes().unwrap();
+        let all = reduced.size() / routes.fibre;
+        let kept = (0..all).filter(|&b| !routes.blocks[b as usize].stabilizer.is_empty());
+        let spread = (0..blocks.min(all)).map(|i| i * all / blocks.min(all));
+        let mut cursor = reduced.cursor();
+        for block in spread.chain(kept.take(blocks as usize)) {
+            for entry in block * routes.fibre..(block + 1) * routes.fibre {
+                cursor.seek(entry);
+                let mut want: Vec<u64> = (0..reduced.move_count())
+                    .map(|mv| cursor.neighbour(mv))
+                    .collect();
+                let mut got: Vec<u64> = (structure.blocks.iter())
+                    .filter(|b| (b.from..b.from + b.len).contains(&entry))
+                    .map(|b| b.to + b.window.apply(entry - b.from))
+                    .collect();
+                for (ranks, mv) in &structure.residual {
+                    if ranks.contains(&entry) {
+                        got.push(cursor.neighbour(*mv));
+                    }
+                }
+                want.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, want, "{}: entry {entry}", reduced.slug());
+            }
+        }
+    }
+
+    #[test]
+    fn block_moves_and_residual_moves_give_every_neighbour_once() {
+        // Orders of 4 pieces (runs only of whole blocks), 8, and 9 halved.
+        every_neighbour_once(Ring::turnstyle(10, Metric::Lrf).unwrap(), u64::MAX);
+        every_neighbour_once(Ring::turnstyle(12, Metric::Lrf).unwrap(), 12);
+        every_neighbour_once(Ring::topspin(12, 4, Metric::Lrf).unwrap(), 12);
+        every_neighbour_once(Ring::turnstyle(13, Metric::Lrf).unwrap(), 4);
+    }
+}
