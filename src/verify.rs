@@ -59,6 +59,7 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
             planes: 1,
             moves: s.move_count(),
             swept: s.has_structure(),
+            structure_bytes: s.structure_bytes(),
             gpu: false,
             host_copy: false,
             threads: rayon::current_num_threads(),

@@ -57,6 +57,9 @@ pub struct Shape {
     pub moves: usize,
     /// Whether sweeps run (the space has structure) or scans.
     pub swept: bool,
+    /// The bytes the space's block moves keep beside the table
+    /// ([`crate::puzzle::StateSpace::structure_bytes`]).
+    pub structure_bytes: u64,
     /// Whether a GPU searches (the table on the device, read back through staging buffers).
     pub gpu: bool,
     /// Whether the host must keep a copy of the table: a GPU that holds 2 bits an entry finds
@@ -276,6 +279,9 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
             out.push(("frontier lists (capped)".to_string(), lists));
         }
     }
+    if shape.structure_bytes > 0 {
+        out.push(("block moves' maps".to_string(), shape.structure_bytes));
+    }
     out.push(("fixed (process, tasks)".to_string(), FIXED_BYTES));
     out.push((
         format!(
@@ -305,6 +311,7 @@ mod tests {
             planes: 1,
             moves: 3,
             swept: true,
+            structure_bytes: 0,
             gpu: false,
             host_copy: false,
             threads: 2,
@@ -358,5 +365,12 @@ mod tests {
         // n = 13: the lean strategy within 1,100 MiB.
         let n13 = MemoryPlan::new(&shape(3_113_510_400), 1100 << 20).unwrap();
         assert_eq!(n13.footprint, Footprint::Lean);
+        // Block moves' maps count beside the table, in every footprint.
+        let mapped = Shape {
+            structure_bytes: 100 << 20,
+            ..shape(n14)
+        };
+        let with = MemoryPlan::new(&mapped, 22 << 30).unwrap();
+        assert_eq!(with.total, lean.total + (100 << 20));
     }
 }

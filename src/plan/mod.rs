@@ -43,6 +43,9 @@ pub struct Inputs<'a> {
     /// Whether that GPU, where it cannot hold the table, sweeps its slabs on disk (the GPU
     /// backend asked for), rather than the run being refused.
     pub gpu_sweeps_slabs: bool,
+    /// Whether the GPU's sweep kernels take the space's block moves: not a table reduced by
+    /// symmetry's, a block move for each block of its classes (more than their records hold).
+    pub gpu_sweeps_blocks: bool,
     /// This process's slab, in an MPI job.
     pub slab: Option<&'a Slab>,
     /// Seconds between checkpoints asked for; `None` scales them to their cost.
@@ -138,7 +141,7 @@ impl Plan {
         let unusable = on_gpu
             && (device_refusal.is_some()
                 || (device.as_ref().is_some_and(|(l, _)| !l.seen) && host_refusal.is_some()));
-        let sweeps = unusable && inputs.gpu_sweeps_slabs && shape.swept;
+        let sweeps = unusable && inputs.gpu_sweeps_slabs && inputs.gpu_sweeps_blocks && shape.swept;
         let unused = unusable && !inputs.gpu_sweeps_slabs;
         if unused {
             memory = sketch(false, false);

@@ -200,6 +200,13 @@ pub trait StateSpace: Sync {
         self.structure().is_some() || self.page_bits().is_some()
     }
 
+    /// The bytes that the block moves of [`StateSpace::structure`] keep beside the table, where
+    /// they are more than the plan's fixed room holds (a table reduced by symmetry's maps of a
+    /// block's rests, [`symmetry::Reduced`]); 0 by default.
+    fn structure_bytes(&self) -> u64 {
+        0
+    }
+
     /// Where the moves act 64 ranks at a time within pages of `2^bits` consecutive ranks (a
     /// 64-rank unit's neighbours lie in a few units, the same few bits of each), so that a
     /// level reaches only the pages that hold it and their neighbours: `Some(bits)` (at least

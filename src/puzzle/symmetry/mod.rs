@@ -19,6 +19,7 @@ mod checks;
 pub mod classes;
 pub mod coordinate;
 mod cursor;
+mod element;
 mod gpu;
 pub mod kept;
 pub mod pieces;
@@ -31,6 +32,7 @@ pub use base::{Base, Erased, Walker};
 pub use classes::{ByCoordinate, Classes, Landing};
 pub use coordinate::{Coordinate, Half, LABELS, Positions};
 pub use cursor::ReducedCursor;
+pub use element::{Element, group};
 pub use pieces::{check, of_pieces};
 
 use super::{GpuShader, PuzzleInfo, Rate, StateSpace, Structure, Weights};
@@ -48,64 +50,6 @@ const SMALL_CLASS_WORK: u64 = 1 << 22;
 /// the search (at most an eighth of the entries).
 pub fn worth(work: u64, entries: u64) -> bool {
     work <= MAX_CLASS_WORK && (work <= SMALL_CLASS_WORK || work <= entries / 8)
-}
-
-/// One symmetry: the piece at position `i` goes to position `positions[i]` and is relabelled
-/// `labels[piece]` (pieces numbered as the family's states write them).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Element {
-    /// Where each position's piece goes.
-    pub positions: Vec<usize>,
-    /// The new label of each label.
-    pub labels: Vec<u32>,
-}
-
-impl Element {
-    /// The image of `state` under this symmetry, into `out`.
-    pub fn apply(&self, state: &[u32], out: &mut [u32]) {
-        for (i, &x) in state.iter().enumerate() {
-            out[self.positions[i]] = self.labels[x as usize];
-        }
-    }
-
-    /// This symmetry followed by `then`.
-    fn then(&self, then: &Element) -> Element {
-        Element {
-            positions: self.positions.iter().map(|&p| then.positions[p]).collect(),
-            labels: self
-                .labels
-                .iter()
-                .map(|&x| then.labels[x as usize])
-                .collect(),
-        }
-    }
-
-    /// The symmetry that leaves everything where it is, for states of `len` positions and
-    /// labels up to `top`.
-    pub fn identity(len: usize, top: u32) -> Element {
-        Element {
-            positions: (0..len).collect(),
-            labels: (0..=top).collect(),
-        }
-    }
-}
-
-/// The group `generators` generate, the identity (of `len` positions and labels up to `top`)
-/// first.
-pub fn group(generators: &[Element], len: usize, top: u32) -> Vec<Element> {
-    let mut elements = vec![Element::identity(len, top)];
-    let mut seen: std::collections::HashSet<Element> = elements.iter().cloned().collect();
-    let mut at = 0;
-    while at < elements.len() {
-        for g in generators {
-            let next = elements[at].then(g);
-            if seen.insert(next.clone()) {
-                elements.push(next);
-            }
-        }
-        at += 1;
-    }
-    elements
 }
 
 /// A family's symmetries and how its classes are numbered.
@@ -166,6 +110,8 @@ pub struct Reduced {
     order_len: usize,
     /// The routes the GPU's shader and the sweeps read, once worked out ([`routes::Routes`]).
     routes: std::sync::OnceLock<Option<routes::Routes>>,
+    /// The block moves and residual moves the table is swept by, made once ([`Reduced::sweeps`]).
+    sweeps: std::sync::OnceLock<Option<Structure>>,
     /// The family's shader of its classes ([`Symmetry::shader`]).
     shader: Option<GpuShader>,
 }
@@ -216,6 +162,7 @@ impl Reduced {
             carries: moves_carry_rests && order_len > 0,
             order_len,
             routes: std::sync::OnceLock::new(),
+            sweeps: std::sync::OnceLock::new(),
             shader,
         };
         reduced.solved = reduced.entry(&solved);
@@ -367,7 +314,11 @@ impl StateSpace for Reduced {
     /// Block moves where routes need no symmetry and keep a window of an order's slots
     /// ([`sweeps`]).
     fn structure(&self) -> Option<Structure> {
-        self.sweeps()
+        self.swept().cloned()
+    }
+
+    fn structure_bytes(&self) -> u64 {
+        self.map_bytes()
     }
 
     fn has_structure(&self) -> bool {

@@ -6,12 +6,12 @@
 //! any other route between blocks that no symmetry keeps is one map of a block's rests, made once
 //! for each route of the same slots, symmetry and parity, and taken bit by bit through a table of
 //! positions. Routes into or out of a block some symmetry keeps (whose entries are the least of
-//! their classes) stay residual, taken entry by entry by the cursor; so do routes of blocks too
-//! long for tables of positions, but for windows with long runs.
+//! their classes) stay residual, taken entry by entry by the cursor; so do routes whose maps
+//! would pass [`MAX_MAP_BYTES`] (the plan counts the maps: [`Reduced`]'s `structure_bytes`).
 
 use super::routes::{MAX_ORDER, Routes, Slots};
 use super::{Reduced, cursor};
-use crate::puzzle::{BlockMove, MAX_TABLE_BLOCK, SHORT_RUN, Structure};
+use crate::puzzle::{BlockMove, SHORT_RUN, Structure};
 use crate::rank::factorial;
 use crate::rank::window::{WindowMove, window_move};
 use rayon::prelude::*;
@@ -21,11 +21,34 @@ use std::collections::HashMap;
 /// more memory than the sweeps save (a block move each), and the cursor goes on alone.
 const MAX_SWEPT_ROUTES: u64 = 1 << 21;
 
+/// The most bytes a table's maps of rests take together (4 bytes a rest): routes past it stay
+/// residual.
+pub const MAX_MAP_BYTES: u64 = 1 << 30;
+
 impl Reduced {
     /// The table's block moves and residual moves, where its moves have routes and its blocks
     /// are few enough ([`MAX_SWEPT_ROUTES`]) and long enough for whole runs.
     pub(super) fn sweeps(&self) -> Option<Structure> {
         self.sweeps_routes().map(Routes::structure)
+    }
+
+    /// The table's block moves and residual moves ([`Reduced::sweeps`]), made once.
+    pub(super) fn swept(&self) -> Option<&Structure> {
+        self.sweeps.get_or_init(|| self.sweeps()).as_ref()
+    }
+
+    /// The bytes of the maps of a block's rests that the block moves share (4 bytes a rest,
+    /// each map once), without making them where the table is not swept.
+    pub(super) fn map_bytes(&self) -> u64 {
+        if self.sweeps_routes().is_none() {
+            return 0;
+        }
+        let mut maps = HashMap::new();
+        for b in self.swept().iter().flat_map(|s| &s.blocks) {
+            let rests: usize = b.window.maps().iter().map(Vec::len).sum();
+            maps.insert(b.window.maps_id(), rests as u64 * 4);
+        }
+        maps.values().sum()
     }
 
     /// The routes the table is swept by, where it can be ([`Reduced::sweeps`]), without
@@ -78,8 +101,9 @@ impl Routes {
 
     /// The route from `block` through symmetry `g` reading slots `from` as one map of a
     /// block's rests (runs of one entry, through tables of positions), made once for each
-    /// route of the same slots, symmetry and parity of orders (in `made`); `None` where a
-    /// block is too long for such tables ([`MAX_TABLE_BLOCK`]).
+    /// route of the same slots, symmetry and parity of orders (in `made`); `None` where one
+    /// more map would pass [`MAX_MAP_BYTES`]. Blocks past [`crate::puzzle::MAX_TABLE_BLOCK`]
+    /// get no tables of positions: the sweep pulls their entries one by one through the map.
     fn map(
         &self,
         block: usize,
@@ -87,11 +111,12 @@ impl Routes {
         from: &Slots,
         made: &mut HashMap<(Slots, u16, bool), WindowMove>,
     ) -> Option<WindowMove> {
-        if self.fibre > MAX_TABLE_BLOCK {
+        let odd = self.blocks[block].odd;
+        let key = (*from, g, odd);
+        if !made.contains_key(&key) && (made.len() as u64 + 1) * self.fibre * 4 > MAX_MAP_BYTES {
             return None;
         }
-        let odd = self.blocks[block].odd;
-        let window = made.entry((*from, g, odd)).or_insert_with(|| {
+        let window = made.entry(key).or_insert_with(|| {
             let (k, relabel) = (self.k, &self.relabels[usize::from(g)]);
             let map = (0..self.fibre)
                 .into_par_iter()
@@ -165,16 +190,24 @@ mod tests {
         let spread = (0..blocks.min(all)).map(|i| i * all / blocks.min(all));
         let mut cursor = reduced.cursor();
         for block in spread.chain(kept.take(blocks as usize)) {
-            for entry in block * routes.fibre..(block + 1) * routes.fibre {
+            let (lo, hi) = (block * routes.fibre, (block + 1) * routes.fibre);
+            // The moves that touch this block, found once, so that each entry looks at few.
+            let block_moves: Vec<_> = (structure.blocks.iter())
+                .filter(|b| b.from < hi && lo < b.from + b.len)
+                .collect();
+            let residual: Vec<_> = (structure.residual.iter())
+                .filter(|(ranks, _)| ranks.start < hi && lo < ranks.end)
+                .collect();
+            for entry in lo..hi {
                 cursor.seek(entry);
                 let mut want: Vec<u64> = (0..reduced.move_count())
                     .map(|mv| cursor.neighbour(mv))
                     .collect();
-                let mut got: Vec<u64> = (structure.blocks.iter())
+                let mut got: Vec<u64> = (block_moves.iter())
                     .filter(|b| (b.from..b.from + b.len).contains(&entry))
                     .map(|b| b.to + b.window.apply(entry - b.from))
                     .collect();
-                for (ranks, mv) in &structure.residual {
+                for (ranks, mv) in &residual {
                     if ranks.contains(&entry) {
                         got.push(cursor.neighbour(*mv));
                     }
@@ -188,8 +221,9 @@ mod tests {
 
     #[test]
     fn block_moves_and_residual_moves_give_every_neighbour_once() {
-        // Orders of 4 pieces (runs only of whole blocks), 8, and 9 halved.
-        every_neighbour_once(Ring::turnstyle(10, Metric::Lrf).unwrap(), u64::MAX);
+        // Orders of 4 pieces (runs only of whole blocks), 8, and 9 halved; a spread of blocks
+        // and the kept ones (in a debug build every block of Turnstyle 10 takes a minute).
+        every_neighbour_once(Ring::turnstyle(10, Metric::Lrf).unwrap(), 400);
         every_neighbour_once(Ring::turnstyle(12, Metric::Lrf).unwrap(), 12);
         every_neighbour_once(Ring::topspin(12, 4, Metric::Lrf).unwrap(), 12);
         every_neighbour_once(Ring::turnstyle(13, Metric::Lrf).unwrap(), 4);
