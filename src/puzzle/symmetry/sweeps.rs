@@ -11,7 +11,7 @@
 
 use super::routes::{MAX_ORDER, Routes, Slots};
 use super::{Reduced, cursor};
-use crate::puzzle::{BlockMove, SHORT_RUN, Structure};
+use crate::puzzle::{BlockMove, MAX_TABLE_BLOCK, SHORT_RUN, Structure};
 use crate::rank::factorial;
 use crate::rank::window::{WindowMove, window_move};
 use rayon::prelude::*;
@@ -21,7 +21,8 @@ use std::collections::HashMap;
 /// more memory than the sweeps save (a block move each), and the cursor goes on alone.
 const MAX_SWEPT_ROUTES: u64 = 1 << 21;
 
-/// The most bytes a table's maps of rests take together (4 bytes a rest): routes past it stay
+/// The most bytes a table's maps of rests take together (4 bytes a rest; the sweep's tables of
+/// positions take twice as much again for blocks past [`MAX_TABLE_BLOCK`]): routes past it stay
 /// residual.
 pub const MAX_MAP_BYTES: u64 = 1 << 30;
 
@@ -38,7 +39,9 @@ impl Reduced {
     }
 
     /// The bytes of the maps of a block's rests that the block moves share (4 bytes a rest,
-    /// each map once), without making them where the table is not swept.
+    /// each map once), and of the sweep's two tables of positions for each map of a block past
+    /// [`MAX_TABLE_BLOCK`] (smaller ones take the sweep's fixed room); 0 where the table is not
+    /// swept.
     pub(super) fn map_bytes(&self) -> u64 {
         if self.sweeps_routes().is_none() {
             return 0;
@@ -46,7 +49,9 @@ impl Reduced {
         let mut maps = HashMap::new();
         for b in self.swept().iter().flat_map(|s| &s.blocks) {
             let rests: usize = b.window.maps().iter().map(Vec::len).sum();
-            maps.insert(b.window.maps_id(), rests as u64 * 4);
+            // The map, and for long blocks its two tables.
+            let copies = 1 + 2 * u64::from(b.window.block > MAX_TABLE_BLOCK);
+            maps.insert(b.window.maps_id(), copies * rests as u64 * 4);
         }
         maps.values().sum()
     }
@@ -102,8 +107,7 @@ impl Routes {
     /// The route from `block` through symmetry `g` reading slots `from` as one map of a
     /// block's rests (runs of one entry, through tables of positions), made once for each
     /// route of the same slots, symmetry and parity of orders (in `made`); `None` where one
-    /// more map would pass [`MAX_MAP_BYTES`]. Blocks past [`crate::puzzle::MAX_TABLE_BLOCK`]
-    /// get no tables of positions: the sweep pulls their entries one by one through the map.
+    /// more map would pass [`MAX_MAP_BYTES`].
     fn map(
         &self,
         block: usize,

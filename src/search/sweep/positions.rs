@@ -75,14 +75,21 @@ pub(super) struct Positions {
 }
 
 impl Positions {
-    /// The tables of `w`, if it has short runs and they fit in `room` bytes (then taken from it).
+    /// The tables of `w`, if it has short runs and they fit in `room` bytes (then taken from
+    /// it). Blocks past [`MAX_TABLE_BLOCK`] get theirs whatever the room: only the maps of a
+    /// reduced table's rests are such block moves (families keep others residual,
+    /// [`crate::puzzle::applies_in_bulk`]), and the plan counts their tables
+    /// ([`crate::puzzle::StateSpace::structure_bytes`]).
     pub(super) fn new(w: &WindowMove, room: &mut u64) -> Option<Positions> {
         let maps = w.maps().len();
         let bytes = 2 * maps as u64 * w.block * 4;
-        if w.run >= SHORT_RUN || w.block > MAX_TABLE_BLOCK || bytes > *room {
+        let long = w.block > MAX_TABLE_BLOCK;
+        if w.run >= SHORT_RUN || (!long && bytes > *room) {
             return None;
         }
-        *room -= bytes;
+        if !long {
+            *room -= bytes;
+        }
         let mut forward = Vec::new();
         let mut backward = Vec::new();
         for map in w.maps() {
