@@ -43,8 +43,9 @@ pub struct Inputs<'a> {
     /// Whether that GPU, where it cannot hold the table, sweeps its slabs on disk (the GPU
     /// backend asked for), rather than the run being refused.
     pub gpu_sweeps_slabs: bool,
-    /// Whether the GPU's sweep kernels take the space's block moves: not a table reduced by
-    /// symmetry's, a block move for each block of its classes (more than their records hold).
+    /// Whether the GPU's sweep kernels can take the space's block moves. A table reduced by
+    /// symmetry has a block move for each block of its classes, more than the kernels' records
+    /// hold, so its slabs are never the GPU's to sweep.
     pub gpu_sweeps_blocks: bool,
     /// This process's slab, in an MPI job.
     pub slab: Option<&'a Slab>,
