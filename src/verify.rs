@@ -158,7 +158,11 @@ fn check<S: StateSpace>(
         footprint: plan.footprint,
         ..Options::default()
     };
-    let bar = LevelBar::new(space.size(), crate::progress::unit(space), quiet);
+    let bar = LevelBar::new(
+        space.entries_to_reach(),
+        crate::progress::unit(space),
+        quiet,
+    );
     let fresh = search::search(space, &options, &bar);
     bar.finish();
     if fresh.levels != levels {

@@ -28,6 +28,17 @@ fn run(args: &[&str], out: &Path, symmetry: bool) -> Value {
     report(out)
 }
 
+/// Runs `args` with `--symmetry` into `out`, its progress shown: the progress lines and the
+/// report.
+fn run_showing_progress(args: &[&str], out: &Path) -> (String, Value) {
+    let mut all = args.to_vec();
+    all.extend(["--symmetry", "--out", out.to_str().unwrap()]);
+    let done = gpusearch(&all);
+    let err = String::from_utf8_lossy(&done.stderr).into_owned();
+    assert!(done.status.success(), "{args:?}: {err}");
+    (err, report(out))
+}
+
 /// The antipodes of a report, as a sorted list.
 fn antipodes(report: &Value) -> Vec<Value> {
     let mut listed = report["antipodes"].as_array().unwrap().clone();
@@ -53,20 +64,8 @@ const FAMILIES: [&[&str]; 10] = [
 #[test]
 fn progress_lines_give_each_levels_positions_beside_its_classes() {
     let out = scratch("progress").join("run");
-    let done = gpusearch(&[
-        "--puzzle",
-        "hanoi",
-        "--pegs",
-        "5",
-        "--discs",
-        "5",
-        "--symmetry",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(done.status.success());
-    let err = String::from_utf8_lossy(&done.stderr);
-    let report = report(&out);
+    let hanoi = ["--puzzle", "hanoi", "--pegs", "5", "--discs", "5"];
+    let (err, report) = run_showing_progress(&hanoi, &out);
     let levels = report["levels"].as_array().unwrap();
     let classes = report["class_levels"].as_array().unwrap();
     for (depth, (positions, entries)) in levels.iter().zip(classes).enumerate() {
@@ -324,4 +323,25 @@ fn a_position_written_from_another_piece_is_solved_as_written_from_piece_1() {
     let last = |text: &str| text.lines().last().unwrap().to_string();
     assert_eq!(last(&whole), last(&reduced));
     assert_eq!(last(&made), last(&reduced));
+}
+
+#[test]
+fn progress_counts_down_to_the_entries_that_hold_a_class() {
+    // Turnstyle 10 lrf with its mirror: 1,820,160 entries, of which those in blocks the mirror
+    // keeps that are not the least of their class hold none; every class is reached.
+    let out = scratch("to-reach").join("run");
+    let (err, report) = run_showing_progress(&["--puzzle", "turnstyle", "--n", "10"], &out);
+    let classes: u64 = (report["class_levels"].as_array().unwrap().iter())
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert!(classes < report["rank_space"].as_u64().unwrap());
+    let last = format!("level {:>3}:", report["diameter"].as_u64().unwrap());
+    let line = err.lines().find(|l| l.starts_with(&last)).unwrap();
+    // The last level finds the last class: the bar stands at the entries that hold one.
+    assert!(
+        line.contains(&format!("(100.0% of {}", HumanCount(classes))),
+        "{line}"
+    );
+    // The last levels are found among a list of the unreached (the empty entries left out).
+    assert!(line.contains("remaining"), "{line}");
 }

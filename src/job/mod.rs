@@ -250,7 +250,7 @@ fn run_space<S: StateSpace>(
     };
 
     let bar = LevelBar::new(
-        space.size(),
+        space.entries_to_reach(),
         crate::progress::unit(space),
         job.quiet || !root,
     );

@@ -267,6 +267,12 @@ pub trait StateSpace: Sync {
         None
     }
 
+    /// The entries a search may reach: every entry but those that hold no class
+    /// ([`Weights::empty`]). What progress bars count down to.
+    fn entries_to_reach(&self) -> u64 {
+        self.size() - self.weights().map_or(0, |w| w.empty)
+    }
+
     /// How fast its search ran on the CPU, measured: what `--dry-run` estimates a run's time
     /// from ([`crate::plan::Estimate`]). By default the generic path's, a permutation puzzle of
     /// generators without sweeps; a family with faster sweeps says its own.
@@ -301,6 +307,10 @@ pub struct Weights {
     /// Entries that stand for other numbers of positions than their range says, each with its
     /// own, ascending.
     pub special: Vec<(u64, u64)>,
+    /// How many entries hold no class (in a block some symmetry keeps, every entry but the
+    /// least of a class's rests): no pass ever reaches them, so a search counts them out of
+    /// the entries it has still to reach.
+    pub empty: u64,
 }
 
 /// A puzzle family's shader and what one space of it sets in it.

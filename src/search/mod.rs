@@ -293,7 +293,10 @@ pub fn drive<S: StateSpace, E: Engine>(
         PassPolicy::Auto | PassPolicy::Sweep => list_limit(size, moves, options.footprint),
         PassPolicy::TopDown | PassPolicy::BottomUp => 0,
     };
-    let mut weighing = Weighing::of(space.weights());
+    let weights = space.weights();
+    // Entries that hold no class are never reached: the unreached are counted without them.
+    let empty = weights.as_ref().map_or(0, |w| w.empty);
+    let mut weighing = Weighing::of(weights);
     // `listed`: the length of the last level's list, while the engine holds one.
     // `antipodes`: the smallest ranks of the last level, when found before this run.
     // `carried`: the scan that finds the next level, as saved part way before this run.
@@ -361,7 +364,7 @@ pub fn drive<S: StateSpace, E: Engine>(
     let mut thin_found = 0u64;
     loop {
         let depth = levels.len() - 1;
-        let unreached = size - reached;
+        let unreached = size - empty - reached;
         let step = match (&carried, listed) {
             // A scan saved part way goes on as it was.
             (Some(p), _) => {

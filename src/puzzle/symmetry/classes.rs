@@ -153,6 +153,8 @@ pub struct ByCoordinate {
     /// The entries of positions some symmetry keeps, with the positions each stands for.
     special: Vec<(u64, u64)>,
     positions: u64,
+    /// How many entries hold a class (the others lie in symmetric blocks).
+    classes: u64,
     fibre: u64,
     /// How each element relabels the pieces a rest orders.
     relabellings: Vec<Vec<u8>>,
@@ -231,6 +233,7 @@ impl ByCoordinate {
             stabilizers,
             special: Vec::new(),
             positions: 0,
+            classes: 0,
             fibre,
             kept_slots: Vec::new(),
         };
@@ -324,6 +327,7 @@ impl ByCoordinate {
         }
         let lighter: u64 = self.special.iter().map(|&(_, w)| order - w).sum();
         self.positions = classes * order - lighter;
+        self.classes = classes;
         Ok(())
     }
 
@@ -548,6 +552,7 @@ impl Classes for ByCoordinate {
         Weights {
             ranges: vec![(0..self.size(), self.elements.len() as u64)],
             special: self.special.clone(),
+            empty: self.size() - self.classes,
         }
     }
 

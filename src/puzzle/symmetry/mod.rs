@@ -381,6 +381,16 @@ mod tests {
             space.slug()
         );
         assert!(classes.levels.total() < whole.levels.total());
+        // The entries that hold no class, counted one by one, are those the weights say; where
+        // every position is reached, so is every other entry.
+        let (mut state, mut image) = (space.state(0), space.state(0));
+        let empty = (0..reduced.size())
+            .filter(|&e| !reduced.position(e, &mut state, &mut image))
+            .count() as u64;
+        assert_eq!(reduced.weights().unwrap().empty, empty, "{}", space.slug());
+        if whole.levels.total() == space.size() {
+            assert_eq!(classes.levels.total() + empty, reduced.size());
+        }
         for rank in 0..space.size() {
             let entry = reduced.entry(&space.state(rank));
             assert_eq!(classes.table.get(entry), whole.table.get(rank));

@@ -200,9 +200,11 @@ impl Classes for Relabelled {
                 _ => ranges.push((range, weight)),
             }
         }
+        // One entry a class: none is empty.
         Weights {
             ranges,
             special: Vec::new(),
+            empty: 0,
         }
     }
 

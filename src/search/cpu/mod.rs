@@ -253,12 +253,16 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
             Step::Frontier => self.frontier(current, next, progress),
             Step::Remaining => {
                 (self.sweep, self.unseen) = (None, None);
-                let list = self
-                    .remaining
-                    .take()
-                    .unwrap_or_else(|| ranks_holding(table, UNREACHED));
-                let (found, left) =
-                    check_list(self.space, table, &list, current, next, limit, progress);
+                let list = self.remaining.take();
+                let (found, left) = check_unreached(
+                    self.space,
+                    table,
+                    list.as_deref(),
+                    current,
+                    next,
+                    limit,
+                    progress,
+                );
                 self.remaining = Some(left);
                 self.found(found)
             }
@@ -411,41 +415,123 @@ fn ranks_holding(table: &DistanceTable, value: u8) -> Vec<u64> {
         .collect()
 }
 
-/// Bottom-up over a list of unreached ranks (ascending): returns the states set, the smallest
-/// `limit` of them and the ranks still unreached (ascending).
-fn check_list<S: StateSpace>(
+/// Bottom-up over the unreached ranks: those of `list` (ascending), or where there is none yet
+/// every entry of the table still unreached, listed task by task as they are checked. Returns
+/// the states set, the smallest `limit` of them and the ranks still unreached (ascending),
+/// less those whose every neighbour is themselves: no pass reaches such an entry (in a table
+/// reduced by symmetry, an entry that holds no class), so the list never carries them.
+fn check_unreached<S: StateSpace>(
     space: &S,
     table: &DistanceTable,
-    list: &[u64],
+    list: Option<&[u64]>,
     current: u8,
     next: u8,
     limit: usize,
     progress: &dyn Progress,
 ) -> ((u64, Vec<u64>), Vec<u64>) {
-    let moves = space.move_count();
-    let parts: Vec<(Vec<u64>, Vec<u64>)> = list
-        .par_chunks(STATES_PER_TASK)
-        .map_init(
-            || space.cursor(),
-            |cursor, chunk| {
-                let (mut new, mut left) = (Vec::new(), Vec::new());
-                for &rank in chunk {
-                    cursor.seek(rank);
-                    if (0..moves).any(|mv| table.get(cursor.neighbour(mv)) == current) {
-                        // Holding `next` now cannot make another state of this pass look found.
-                        table.claim(rank, next);
-                        new.push(rank);
-                    } else {
-                        left.push(rank);
-                    }
-                }
-                progress.found(new.len() as u64);
-                (new, left)
-            },
-        )
-        .collect();
+    let check = |cursor: &mut S::Cursor<'_>, ranks: &[u64]| {
+        let (new, left) = check_ranks(cursor, table, space.move_count(), ranks, current, next);
+        progress.found(new.len() as u64);
+        (new, left)
+    };
+    let parts: Vec<(Vec<u64>, Vec<u64>)> = match list {
+        Some(list) => list
+            .par_chunks(STATES_PER_TASK)
+            .map_init(|| space.cursor(), |cursor, chunk| check(cursor, chunk))
+            .collect(),
+        None => {
+            let words = table.word_count();
+            (0..words.div_ceil(WORDS_PER_LIST_TASK))
+                .into_par_iter()
+                .map_init(
+                    || (space.cursor(), Vec::new()),
+                    |(cursor, ranks), task| {
+                        let start = task * WORDS_PER_LIST_TASK;
+                        ranks.clear();
+                        for w in start..(start + WORDS_PER_LIST_TASK).min(words) {
+                            let mut todo = matches(table.word(w), UNREACHED) & table.valid(w);
+                            while todo != 0 {
+                                let at = (todo.trailing_zeros() / 2) as u64;
+                                ranks.push(w as u64 * ENTRIES_PER_WORD + at);
+                                todo &= todo - 1;
+                            }
+                        }
+                        check(cursor, ranks)
+                    },
+                )
+                .collect()
+        }
+    };
     let (new, left): (Vec<Vec<u64>>, Vec<Vec<u64>>) = parts.into_iter().unzip();
     let new = new.concat();
     let smallest = new[..new.len().min(limit)].to_vec();
     ((new.len() as u64, smallest), left.concat())
+}
+
+/// Checks the unreached `ranks` (ascending) bottom-up through `cursor`: sets to `next` those
+/// with a neighbour holding `current`, and returns them and the others, less those whose every
+/// neighbour is themselves.
+fn check_ranks<C: Cursor>(
+    cursor: &mut C,
+    table: &DistanceTable,
+    moves: usize,
+    ranks: &[u64],
+    current: u8,
+    next: u8,
+) -> (Vec<u64>, Vec<u64>) {
+    let (mut new, mut left) = (Vec::new(), Vec::new());
+    for &rank in ranks {
+        cursor.seek(rank);
+        let mut isolated = true;
+        let mut found = false;
+        for mv in 0..moves {
+            let neighbour = cursor.neighbour(mv);
+            if neighbour != rank {
+                isolated = false;
+                if table.get(neighbour) == current {
+                    found = true;
+                    break;
+                }
+            }
+        }
+        if found {
+            // Holding `next` now cannot make another state of this pass look found.
+            table.claim(rank, next);
+            new.push(rank);
+        } else if !isolated {
+            left.push(rank);
+        }
+    }
+    (new, left)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::symmetry::{Erased, Reduced};
+    use crate::puzzle::{Metric, Ring};
+    use crate::search::Silent;
+
+    /// The first remaining-list pass lists the unreached from the table and checks them, and
+    /// keeps none of the entries that hold no class (each its own only neighbour): the list
+    /// holds the entries still to reach, no more.
+    #[test]
+    fn the_remaining_list_leaves_out_entries_that_hold_no_class() {
+        let space = Ring::turnstyle(10, Metric::Lrf).unwrap();
+        let symmetry = space.symmetry().unwrap();
+        let reduced = Reduced::new(Box::new(Erased(space)), symmetry).unwrap();
+        let empty = reduced.weights().unwrap().empty;
+        assert!(empty > 0, "Turnstyle 10 lrf has blocks the mirror keeps");
+        let table = DistanceTable::new(reduced.size());
+        table.claim(reduced.solved(), 0);
+        let ((found, _), left) = check_unreached(&reduced, &table, None, 0, 1, 8, &Silent);
+        // The solved position's neighbours: L and R are one class, F another.
+        assert_eq!(found, 2);
+        assert_eq!(left.len() as u64, reduced.size() - empty - 1 - found);
+        assert!(left.windows(2).all(|w| w[0] < w[1]));
+        // The next pass, from the list, finds the next level and keeps the rest.
+        let ((next, _), rest) = check_unreached(&reduced, &table, Some(&left), 1, 2, 8, &Silent);
+        assert_eq!(next, 3);
+        assert_eq!(rest.len(), left.len() - 3);
+    }
 }
