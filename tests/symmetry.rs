@@ -345,3 +345,26 @@ fn progress_counts_down_to_the_entries_that_hold_a_class() {
     // The last levels are found among a list of the unreached (the empty entries left out).
     assert!(line.contains("remaining"), "{line}");
 }
+
+#[test]
+fn a_reduced_tables_maps_count_in_the_plan_of_its_slabs() {
+    // Turnstyle 12 lrf is swept through maps of its blocks' rests, which every slab's passes
+    // read: the disk tier's plan holds them beside the slab.
+    let out = scratch("maps").join("run");
+    let done = gpusearch(&[
+        "--puzzle",
+        "turnstyle",
+        "--n",
+        "12",
+        "--symmetry",
+        "--slab-bytes",
+        "16000000",
+        "--dry-run",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&done.stdout);
+    assert!(done.status.success(), "{text}");
+    let tier = text.split("disk tier").nth(1).expect("a disk tier");
+    assert!(tier.contains("block moves' maps"), "{text}");
+}

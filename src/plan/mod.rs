@@ -190,6 +190,7 @@ impl Plan {
                     (shape.entries, shape.planes, &inputs.slab_units),
                     (shape.threads, processes),
                     (inputs.memory.bytes, most),
+                    shape.structure_bytes,
                     inputs.slab_folder.clone(),
                     in_memory,
                 )

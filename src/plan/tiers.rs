@@ -42,14 +42,16 @@ pub struct DiskSlabs {
 impl DiskSlabs {
     /// The fewest slabs of a space of `entries` ranks in `planes` planes, cut at multiples of
     /// the first of `units` (columns) that fits, whose largest, with what its passes hold
-    /// beside it on `threads` workers (`in_memory`: and every slab's table and bits), fits
-    /// `budget` bytes, and whose table is at most `most` bytes, where given; at least one
-    /// for each of `processes` (an MPI job's, each searching a run of them); `None` where no
-    /// cut fits.
+    /// beside it on `threads` workers (`in_memory`: and every slab's table and bits) and the
+    /// space's `structure` bytes (the block moves' maps of a table reduced by symmetry,
+    /// [`crate::puzzle::StateSpace::structure_bytes`]), fits `budget` bytes, and whose table is
+    /// at most `most` bytes, where given; at least one for each of `processes` (an MPI job's,
+    /// each searching a run of them); `None` where no cut fits.
     pub fn fit(
         (entries, planes, units): (u64, u64, &[u64]),
         (threads, processes): (usize, usize),
         (budget, most): (u64, Option<u64>),
+        structure: u64,
         folder: PathBuf,
         in_memory: bool,
     ) -> Option<DiskSlabs> {
@@ -59,6 +61,7 @@ impl DiskSlabs {
                 cut,
                 (threads, processes),
                 (budget, most),
+                structure,
                 &folder,
                 in_memory,
             )
@@ -70,6 +73,7 @@ impl DiskSlabs {
         (entries, planes, unit): (u64, u64, u64),
         (threads, processes): (usize, usize),
         (budget, most): (u64, Option<u64>),
+        structure: u64,
         folder: &std::path::Path,
         in_memory: bool,
     ) -> Option<DiskSlabs> {
@@ -81,9 +85,16 @@ impl DiskSlabs {
         // the one before being written and then the next read into its memory, 1 to merge an
         // inbox): the fewest slabs that may fit, then a few more where the cut is uneven.
         let round_bytes = round_bytes(budget);
-        let memory_of = |count: u64, largest: u64| match in_memory {
-            true => held_memory((whole, count, largest), threads, round_bytes),
-            false => slab_memory(largest, (threads, processes), round_bytes),
+        let memory_of = |count: u64, largest: u64| {
+            let mut parts = match in_memory {
+                true => held_memory((whole, count, largest), threads, round_bytes),
+                false => slab_memory(largest, (threads, processes), round_bytes),
+            };
+            if structure > 0 {
+                // Held all through the search, beside the fixed room (the last two parts).
+                parts.insert(parts.len() - 2, ("block moves' maps", structure));
+            }
+            parts
         };
         // The distances file's chunks (last) do not take room from the search.
         let parts = memory_of(0, 0);
