@@ -28,7 +28,7 @@ pub mod sweep;
 pub mod weighing;
 pub mod within;
 
-use crate::puzzle::StateSpace;
+use crate::puzzle::{Cursor, StateSpace};
 use crate::setting::Setting;
 use crate::table::{DistanceTable, TableSource, TableView};
 pub use cpu::CpuEngine;
@@ -183,6 +183,14 @@ const MIN_LIST: u64 = 4096;
 pub const TINY_LEVEL: usize = 64;
 /// States found in thin levels between two looks at the checkpoint clock.
 const THIN_CHECK: u64 = 1 << 16;
+
+/// Whether `rank`'s only neighbour is itself, through `cursor` on a space of `moves` moves: no
+/// pass reaches such an entry but from the start (in a table reduced by symmetry, an entry
+/// that holds no class), so the lists of the unreached leave it out.
+pub fn isolated<C: Cursor>(cursor: &mut C, rank: u64, moves: usize) -> bool {
+    cursor.seek(rank);
+    (0..moves).all(|mv| cursor.neighbour(mv) == rank)
+}
 
 /// The switch to bottom-up passes (for good: the unreached only get fewer): when the unreached
 /// entries, each costing `weight` (the engine's [`Engine::bottom_up_weight`], or in a table

@@ -47,7 +47,7 @@ use crate::search::slab::Slab;
 use crate::search::slab::moves::SlabMoves;
 use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
-use crate::search::{Checkpoints, Progress, Silent, Step};
+use crate::search::{Checkpoints, Progress, Silent, Step, isolated};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED};
 use files::SlabFiles;
 use lists::Lists;
@@ -57,6 +57,9 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Mutex;
 use tail::Tail;
+
+/// Table words a task reads when the tail lists the unreached.
+const TAIL_WORDS: usize = 1 << 12;
 
 /// How a table on disk is cut ([`DiskEngine::new`]).
 #[derive(Clone, Copy, Debug)]
@@ -324,16 +327,30 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             let slab = &self.slabs[i];
             let loaded = self.files.read(i, slab.entries())?;
             let (table, next) = (&loaded.table, &loaded.next);
-            let mine: Vec<u64> = (0..next.word_count())
+            let (space, moves) = (self.space, self.space.move_count());
+            // Entries whose only neighbour is themselves (in a table reduced by symmetry, those
+            // that hold no class) are never reached: the tail leaves them out.
+            let mine: Vec<Vec<u64>> = (0..next.word_count().div_ceil(TAIL_WORDS))
                 .into_par_iter()
-                .flat_map_iter(|w| {
-                    let open = table.value_bits(w, UNREACHED) | next.word(w);
-                    (0..64)
-                        .filter(move |b| open >> b & 1 == 1)
-                        .map(move |b| slab.global(w as u64 * 64 + b))
-                })
+                .map_init(
+                    || space.cursor(),
+                    |cursor, task| {
+                        let words =
+                            task * TAIL_WORDS..((task + 1) * TAIL_WORDS).min(next.word_count());
+                        let mut open_ranks = Vec::new();
+                        for w in words {
+                            let open = table.value_bits(w, UNREACHED) | next.word(w);
+                            let ranks = (0..64)
+                                .filter(|b| open >> b & 1 == 1)
+                                .map(|b| slab.global(w as u64 * 64 + b))
+                                .filter(|&r| !isolated(cursor, r, moves));
+                            open_ranks.extend(ranks);
+                        }
+                        open_ranks
+                    },
+                )
                 .collect();
-            remaining.extend(mine);
+            remaining.extend(mine.into_iter().flatten());
             self.files.leave(i, loaded);
             self.found[i] = 0;
             self.files.forget_inboxes(i);
@@ -452,7 +469,8 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
             }
             self.lay_out()?;
         }
-        let unreached = self.space.size() - levels.total();
+        // Entries that hold no class (a table reduced by symmetry) are never reached.
+        let unreached = self.space.entries_to_reach() - levels.total();
         let (size, moves) = (self.space.size(), self.space.move_count());
         if self.tail.is_none() && Tail::pays(unreached, size, moves, self.list_bytes) {
             self.files.let_go(); // the tail's list takes the room of the slabs' memory
