@@ -398,21 +398,27 @@ fn expand_list<S: StateSpace>(
 
 /// Every rank whose entry holds `value`, ascending.
 fn ranks_holding(table: &DistanceTable, value: u8) -> Vec<u64> {
-    let words = table.word_count();
-    (0..words.div_ceil(WORDS_PER_LIST_TASK))
+    (0..table.word_count().div_ceil(WORDS_PER_LIST_TASK))
         .into_par_iter()
         .flat_map_iter(|task| {
             let mut ranks = Vec::new();
-            for w in task * WORDS_PER_LIST_TASK..((task + 1) * WORDS_PER_LIST_TASK).min(words) {
-                let mut todo = matches(table.word(w), value) & table.valid(w);
-                while todo != 0 {
-                    ranks.push(w as u64 * ENTRIES_PER_WORD + (todo.trailing_zeros() / 2) as u64);
-                    todo &= todo - 1;
-                }
-            }
+            task_ranks_holding(table, task, value, &mut ranks);
             ranks
         })
         .collect()
+}
+
+/// Appends to `ranks` the ranks of list task `task`'s words ([`WORDS_PER_LIST_TASK`] of them)
+/// whose entries hold `value`, ascending.
+fn task_ranks_holding(table: &DistanceTable, task: usize, value: u8, ranks: &mut Vec<u64>) {
+    let start = task * WORDS_PER_LIST_TASK;
+    for w in start..(start + WORDS_PER_LIST_TASK).min(table.word_count()) {
+        let mut todo = matches(table.word(w), value) & table.valid(w);
+        while todo != 0 {
+            ranks.push(w as u64 * ENTRIES_PER_WORD + (todo.trailing_zeros() / 2) as u64);
+            todo &= todo - 1;
+        }
+    }
 }
 
 /// Bottom-up over the unreached ranks: those of `list` (ascending), or where there is none yet
@@ -439,28 +445,17 @@ fn check_unreached<S: StateSpace>(
             .par_chunks(STATES_PER_TASK)
             .map_init(|| space.cursor(), |cursor, chunk| check(cursor, chunk))
             .collect(),
-        None => {
-            let words = table.word_count();
-            (0..words.div_ceil(WORDS_PER_LIST_TASK))
-                .into_par_iter()
-                .map_init(
-                    || (space.cursor(), Vec::new()),
-                    |(cursor, ranks), task| {
-                        let start = task * WORDS_PER_LIST_TASK;
-                        ranks.clear();
-                        for w in start..(start + WORDS_PER_LIST_TASK).min(words) {
-                            let mut todo = matches(table.word(w), UNREACHED) & table.valid(w);
-                            while todo != 0 {
-                                let at = (todo.trailing_zeros() / 2) as u64;
-                                ranks.push(w as u64 * ENTRIES_PER_WORD + at);
-                                todo &= todo - 1;
-                            }
-                        }
-                        check(cursor, ranks)
-                    },
-                )
-                .collect()
-        }
+        None => (0..table.word_count().div_ceil(WORDS_PER_LIST_TASK))
+            .into_par_iter()
+            .map_init(
+                || (space.cursor(), Vec::new()),
+                |(cursor, ranks), task| {
+                    ranks.clear();
+                    task_ranks_holding(table, task, UNREACHED, ranks);
+                    check(cursor, ranks)
+                },
+            )
+            .collect(),
     };
     let (new, left): (Vec<Vec<u64>>, Vec<Vec<u64>>) = parts.into_iter().unzip();
     let new = new.concat();
@@ -470,7 +465,8 @@ fn check_unreached<S: StateSpace>(
 
 /// Checks the unreached `ranks` (ascending) bottom-up through `cursor`: sets to `next` those
 /// with a neighbour holding `current`, and returns them and the others, less those whose every
-/// neighbour is themselves.
+/// neighbour is themselves ([`crate::search::isolated`]'s test, made here with the check's own
+/// neighbours rather than by moving each entry a second time).
 fn check_ranks<C: Cursor>(
     cursor: &mut C,
     table: &DistanceTable,

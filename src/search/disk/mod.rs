@@ -47,8 +47,8 @@ use crate::search::slab::Slab;
 use crate::search::slab::moves::SlabMoves;
 use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
-use crate::search::{Checkpoints, Progress, Silent, Step, isolated};
-use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED};
+use crate::search::{Checkpoints, Progress, Silent, Step};
+use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use files::SlabFiles;
 use lists::Lists;
 use owners::Owners;
@@ -57,9 +57,6 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Mutex;
 use tail::Tail;
-
-/// Table words a task reads when the tail lists the unreached.
-const TAIL_WORDS: usize = 1 << 12;
 
 /// How a table on disk is cut ([`DiskEngine::new`]).
 #[derive(Clone, Copy, Debug)]
@@ -326,31 +323,12 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         for i in self.mine() {
             let slab = &self.slabs[i];
             let loaded = self.files.read(i, slab.entries())?;
-            let (table, next) = (&loaded.table, &loaded.next);
-            let (space, moves) = (self.space, self.space.move_count());
-            // Entries whose only neighbour is themselves (in a table reduced by symmetry, those
-            // that hold no class) are never reached: the tail leaves them out.
-            let mine: Vec<Vec<u64>> = (0..next.word_count().div_ceil(TAIL_WORDS))
-                .into_par_iter()
-                .map_init(
-                    || space.cursor(),
-                    |cursor, task| {
-                        let words =
-                            task * TAIL_WORDS..((task + 1) * TAIL_WORDS).min(next.word_count());
-                        let mut open_ranks = Vec::new();
-                        for w in words {
-                            let open = table.value_bits(w, UNREACHED) | next.word(w);
-                            let ranks = (0..64)
-                                .filter(|b| open >> b & 1 == 1)
-                                .map(|b| slab.global(w as u64 * 64 + b))
-                                .filter(|&r| !isolated(cursor, r, moves));
-                            open_ranks.extend(ranks);
-                        }
-                        open_ranks
-                    },
-                )
-                .collect();
-            remaining.extend(mine.into_iter().flatten());
+            remaining.extend(tail::open_ranks(
+                self.space,
+                slab,
+                &loaded.table,
+                &loaded.next,
+            ));
             self.files.leave(i, loaded);
             self.found[i] = 0;
             self.files.forget_inboxes(i);

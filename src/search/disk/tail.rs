@@ -4,10 +4,48 @@
 //! least `d + 1` away), so it joins level `d + 1` exactly when a neighbour is not in the list.
 
 use crate::puzzle::{Cursor, StateSpace};
+use crate::search::bitmap::Bitmap;
+use crate::search::isolated;
+use crate::search::slab::Slab;
+use crate::table::{DistanceTable, UNREACHED};
 use rayon::prelude::*;
 
 /// States a tail task checks.
 const STATES_PER_TASK: usize = 1 << 12;
+/// Table words a task reads when the tail lists a slab's unreached states.
+const WORDS_PER_TASK: usize = 1 << 12;
+
+/// The states of `slab` the tail lists, as ranks of the whole space: those `table`
+/// holds unreached and those of the level being found (`next`), less those whose only
+/// neighbour is themselves ([`isolated`]): no pass reaches them (in a table reduced by
+/// symmetry, the entries that hold no class), so the list holds only states still to reach.
+pub(super) fn open_ranks<S: StateSpace>(
+    space: &S,
+    slab: &Slab,
+    table: &DistanceTable,
+    next: &Bitmap,
+) -> Vec<u64> {
+    let (words, moves) = (next.word_count(), space.move_count());
+    let parts: Vec<Vec<u64>> = (0..words.div_ceil(WORDS_PER_TASK))
+        .into_par_iter()
+        .map_init(
+            || space.cursor(),
+            |cursor, task| {
+                let mut ranks = Vec::new();
+                for w in task * WORDS_PER_TASK..((task + 1) * WORDS_PER_TASK).min(words) {
+                    let open = table.value_bits(w, UNREACHED) | next.word(w);
+                    let open_ranks = (0..64)
+                        .filter(|b| open >> b & 1 == 1)
+                        .map(|b| slab.global(w as u64 * 64 + b))
+                        .filter(|&r| !isolated(cursor, r, moves));
+                    ranks.extend(open_ranks);
+                }
+                ranks
+            },
+        )
+        .collect();
+    parts.concat()
+}
 
 /// The unreached states, and the levels found among them (never written to the slabs: the
 /// distances file reads them over the slabs' tables, [`super::view::SlabsView`]).
