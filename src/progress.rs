@@ -21,8 +21,8 @@ const DETAILED_LEVELS: u64 = 1000;
 const LOG_NOTE_SECONDS: u64 = 600;
 
 /// A progress bar over the table's entries, with one line printed per finished level (also when
-/// stderr is not a terminal, so batch logs keep them, with a line every [`LOG_NOTE_SECONDS`]
-/// within a long level). Past the first [`DETAILED_LEVELS`] levels (a long thin graph), a line
+/// stderr is not a terminal, so batch logs keep them, with a line every `LOG_NOTE_SECONDS`
+/// within a long level). Past the first `DETAILED_LEVELS` levels (a long thin graph), a line
 /// a second sums up the levels since the last one.
 pub struct LevelBar {
     bar: ProgressBar,

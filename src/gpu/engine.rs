@@ -159,7 +159,7 @@ struct Modes {
 impl<'g> GpuEngine<'g> {
     /// The device objects for a table of `layout` on `gpu`, with the puzzle's shader.
     /// Where `layout` holds 2 bits an entry, `descent` tells which ranks lie in the last level
-    /// (see [`derived`]).
+    /// (see `derived`).
     pub fn new(
         gpu: &'g Gpu,
         layout: &Layout,

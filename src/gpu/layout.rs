@@ -71,7 +71,7 @@ impl Layout {
         Self::plan_bits(entries, max_window_bytes, true)
     }
 
-    /// The layout of a slab swept on the device ([`crate::gpu::GpuSweeper`]): 2 bits an entry
+    /// The layout of a slab swept on the device ([`crate::gpu::engine::GpuSweeper`]): 2 bits an entry
     /// (the slab holds every level up to the one it expands, so that level's value tells its
     /// states: older levels of the same value find nothing new), in windows of at most
     /// `max_window_bytes`, moving `readback_blocks` blocks to and from the device at a time.

@@ -53,7 +53,7 @@ fn gpu_is_faster(entries: u64, threads: usize) -> bool {
         < entries / (threads as f64 * CPU_THREAD_STATES_PER_SECOND)
 }
 
-/// Where a run's search goes, chosen once ([`choose`]).
+/// Where a run's search goes, chosen once (`choose`).
 pub enum Placement<'m> {
     /// The CPU engine on the whole table.
     Cpu,

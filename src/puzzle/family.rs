@@ -421,7 +421,7 @@ pub fn short_digest(text: &str) -> String {
 }
 
 /// The text of the definition file at `path`: the file, or where there is none at a path of
-/// [`SHIPPED`], the copy that ships with gpusearch.
+/// `SHIPPED`, the copy that ships with gpusearch.
 pub fn read_definition(path: &Path) -> Result<String, PuzzleError> {
     match std::fs::read_to_string(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (SHIPPED.iter())

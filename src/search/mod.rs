@@ -178,7 +178,7 @@ impl Outcome {
 const LIST_FRACTION: u64 = 512;
 const MIN_LIST: u64 = 4096;
 /// Frontier lists this short are thin levels (a long thin graph: the Chinese rings): the loop
-/// checks for checkpoints only every [`THIN_CHECK`] states there, and engines expand them
+/// checks for checkpoints only every `THIN_CHECK` states there, and engines expand them
 /// without their parallel machinery.
 pub const TINY_LEVEL: usize = 64;
 /// States found in thin levels between two looks at the checkpoint clock.

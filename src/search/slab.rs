@@ -1,5 +1,5 @@
 //! Slabs: the parts of the rank space that the processes of an MPI job own, one each
-//! ([`crate::search::cluster`]), and how a process's part of a checkpoint is named.
+//! (`crate::search::cluster`), and how a process's part of a checkpoint is named.
 //!
 //! A space's ranks are `planes` planes of `width` ranks each (`rank = plane * width + column`;
 //! one plane where the space has no such structure, [`crate::puzzle::StateSpace::slab_planes`]).

@@ -22,7 +22,7 @@ pub const INTERRUPTED_EXIT: i32 = 130;
 /// an interrupt then only removes the temporary files, without a message of its own.
 static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Makes an interrupt from now on end the process silently (see [`ENDING`]): mpirun stops the
+/// Makes an interrupt from now on end the process silently (see `ENDING`): mpirun stops the
 /// other processes of a job as soon as one exits with an error.
 pub fn ending() {
     ENDING.store(true, std::sync::atomic::Ordering::SeqCst);

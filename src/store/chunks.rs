@@ -128,7 +128,7 @@ impl<'a> TableChunks<'a> {
 
 /// Chunks compressed or decompressed together by `threads` workers: several each, so that a
 /// slow chunk does not hold the others up (one each cost 2.5% of Turnstyle 12's wall time), at
-/// most [`BATCH_CHUNKS`] unless there are more workers.
+/// most `BATCH_CHUNKS` unless there are more workers.
 pub fn batch_chunks(threads: usize) -> usize {
     (8 * threads).min(BATCH_CHUNKS).max(threads.max(1))
 }

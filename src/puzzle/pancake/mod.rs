@@ -17,7 +17,7 @@
 //! of `k` keeps every block of `W_k` consecutive ranks (the weight of digit `k`: `k!`, burnt
 //! `2^k k!`) in place and moves the ranks within it by one map, the flip of the whole stack of
 //! `k` pancakes. So the small flips are block moves ([`StateSpace::structure`]) and the others
-//! transpose tiles, the same ones in every block ([`tiles`]); [`cursor`] applies any flip to one
+//! transpose tiles, the same ones in every block (`tiles`); `cursor` applies any flip to one
 //! stack.
 
 mod cursor;
@@ -383,7 +383,7 @@ impl StateSpace for Pancake {
         true
     }
 
-    /// The flips of more than the block moves' transpose tiles ([`tiles`]).
+    /// The flips of more than the block moves' transpose tiles (`tiles`).
     fn transposition(&self, mv: usize) -> Option<Transposition> {
         let k = mv + self.first_flip();
         (!self.in_bulk(k)).then(|| self.flip_transposition(k))

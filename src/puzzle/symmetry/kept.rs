@@ -7,7 +7,7 @@ use super::Element;
 /// first `first` positions always holding the same pieces) that `element` keeps, until `each`
 /// says to stop: `element` moves the pieces of each cycle of its positions along a cycle of
 /// labels of the same length, in order, so each cycle of positions takes such a cycle of
-/// labels, starting anywhere along it ([`Coordinate::kept_states`]).
+/// labels, starting anywhere along it (`Coordinate::kept_states`).
 pub fn kept_states(
     element: &Element,
     solved: &[u32],

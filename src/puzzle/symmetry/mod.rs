@@ -72,7 +72,7 @@ pub struct Symmetry {
     pub view: Option<Box<dyn Base>>,
     /// The shader that searches the classes as `rank` numbers them, where the family has one
     /// (the Towers of Hanoi's peg labellings). Tables numbered by a class coordinate need none:
-    /// their moves are routed ([`routes::Routes`]).
+    /// their moves are routed (`routes::Routes`).
     pub shader: Option<GpuShader>,
 }
 
@@ -312,7 +312,7 @@ impl StateSpace for Reduced {
     }
 
     /// Block moves where routes need no symmetry and keep a window of an order's slots
-    /// ([`sweeps`]).
+    /// (`sweeps`).
     fn structure(&self) -> Option<Structure> {
         self.swept().cloned()
     }
@@ -327,7 +327,7 @@ impl StateSpace for Reduced {
 
     /// The family's shader of its classes where it has one ([`Symmetry::shader`]); else, where
     /// moves carry rests by one map and entries are numbered by landings, the routes of every
-    /// block ([`routes::Routes`]).
+    /// block (`routes::Routes`).
     fn gpu_shader(&self) -> Option<GpuShader> {
         if let Some(shader) = &self.shader {
             return Some(shader.clone());
@@ -351,7 +351,7 @@ pub const REDUCED_RATE: Rate = Rate {
     run: "the Towers of Hanoi, 5 pegs, 13 discs, with symmetry: 5.1e7 entries in 23.3 s",
 };
 
-/// The rate of a reduced search swept through its block moves ([`Reduced::sweeps`]): the
+/// The rate of a reduced search swept through its block moves (`Reduced::sweeps`): the
 /// slowest measured, Turnstyle 14 lrf's under the lean footprint (under the full one it went
 /// 4.8e7 entries a second a thread, Turnstyle 12 lrf 6.0e7).
 pub const SWEPT_RATE: Rate = Rate {

@@ -13,7 +13,7 @@
 //!   an earlier set's (the pyraminx's tips and axial pieces): they follow from those; then its
 //!   orientations in base `o`, position by position, the last left out where no move changes
 //!   their sum or the vector holds it (it follows from the others);
-//! - for each block ([`block`]: sets the moves tie together beyond the vector, as the skewb's
+//! - for each block (`block`: sets the moves tie together beyond the vector, as the skewb's
 //!   corners), the index of its sets' position among those they reach with its parities.
 //!
 //! Each coordinate and block moves on its own, so a move is a table lookup per coordinate where

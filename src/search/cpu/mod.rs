@@ -11,7 +11,7 @@
 //!   bottom-up;
 //! - **sweep**: block moves pulled 64 entries at a time, the rest state by state (see
 //!   [`super::sweep`]); in a space with pages, the pages near the last level 64 entries at a
-//!   time ([`pages`]).
+//!   time (`pages`).
 
 mod pages;
 mod scan;

@@ -5,13 +5,13 @@
 //! level found so far. A pass that finds level `d + 1` loads each slab once: it applies the
 //! slab's inbox (the ranks of level `d + 1` that other slabs found there in the pass before),
 //! which completes the slab's level `d + 1`, and at once expands it: the block moves that stay in
-//! the slab are swept as in memory, 64 entries at a time ([`local`]: the slabs are cut where most
+//! the slab are swept as in memory, 64 entries at a time (`local`: the slabs are cut where most
 //! moves stay in one), the others pushed state by state; neighbours in the slab are set to level
 //! `d + 2` there and then (its table holds every level up to `d + 1` by now), the others go to
 //! their slab's inbox for level `d + 2`. So each slab is read and written once a pass, and a
 //! pass ends with a whole level: while one slab is searched, the one before is written and the
 //! next read into its memory. Slabs with no state of the level are not read. After each pass
-//! the slabs' files are the checkpoint ([`checkpoint`]).
+//! the slabs' files are the checkpoint (`checkpoint`).
 //!
 //! The same engine keeps its slabs in host memory where a GPU that cannot hold the table sweeps
 //! them (the host tier, [`Cut::in_memory`]): a slab is taken and put back with no copy, the
@@ -100,7 +100,7 @@ enum Source<'a> {
 pub trait SlabSweep {
     /// Sets the unreached neighbours of a slab's states of level `depth` by `blocks` (moves
     /// that stay in the slab, in its entries) to level `depth + 1` in `table`, and their bits
-    /// in `next`, as [`Sweep::pass_bits`] does; returns how many. `table` holds every level of
+    /// in `next`, as `Sweep::pass_bits` does; returns how many. `table` holds every level of
     /// the slab up to `depth` and none after, so the entries holding `depth`'s value are its
     /// states, and older levels of that value (which have no unreached neighbour).
     fn sweep(

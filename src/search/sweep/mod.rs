@@ -8,18 +8,18 @@
 //! 1. **Block moves**, pulled: each task owns a range of target ranks, collects in a local bitmap
 //!    the frontier bits its block moves bring there — whole runs of consecutive ranks are copied
 //!    as bit strings, then short runs: single ranks moved within blocks kept in place 64 blocks
-//!    at a time ([`sliced`]), the rest bit by bit through tables of positions, pushed from the
+//!    at a time (`sliced`), the rest bit by bit through tables of positions, pushed from the
 //!    frontier states or pulled into the entries still open, whichever are fewer — and sets the
 //!    unreached ones. No atomic operation but at the task's edges.
-//! 2. **Residual moves** ([`residual`]), state by state with a cursor, pushed from the frontier
+//! 2. **Residual moves** (`residual`), state by state with a cursor, pushed from the frontier
 //!    or pulled into the unreached entries, whichever are fewer, and moves that transpose tiles
-//!    of ranks ([`transpose`]) a tile at a time where a pass over the table costs less.
+//!    of ranks (`transpose`) a tile at a time where a pass over the table costs less.
 //!
 //! Under [`Footprint::Full`] the entries set in the pass form the next frontier bitmap.
 //!
-//! The pass and phase 1 are this module; phase 2 ([`residual`], its tiles [`transpose`]), what
-//! a pass reads ([`frontier`]), the block moves it prepares ([`positions`]) and takes sliced
-//! ([`sliced`]) and how its work is split into tasks ([`tasks`]) stand apart.
+//! The pass and phase 1 are this module; phase 2 (`residual`, its tiles `transpose`), what
+//! a pass reads (`frontier`), the block moves it prepares (`positions`) and takes sliced
+//! (`sliced`) and how its work is split into tasks (`tasks`) stand apart.
 //!
 //! [`Footprint::Full`]: super::Footprint::Full
 //! [`Footprint::Lean`]: super::Footprint::Lean
