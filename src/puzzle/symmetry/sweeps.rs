@@ -15,7 +15,7 @@ use crate::puzzle::{BlockMove, MAX_TABLE_BLOCK, SHORT_RUN, Structure};
 use crate::rank::factorial;
 use crate::rank::window::{WindowMove, window_move};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The most routes (blocks times moves) a table is swept with: beyond, its structure would take
 /// more memory than the sweeps save (a block move each), and the cursor goes on alone.
@@ -72,15 +72,25 @@ impl Routes {
     /// Each route between blocks that no symmetry keeps as a block move: a window with long
     /// runs where it needs no symmetry and has one, else one map of the block's rests where
     /// blocks are short enough for tables of positions; the others residual, block by block.
-    /// The way back along a block move is one too (between the same two unkept blocks, its map
-    /// inverted), so the residual moves are closed under inverses, as the sweeps ask.
+    ///
+    /// The sweeps ask the residual moves to be closed under inverses: a block move only pulls
+    /// into its own block, so the way back along it must be a block move too, or a residual
+    /// push from that block would reach this one while nothing pushed back. The way back lies
+    /// between the same two blocks, so where any route between two blocks stays residual (a
+    /// window with short runs, a map past [`MAX_MAP_BYTES`]), every route between them does.
     pub(super) fn structure(&self) -> Structure {
+        self.structure_within(MAX_MAP_BYTES)
+    }
+
+    /// [`Routes::structure`] with maps of rests of at most `map_bytes` together.
+    fn structure_within(&self, map_bytes: u64) -> Structure {
         let mut windows: HashMap<(usize, Vec<usize>), WindowMove> = HashMap::new();
         let mut maps: HashMap<(Slots, u16, bool), WindowMove> = HashMap::new();
-        let (mut blocks, mut residual) = (Vec::new(), Vec::new());
+        let pair = |a: usize, b: usize| (a.min(b), a.max(b));
+        let mut unswept = HashSet::new();
+        let mut found = Vec::with_capacity(self.routes.len());
         for (i, &(to, g, ref from)) in self.routes.iter().enumerate() {
-            let (block, mv) = (i / self.moves, i % self.moves);
-            let here = block as u64 * self.fibre;
+            let block = i / self.moves;
             let unkept = self.blocks[block].stabilizer.is_empty()
                 && self.blocks[to as usize].stabilizer.is_empty();
             let window = match unkept {
@@ -88,12 +98,22 @@ impl Routes {
                 true => (g == 0)
                     .then(|| self.window(&from[..self.k], &mut windows))
                     .flatten()
-                    .or_else(|| self.map(block, g, from, &mut maps)),
+                    .or_else(|| self.map(block, g, from, (&mut maps, map_bytes))),
             };
-            match window {
+            if window.is_none() {
+                unswept.insert(pair(block, to as usize));
+            }
+            found.push(window);
+        }
+        let (mut blocks, mut residual) = (Vec::new(), Vec::new());
+        for (i, window) in found.into_iter().enumerate() {
+            let (block, mv) = (i / self.moves, i % self.moves);
+            let to = self.routes[i].0 as usize;
+            let here = block as u64 * self.fibre;
+            match window.filter(|_| !unswept.contains(&pair(block, to))) {
                 Some(window) => blocks.push(BlockMove {
                     from: here,
-                    to: u64::from(to) * self.fibre,
+                    to: to as u64 * self.fibre,
                     len: self.fibre,
                     window,
                     first_block: 0,
@@ -107,17 +127,17 @@ impl Routes {
     /// The route from `block` through symmetry `g` reading slots `from` as one map of a
     /// block's rests (runs of one entry, through tables of positions), made once for each
     /// route of the same slots, symmetry and parity of orders (in `made`); `None` where one
-    /// more map would pass [`MAX_MAP_BYTES`].
+    /// more map would pass `most` bytes.
     fn map(
         &self,
         block: usize,
         g: u16,
         from: &Slots,
-        made: &mut HashMap<(Slots, u16, bool), WindowMove>,
+        (made, most): (&mut HashMap<(Slots, u16, bool), WindowMove>, u64),
     ) -> Option<WindowMove> {
         let odd = self.blocks[block].odd;
         let key = (*from, g, odd);
-        if !made.contains_key(&key) && (made.len() as u64 + 1) * self.fibre * 4 > MAX_MAP_BYTES {
+        if !made.contains_key(&key) && (made.len() as u64 + 1) * self.fibre * 4 > most {
             return None;
         }
         let window = made.entry(key).or_insert_with(|| {
@@ -231,5 +251,58 @@ mod tests {
         every_neighbour_once(Ring::turnstyle(12, Metric::Lrf).unwrap(), 12);
         every_neighbour_once(Ring::topspin(12, 4, Metric::Lrf).unwrap(), 12);
         every_neighbour_once(Ring::turnstyle(13, Metric::Lrf).unwrap(), 4);
+    }
+
+    #[test]
+    fn a_route_and_its_way_back_are_swept_alike_however_few_maps_fit() {
+        use crate::search::{Footprint, Options, PassPolicy, Silent, search};
+        // Turnstyle 9 flips's routes through a symmetry are maps of a block's rests (a turn of
+        // the ring's labels, whose way back is the turn back: another map). With room for three
+        // maps, a route is a block move only if its way back is one too.
+        let reduced = || {
+            let space = Ring::turnstyle(9, Metric::Flips).unwrap();
+            let symmetry = space.symmetry().unwrap();
+            Reduced::new(Box::new(Erased(space)), symmetry).unwrap()
+        };
+        let (scanned, swept) = (reduced(), reduced());
+        let routes = swept.routes().unwrap();
+        let roomy = routes.structure_within(u64::MAX);
+        let tight = routes.structure_within(3 * routes.fibre * 4);
+        let maps = |s: &Structure| s.blocks.iter().filter(|b| b.window.run == 1).count();
+        assert!(maps(&roomy) > 0 && tight.blocks.len() < roomy.blocks.len());
+        // Between two blocks, every route is a block move or none is.
+        let block = |rank: u64| rank / routes.fibre;
+        let paired: HashSet<(u64, u64)> = (tight.blocks.iter())
+            .map(|b| (block(b.from), block(b.to)))
+            .collect();
+        for b in &tight.blocks {
+            assert!(paired.contains(&(block(b.to), block(b.from))));
+        }
+        for (ranks, mv) in &tight.residual {
+            let to = routes.routes[block(ranks.start) as usize * routes.moves + mv].0;
+            assert!(!paired.contains(&(u64::from(to), block(ranks.start))));
+        }
+        // Swept with that structure, pushing and pulling, the table is the one scanned.
+        let options = |policy, footprint| Options {
+            antipode_limit: 100,
+            policy,
+            footprint,
+        };
+        let scanned = search(
+            &scanned,
+            &options(PassPolicy::TopDown, Footprint::Lean),
+            &Silent,
+        );
+        assert!(swept.sweeps.set(Some(tight)).is_ok(), "not swept yet");
+        for footprint in [Footprint::Full, Footprint::Lean] {
+            let swept = search(&swept, &options(PassPolicy::Sweep, footprint), &Silent);
+            assert_eq!(
+                swept.levels.iter().collect::<Vec<_>>(),
+                scanned.levels.iter().collect::<Vec<_>>()
+            );
+            let differ =
+                (0..scanned.table.entries()).find(|&r| swept.table.get(r) != scanned.table.get(r));
+            assert_eq!(differ, None, "{footprint:?}");
+        }
     }
 }
