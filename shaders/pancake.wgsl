@@ -27,13 +27,13 @@ fn radix(i: u32) -> u32 {
 
 // The loaded stack from the top: each pancake's size (0-based), plus 32 where turned up.
 var<private> loaded: u64;
-var<private> stack: array<u32, 20>;
+var<private> stack: array<u32, MAX_LEN>;
 
 // Loads the stack with this rank: the digits top first, then the pancakes from the bottom, each
 // the one left (not below it) with its digit's count larger.
 fn load_state(rank: u64) {
     loaded = rank;
-    var digits: array<u32, 20>;
+    var digits: array<u32, MAX_LEN>;
     var rest = rank;
     for (var i = 0u; i < PANCAKES; i++) {
         let r = radix(i);

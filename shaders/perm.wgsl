@@ -23,7 +23,7 @@ const EVEN: u32 = 1u;
 const ODD: u32 = 2u;
 
 // The loaded position: the piece (0-based) at each position.
-var<private> pieces: array<u32, 20>;
+var<private> pieces: array<u32, MAX_LEN>;
 
 // Loads the position with this rank.
 fn load_state(rank: u64) {
@@ -31,7 +31,7 @@ fn load_state(rank: u64) {
     if RANKING != LEX {
         lex = rank * 2lu;
     }
-    var digits: array<u32, 20>;
+    var digits: array<u32, MAX_LEN>;
     let parity = lehmer_digits(lex, POINTS, &digits);
     if RANKING != LEX && parity != select(0u, 1u, RANKING == ODD) {
         // The other permutation of the pair 2 * rank, 2 * rank + 1.

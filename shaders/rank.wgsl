@@ -40,9 +40,12 @@ fn div_small(n: u64, d: u32) -> u64 {
     return (u64(q_hi) << 32u) | div64(rest, u64(d));
 }
 
+// The most pieces a permutation ranks (20! < 2^64 < 21!).
+const MAX_LEN: u32 = 20u;
+
 // Writes into `digits` the Lehmer digits of `lex`, a rank among the permutations of `count`
-// items (at most 20), most significant first; returns the parity of their sum.
-fn lehmer_digits(lex: u64, count: u32, digits: ptr<function, array<u32, 20>>) -> u32 {
+// items (at most MAX_LEN), most significant first; returns the parity of their sum.
+fn lehmer_digits(lex: u64, count: u32, digits: ptr<function, array<u32, MAX_LEN>>) -> u32 {
     var rest = lex;
     var parity = 0u;
     var i = 0u;

@@ -22,6 +22,9 @@ override RELABELS: u32;
 override INFO: u32;
 override ROUTES: u32;
 override STABILIZERS: u32;
+// Words of a route's record and of a stabilizer's.
+const ROUTE_WORDS: u32 = 4u;
+const STABILIZER_WORDS: u32 = 3u;
 
 @group(0) @binding(6) var<storage, read> puzzle_tables: array<u32>;
 
@@ -82,9 +85,9 @@ fn carry(order: u64, slots: u64, relabel: u64) -> u64 {
 fn least_rest(block: u32, order: u64) -> u64 {
     var r = rest_of_order(order);
     let count = puzzle_tables[INFO + 2u * block] >> 1u;
-    let first = STABILIZERS + 3u * puzzle_tables[INFO + 2u * block + 1u];
+    let first = STABILIZERS + STABILIZER_WORDS * puzzle_tables[INFO + 2u * block + 1u];
     for (var i = 0u; i < count; i++) {
-        let at = first + 3u * i;
+        let at = first + STABILIZER_WORDS * i;
         let relabel = table_nibbles(RELABELS + 2u * puzzle_tables[at]);
         r = min(r, rest_of_order(carry(order, table_nibbles(at + 1u), relabel)));
     }
@@ -107,7 +110,7 @@ fn neighbour(m: u32) -> u64 {
     if loaded_unused {
         return loaded_rank;
     }
-    let at = ROUTES + 4u * (loaded_block * MOVES + m);
+    let at = ROUTES + ROUTE_WORDS * (loaded_block * MOVES + m);
     let block = puzzle_tables[at];
     let relabel = table_nibbles(RELABELS + 2u * puzzle_tables[at + 1u]);
     let next = carry(loaded_order, table_nibbles(at + 2u), relabel);

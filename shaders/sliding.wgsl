@@ -23,7 +23,7 @@ fn half() -> u64 {
 // The loaded position: its rank, the blank's cell and the tiles' order (0-based tiles).
 var<private> loaded: u64;
 var<private> blank: u32;
-var<private> order: array<u32, 20>;
+var<private> order: array<u32, MAX_LEN>;
 
 // Loads the position with this rank.
 fn load_state(rank: u64) {
@@ -32,7 +32,7 @@ fn load_state(rank: u64) {
     loaded = rank;
     blank = u32(div64(rank, h));
     let lex = (rank - u64(blank) * h) * 2lu;
-    var digits: array<u32, 20>;
+    var digits: array<u32, MAX_LEN>;
     let parity = lehmer_digits(lex, tiles, &digits);
     let odd = ((COLS - 1u) * (blank / COLS)) & 1u;
     if parity != odd {
@@ -48,7 +48,7 @@ fn load_state(rank: u64) {
 }
 
 // The rank of `moved` (the tiles' order) with the blank in `cell`.
-fn rank_of(cell: u32, moved: ptr<function, array<u32, 20>>) -> u64 {
+fn rank_of(cell: u32, moved: ptr<function, array<u32, MAX_LEN>>) -> u64 {
     let tiles = ROWS * COLS - 1u;
     var unused = (1u << tiles) - 1u;
     var lex = 0lu;

@@ -73,13 +73,16 @@ const D_TWISTS: u32 = 2u;
 // The loaded position: its parity vector and the vector's index, per set the pieces' (full) and orientations'
 // coordinates, per block its position, and the pieces and orientations of the sets whose
 // coordinates have no table.
+const MAX_SETS: u32 = 16u;
+const MAX_BLOCKS: u32 = 16u;
+const MAX_UNPACKED: u32 = 64u;
 var<private> vector: u32;
 var<private> vector_index: u32;
-var<private> piece_coords: array<u64, 16>;
-var<private> twist_coords: array<u64, 16>;
-var<private> positions: array<u32, 16>;
-var<private> labels: array<u32, 64>;
-var<private> turns: array<u32, 64>;
+var<private> piece_coords: array<u64, MAX_SETS>;
+var<private> twist_coords: array<u64, MAX_SETS>;
+var<private> positions: array<u32, MAX_BLOCKS>;
+var<private> labels: array<u32, MAX_UNPACKED>;
+var<private> turns: array<u32, MAX_UNPACKED>;
 
 fn word(at: u32) -> u32 {
     return puzzle_tables[at];

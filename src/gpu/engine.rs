@@ -19,6 +19,7 @@ use std::ops::Range;
 
 mod build;
 mod derived;
+mod params;
 pub mod slab;
 mod sweeper;
 mod transfer;
@@ -26,6 +27,7 @@ mod transfer;
 pub use sweeper::GpuSweeper;
 
 use derived::Descent;
+use params::{PARAMS_BYTES, Params};
 
 use transfer::DeviceTable;
 
@@ -44,8 +46,6 @@ const MAPS_BINDING: u32 = 5;
 /// The binding of window 0 (after the params, the counts, the puzzle data, the sweep data, the
 /// lists, the maps and the puzzle's tables).
 const FIRST_WINDOW_BINDING: u32 = 7;
-/// Bytes of the shader's `Params` (23 words, a multiple of 16 bytes in a uniform buffer).
-const PARAMS_BYTES: u64 = 96;
 /// Workgroups of a list pass at most (each invocation strides through the lists).
 const LIST_GROUPS: u64 = 4096;
 
@@ -188,34 +188,39 @@ impl<'g> GpuEngine<'g> {
             .slab
             .as_ref()
             .map_or([0, entries, entries], |s| s.geometry);
+        let (entries_lo, entries_hi) = params::words(entries);
+        let (slab_first_lo, slab_first_hi) = params::words(first_column);
+        let (slab_columns_lo, slab_columns_hi) = params::words(columns);
+        let (slab_width_lo, slab_width_hi) = params::words(width);
         for (i, d) in dispatches.iter().enumerate() {
-            let words = [
-                d.window,
-                d.first_block,
-                d.blocks,
-                (first + i) as u32,
-                cur as u32,
-                next as u32,
-                prev as u32,
-                self.layout.window_shift,
-                self.layout.entries as u32,
-                (self.layout.entries >> 32) as u32,
-                self.layout.list_capacity as u32,
-                self.listed.rotation,
-                self.listed.prev.unwrap_or(0),
-                self.listed.cur.unwrap_or(0),
-                modes.append as u32,
-                modes.remaining,
-                first_column as u32,
-                (first_column >> 32) as u32,
-                columns as u32,
-                (columns >> 32) as u32,
-                width as u32,
-                (width >> 32) as u32,
-                derived::tag(depth + 1),
-            ];
+            let params = Params {
+                window: d.window,
+                first_block: d.first_block,
+                blocks: d.blocks,
+                slot: (first + i) as u32,
+                cur: cur as u32,
+                next: next as u32,
+                prev: prev as u32,
+                window_shift: self.layout.window_shift,
+                entries_lo,
+                entries_hi,
+                list_capacity: self.layout.list_capacity as u32,
+                list_rotation: self.listed.rotation,
+                list_prev: self.listed.prev.unwrap_or(0),
+                list_cur: self.listed.cur.unwrap_or(0),
+                list_append: modes.append as u32,
+                remaining: modes.remaining,
+                slab_first_lo,
+                slab_first_hi,
+                slab_columns_lo,
+                slab_columns_hi,
+                slab_width_lo,
+                slab_width_hi,
+                tag: derived::tag(depth + 1),
+                padding: 0,
+            };
             let at = i * self.stride as usize;
-            bytes[at..at + 4 * words.len()].copy_from_slice(bytemuck::cast_slice(&words));
+            bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&params));
         }
         let offset = first as u64 * self.stride;
         self.gpu.queue.write_buffer(&self.params, offset, &bytes);

@@ -3,27 +3,23 @@
 //! buffer) apart from the block moves' maps (read at each invocation's own place).
 
 use super::layout::BLOCK_ENTRIES;
-use crate::puzzle::{BlockMove, Structure};
+use crate::puzzle::{BlockMove, SHORT_RUN, Structure};
 use std::ops::Range;
 
 /// Words before the block-move records.
-const HEADER: usize = 8;
+pub(crate) const HEADER: usize = 8;
 /// Words per block-move record.
-const MOVE_WORDS: usize = 18;
+pub(crate) const MOVE_WORDS: usize = 18;
 /// Words per residual record.
-const RESIDUAL_WORDS: usize = 8;
+pub(crate) const RESIDUAL_WORDS: usize = 8;
 /// Words per domain record.
-const DOMAIN_WORDS: usize = 8;
+pub(crate) const DOMAIN_WORDS: usize = 8;
 /// The most residual ranges a sweep kernel handles (one bit each in a word).
 const MAX_RESIDUAL: usize = 32;
-/// Runs shorter than this are pushed or pulled entry by entry (a pull run by run reads a map
-/// entry for each run of its 32 targets; the CPU's sweeps treat runs below 16 apart too; 8 and
-/// 32 measured alike on Turnstyle 11).
-const SHORT_RUN: u64 = 16;
 
 /// The kinds of block moves, each with kernels of its own (`shaders/sweep.wgsl`).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Kind {
+pub(crate) enum Kind {
     /// One run a block (the map is `[0]`): pulled as strings of bits.
     Shift = 0,
     /// Runs of [`SHORT_RUN`] ranks or more: pulled run by run.

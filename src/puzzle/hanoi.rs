@@ -38,7 +38,7 @@ const CHUNK_DISCS: usize = 8;
 /// discs, pages of 2^14 ranks searched 14% faster than 2^12 and 5% faster than 2^16.
 const PAGE_BITS: u32 = 14;
 /// No disc: the top of an empty peg.
-const NONE: u8 = u8::MAX;
+pub(crate) const NONE: u8 = u8::MAX;
 
 /// The Towers of Hanoi.
 #[derive(Clone, Debug)]

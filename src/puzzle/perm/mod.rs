@@ -342,11 +342,10 @@ impl StateSpace for Perm {
     }
 
     fn gpu_shader(&self) -> Option<GpuShader> {
-        // LEX, EVEN and ODD in shaders/perm.wgsl.
         let ranking = match self.ranking {
-            Ranking::Lex => 0.0,
-            Ranking::Parity { odd: false } => 1.0,
-            Ranking::Parity { odd: true } => 2.0,
+            Ranking::Lex => LEX,
+            Ranking::Parity { odd: false } => EVEN,
+            Ranking::Parity { odd: true } => ODD,
             Ranking::Listed(_) => return None,
         };
         Some(GpuShader {
@@ -354,7 +353,7 @@ impl StateSpace for Perm {
             constants: vec![
                 ("POINTS", self.n as f64),
                 ("MOVES", self.moves.len() as f64),
-                ("RANKING", ranking),
+                ("RANKING", f64::from(ranking)),
             ],
             data: self
                 .moves
@@ -376,6 +375,12 @@ fn in_bulk(n: usize, a: usize, b: usize, even: bool) -> bool {
     let run = half(rank::factorial(n - b - 1));
     values <= MAX_WINDOW_VALUES && super::applies_in_bulk(block, run)
 }
+
+/// The shader's ranking of a puzzle's permutations (`RANKING` in `shaders/perm.wgsl`): in
+/// lexicographic order, or the even or the odd ones by their parity rank.
+pub(crate) const LEX: u32 = 0;
+pub(crate) const EVEN: u32 = 1;
+pub(crate) const ODD: u32 = 2;
 
 /// Local searches from this many random numberings choose the renumbering.
 const RENUMBER_STARTS: usize = 64;

@@ -15,8 +15,8 @@ use super::routes::Routes;
 use crate::puzzle::GpuShader;
 
 /// Words of a route's record and of a stabilizer's.
-const ROUTE_WORDS: usize = 4;
-const STABILIZER_WORDS: usize = 3;
+pub(crate) const ROUTE_WORDS: usize = 4;
+pub(crate) const STABILIZER_WORDS: usize = 3;
 
 /// `x`'s first `k` bytes as nibbles, split into two words.
 fn nibbles(x: &[u8]) -> [u32; 2] {

@@ -20,7 +20,7 @@ pub mod classes;
 pub mod coordinate;
 mod cursor;
 mod element;
-mod gpu;
+pub(crate) mod gpu;
 pub mod kept;
 pub mod pieces;
 pub mod relabel;

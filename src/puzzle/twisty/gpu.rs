@@ -5,26 +5,26 @@ use super::{Coords, Twisty};
 use crate::puzzle::GpuShader;
 
 /// "None" in the records: no table, no parity bit.
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 /// The words of a set's, a block's and a digit's record (as in the shader).
-const SET_WORDS: usize = 17;
-const BLOCK_WORDS: usize = 3;
-const DIGIT_WORDS: usize = 4;
+pub(crate) const SET_WORDS: usize = 17;
+pub(crate) const BLOCK_WORDS: usize = 3;
+pub(crate) const DIGIT_WORDS: usize = 4;
 /// The shader's private arrays: coordinates per set and positions per block (16 each), and the
 /// pieces and orientations of the sets whose coordinates it computes without a table.
-const MAX_SETS: usize = 16;
-const MAX_BLOCKS: usize = 16;
-const MAX_UNPACKED: usize = 64;
+pub(crate) const MAX_SETS: usize = 16;
+pub(crate) const MAX_BLOCKS: usize = 16;
+pub(crate) const MAX_UNPACKED: usize = 64;
 
 /// A set's kind of pieces' coordinate (`S_KIND`).
-const DISTINCT: u32 = 0;
-const MULTISET: u32 = 1;
-const FOLLOWS: u32 = 2;
+pub(crate) const DISTINCT: u32 = 0;
+pub(crate) const MULTISET: u32 = 1;
+pub(crate) const FOLLOWS: u32 = 2;
 
 /// A digit's part (`D_BLOCK`, `D_PIECES`, `D_TWISTS`).
-const D_BLOCK: u32 = 0;
-const D_PIECES: u32 = 1;
-const D_TWISTS: u32 = 2;
+pub(crate) const D_BLOCK: u32 = 0;
+pub(crate) const D_PIECES: u32 = 1;
+pub(crate) const D_TWISTS: u32 = 2;
 
 /// The words the shader reads, region by region.
 struct Words(Vec<u32>);

@@ -28,7 +28,7 @@ mod build;
 mod coords;
 mod cursor;
 pub mod format;
-mod gpu;
+pub(crate) mod gpu;
 mod layout;
 mod moves;
 mod potential;
