@@ -1,15 +1,15 @@
 //! A run as one of the processes of an MPI job: the search across them, and how a failure of
 //! one ends them all alike.
 
+#[cfg(feature = "mpi")]
+use super::PendingDistances;
 use super::checkpoints::FileCheckpoints;
-use super::{Error, PendingDistances};
+use super::{Error, Found};
 use crate::gpu::Gpu;
 use crate::gpu::layout::Layout;
 use crate::plan::DiskSlabs;
 use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
-use crate::report::DiskReport;
-use crate::search::levels::Levels;
 use crate::search::slab::Slab;
 #[cfg(feature = "mpi")]
 use crate::search::{Engine, disk::DiskEngine};
@@ -17,6 +17,8 @@ use crate::search::{Options, Resume};
 use crate::store::atomic;
 #[cfg(feature = "mpi")]
 use crate::{gpu, search, search::Footprint, store};
+#[cfg(feature = "mpi")]
+use crate::{report::DiskReport, search::levels::Levels};
 use std::path::Path;
 
 /// The processes of an MPI job ([`crate::search::cluster`]); none in a build without MPI.
@@ -65,15 +67,6 @@ impl MpiJob {
     }
 }
 
-/// What a search across processes gives: the levels, the antipodes, on process 0 the
-/// distances file it wrote, and what the slabs on disk read and wrote (where they were).
-pub(super) type Across = (
-    Levels,
-    Vec<u64>,
-    Option<PendingDistances>,
-    Option<DiskReport>,
-);
-
 /// A search across the processes of `cluster`, each writing its part of the distances file
 /// `gsd`: each process's `slab` in its memory (on `device` where given), or the table cut into
 /// `disk` slabs, each process searching a run of them from its disk.
@@ -86,7 +79,7 @@ pub(super) fn search_across<S: StateSpace>(
     options: &Options,
     run: &MpiRun,
     resume: Option<Resume>,
-) -> Result<Across, String> {
+) -> Result<Found, String> {
     use search::cluster::CpuSlabEngine;
     if let Some(slabs) = disk {
         return search_slabs_across(space, cluster, slabs, options, run, resume);
@@ -135,12 +128,17 @@ pub(super) fn search_across<S: StateSpace>(
         run.frame_memory,
     )
     .unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", run.gsd.display()), 1));
-    Ok((
+    Ok(Found {
         levels,
         antipodes,
-        written.map(|(file, sha)| (Some(file), sha, seconds)),
-        None,
-    ))
+        distances: written.map(|(file, sha)| PendingDistances {
+            file: Some(file),
+            sha,
+            seconds,
+        }),
+        picture: None,
+        disk: None,
+    })
 }
 
 /// The search of a table cut into `slabs` on the processes' disks, each process searching a
@@ -154,7 +152,7 @@ fn search_slabs_across<S: StateSpace>(
     options: &Options,
     run: &MpiRun,
     resume: Option<Resume>,
-) -> Result<Across, String> {
+) -> Result<Found, String> {
     let folder = slabs.folder.join(format!("process-{}", cluster.rank()));
     let engine = DiskEngine::new(space, slabs.cut(), &folder, options.antipode_limit)?;
     let mut engine = engine.across(cluster);
@@ -206,12 +204,17 @@ fn search_slabs_across<S: StateSpace>(
         io_seconds: (io_seconds * 10.0).round() / 10.0,
         levels: levels_io,
     };
-    Ok((
+    Ok(Found {
         levels,
         antipodes,
-        written.map(|(file, sha)| (Some(file), sha, seconds)),
-        Some(disk),
-    ))
+        distances: written.map(|(file, sha)| PendingDistances {
+            file: Some(file),
+            sha,
+            seconds,
+        }),
+        picture: None,
+        disk: Some(disk),
+    })
 }
 
 /// The search of this process's slab on `engine`: the level counts, the antipodes, what the
@@ -247,7 +250,7 @@ pub(super) fn search_across<S: StateSpace>(
     _: &Options,
     _: &MpiRun,
     _: Option<Resume>,
-) -> Result<Across, String> {
+) -> Result<Found, String> {
     match *cluster {}
 }
 

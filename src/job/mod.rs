@@ -147,9 +147,29 @@ pub fn run_in(job: &Job, cluster: Option<&MpiJob>) -> Result<Option<Finished>, E
     with_space!(&space, s => run_space(s, job, cluster))
 }
 
-/// What a search wrote: the distances file (to be committed), its SHA-256 and the seconds of
-/// search (all runs of it together); no file, and an empty SHA-256, for the report alone.
-pub(super) type PendingDistances = (Option<AtomicFile>, String, f64);
+/// What a search wrote, committed with the report once it is written.
+pub(super) struct PendingDistances {
+    /// The distances file, still under its temporary name; none for the report alone.
+    pub(super) file: Option<AtomicFile>,
+    /// Its SHA-256; empty for the report alone.
+    pub(super) sha: String,
+    /// The seconds of search, all runs of it together.
+    pub(super) seconds: f64,
+}
+
+/// What a search found, wherever it ran.
+pub(super) struct Found {
+    /// The count of each level.
+    pub(super) levels: Levels,
+    /// The last level's smallest ranks.
+    pub(super) antipodes: Vec<u64>,
+    /// The distances file it wrote (process 0's; the other processes of an MPI job write none).
+    pub(super) distances: Option<PendingDistances>,
+    /// A drawing of the space where the family has one: its file name and text.
+    pub(super) picture: Option<(&'static str, String)>,
+    /// What the slabs read and wrote, where the table was searched in slabs.
+    pub(super) disk: Option<DiskReport>,
+}
 
 /// The output folder of a job.
 pub fn output_folder<S: StateSpace>(space: &S, job: &Job) -> PathBuf {
@@ -266,9 +286,15 @@ fn run_space<S: StateSpace>(
     };
     let searched = pool
         .install(|| search_placed(space, &placement, &plan, job.quiet, &saver, &writer, resume));
-    let (levels, antipodes, written, picture, disk) = searched.map_err(Error::Run)?;
-    let finished = match written {
-        Some((file, sha, seconds)) => {
+    let Found {
+        levels,
+        antipodes,
+        distances,
+        picture,
+        disk,
+    } = searched.map_err(Error::Run)?;
+    let finished = match distances {
+        Some(PendingDistances { file, sha, seconds }) => {
             let backend = match (placement.device(), cluster) {
                 (Some(_), Some(c)) => format!("gpu, {} MPI processes", c.size()),
                 (Some(_), None) => "gpu".into(),
@@ -308,17 +334,6 @@ fn run_space<S: StateSpace>(
     Ok(finished)
 }
 
-/// What a search gives: its levels, its antipodes, the distances file (process 0's; the other
-/// processes of an MPI job write none), a drawing of the space where the family has one, and
-/// what a search from disk read and wrote.
-type Outcome = (
-    Levels,
-    Vec<u64>,
-    Option<PendingDistances>,
-    Option<(&'static str, String)>,
-    Option<DiskReport>,
-);
-
 /// The search where `placement` puts it, under `plan`, and its distances file written.
 fn search_placed<S: StateSpace>(
     space: &S,
@@ -328,7 +343,7 @@ fn search_placed<S: StateSpace>(
     saver: &FileCheckpoints,
     writer: &DistancesWriter,
     resume: Option<Resume>,
-) -> Result<Outcome, String> {
+) -> Result<Found, String> {
     let options = &Options {
         footprint: plan.memory.footprint,
         ..Options::default()
@@ -343,7 +358,7 @@ fn search_placed<S: StateSpace>(
                 frame_memory: plan.memory.frame_memory,
             };
             let disk = plan.disk_slabs.as_ref();
-            let (levels, antipodes, written, disk) = search_across(
+            search_across(
                 space,
                 mpi,
                 (slab, disk),
@@ -351,8 +366,7 @@ fn search_placed<S: StateSpace>(
                 options,
                 &run,
                 resume,
-            )?;
-            Ok((levels, antipodes, written, None, disk))
+            )
         }
         _ if plan.disk_slabs.is_some() => {
             let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
@@ -368,14 +382,12 @@ fn search_placed<S: StateSpace>(
                 let sweeper = GpuSweeper::new(gpu, window, table.readback_blocks);
                 engine = engine.sweeping_with(Box::new(sweeper));
             }
-            let (levels, antipodes, written) =
-                search_where_it_lies(space, &mut engine, options, saver, writer, resume).map_err(
-                    |e| match e.ends_with(FREE_SOME_SPACE) {
-                        // Once there is room: from the checkpoint, or the same command again.
-                        true => format!("{e}; {}", atomic::resume_hint().unwrap_or_default()),
-                        false => e,
-                    },
-                )?;
+            let found = search_where_it_lies(space, &mut engine, options, saver, writer, resume)
+                .map_err(|e| match e.ends_with(FREE_SOME_SPACE) {
+                    // Once there is room: from the checkpoint, or the same command again.
+                    true => format!("{e}; {}", atomic::resume_hint().unwrap_or_default()),
+                    false => e,
+                })?;
             engine.remove_files()?;
             let io = engine.io();
             let disk = DiskReport {
@@ -386,15 +398,16 @@ fn search_placed<S: StateSpace>(
                 io_seconds: (io.seconds * 10.0).round() / 10.0,
                 levels: engine.steps().to_vec(),
             };
-            Ok((levels, antipodes, Some(written), None, Some(disk)))
+            Ok(Found {
+                disk: Some(disk),
+                ..found
+            })
         }
         Placement::Gpu(gpu, layout) => {
             // The file is written from the table where it lies: a host copy, or the
             // device's table read back chunk by chunk.
             let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
-            let (levels, antipodes, written) =
-                search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
-            Ok((levels, antipodes, Some(written), None, None))
+            search_where_it_lies(space, &mut engine, options, saver, writer, resume)
         }
         Placement::Cpu => {
             let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
@@ -402,9 +415,15 @@ fn search_placed<S: StateSpace>(
             let (levels, antipodes) =
                 search::drive(space, &mut engine, options, writer.bar, saver, resume)?;
             let table = engine.into_table()?;
-            let written = writer.write(&table, &levels)?;
+            let distances = Some(writer.write(&table, &levels)?);
             let picture = space.picture(&table);
-            Ok((levels, antipodes, Some(written), picture, None))
+            Ok(Found {
+                levels,
+                antipodes,
+                distances,
+                picture,
+                disk: None,
+            })
         }
     }
 }
@@ -418,7 +437,7 @@ fn search_where_it_lies<S: StateSpace, E: Engine>(
     saver: &FileCheckpoints,
     writer: &DistancesWriter,
     resume: Option<Resume>,
-) -> Result<(Levels, Vec<u64>, PendingDistances), String> {
+) -> Result<Found, String> {
     let saver = Some(saver as &dyn Checkpoints);
     let (levels, antipodes) = search::drive(space, engine, options, writer.bar, saver, resume)?;
     let mut written = writer.report_only.then(|| writer.leave_out());
@@ -428,8 +447,14 @@ fn search_where_it_lies<S: StateSpace, E: Engine>(
             Ok(())
         })?;
     }
-    let written = written.ok_or("the table was never read")?;
-    Ok((levels, antipodes, written))
+    let distances = Some(written.ok_or("the table was never read")?);
+    Ok(Found {
+        levels,
+        antipodes,
+        distances,
+        picture: None,
+        disk: None,
+    })
 }
 
 /// What a finished search gives its report.
@@ -532,17 +557,21 @@ impl DistancesWriter<'_> {
             self.frame_memory,
         )
         .map_err(fail)?;
-        Ok((Some(file), sha, seconds))
+        Ok(PendingDistances {
+            file: Some(file),
+            sha,
+            seconds,
+        })
     }
 
     /// No file, for the report alone: the seconds of search.
     fn leave_out(&self) -> PendingDistances {
         self.bar.finish();
-        (
-            None,
-            String::new(),
-            self.earlier + self.started.elapsed().as_secs_f64(),
-        )
+        PendingDistances {
+            file: None,
+            sha: String::new(),
+            seconds: self.earlier + self.started.elapsed().as_secs_f64(),
+        }
     }
 }
 
