@@ -18,7 +18,7 @@ pub use setup::{DryRun, dry_run};
 
 use crate::gpu::AdapterName;
 use crate::gpu::engine::GpuSweeper;
-use crate::plan::{self, DeviceUse, Estimate, Plan};
+use crate::plan::{self, Estimate, Plan, Tier};
 use crate::progress::LevelBar;
 use crate::puzzle::family::{PuzzleError, Request};
 use crate::puzzle::registry;
@@ -219,7 +219,7 @@ fn run_space<S: StateSpace>(
                 bytes(plan.disk.needed(0))
             ),
         };
-        let time = Estimate::of(space.size(), space.measured_rate(), threads, plan.tier());
+        let time = Estimate::of(space.size(), space.measured_rate(), threads, plan.tier);
         eprintln!(
             "gpusearch: {} strategy: {}; {checkpoints}; about {} of search expected (an estimate)",
             plan::footprint_name(plan.memory.footprint),
@@ -295,13 +295,14 @@ fn run_space<S: StateSpace>(
     } = searched.map_err(Error::Run)?;
     let finished = match distances {
         Some(PendingDistances { file, sha, seconds }) => {
-            let backend = match (placement.device(), cluster) {
+            let device = placement.device().filter(|_| plan.tier.on_gpu());
+            let backend = match (device, cluster) {
                 (Some(_), Some(c)) => format!("gpu, {} MPI processes", c.size()),
                 (Some(_), None) => "gpu".into(),
                 (None, Some(c)) => format!("cpu, {} MPI processes", c.size()),
                 (None, None) => "cpu".into(),
             };
-            let adapter = placement.device().map(|(g, _)| g.adapter().clone());
+            let adapter = device.map(|(g, _)| g.adapter().clone());
             let searched = Searched {
                 levels: &levels,
                 antipodes: &antipodes,
@@ -348,8 +349,19 @@ fn search_placed<S: StateSpace>(
         footprint: plan.memory.footprint,
         ..Options::default()
     };
-    match placement {
-        Placement::Slab { mpi, slab, device } => {
+    // The plan's tier decides; the placement holds what was opened for it (the GPU, this
+    // process's slab of an MPI job).
+    let unopened = |what: &str| {
+        format!(
+            "the plan's tier ({}) needs {what}, which was not opened",
+            plan.tier.name()
+        )
+    };
+    match plan.tier {
+        Tier::Processes { .. } | Tier::ProcessDisks => {
+            let Placement::Slab { mpi, slab, device } = placement else {
+                return Err(unopened("an MPI job"));
+            };
             let run = MpiRun {
                 bar: writer.bar,
                 saver,
@@ -368,16 +380,13 @@ fn search_placed<S: StateSpace>(
                 resume,
             )
         }
-        _ if plan.disk_slabs.is_some() => {
-            let slabs = plan.disk_slabs.as_ref().expect("slabs on disk");
+        Tier::HostSlabs | Tier::DiskSlabs { .. } => {
+            let slabs = (plan.disk_slabs.as_ref()).ok_or_else(|| unopened("slabs"))?;
             let (cut, limit) = (slabs.cut(), options.antipode_limit);
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, limit)?;
             // A GPU that cannot hold the table sweeps each slab's block moves, in windows of at
             // most the whole table's (as the plan lays a slab out).
-            if let Some((gpu, table)) = placement
-                .device()
-                .filter(|_| plan.device_use == DeviceUse::Slabs)
-            {
+            if let Some((gpu, table)) = placement.device().filter(|_| plan.tier.on_gpu()) {
                 let window = Some(table.window_bytes(0));
                 let sweeper = GpuSweeper::new(gpu, window, table.readback_blocks);
                 engine = engine.sweeping_with(Box::new(sweeper));
@@ -403,13 +412,16 @@ fn search_placed<S: StateSpace>(
                 ..found
             })
         }
-        Placement::Gpu(gpu, layout) => {
+        Tier::Device => {
+            let Placement::Gpu(gpu, layout) = placement else {
+                return Err(unopened("a GPU"));
+            };
             // The file is written from the table where it lies: a host copy, or the
             // device's table read back chunk by chunk.
             let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
             search_where_it_lies(space, &mut engine, options, saver, writer, resume)
         }
-        Placement::Cpu => {
+        Tier::Memory => {
             let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
             let saver = Some(saver as &dyn Checkpoints);
             let (levels, antipodes) =

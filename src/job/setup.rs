@@ -72,7 +72,7 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
             Some((slab_plan, p)) => (slab_plan, threads * p),
             None => (&plan, threads),
         };
-        let time = Estimate::of(s.size(), s.measured_rate(), all_threads, decides.tier());
+        let time = Estimate::of(s.size(), s.measured_rate(), all_threads, decides.tier);
         let refusal = (decides.refusal.clone()).or_else(|| gpu_refusal(job, s));
         Ok(DryRun {
             plan: format!(

@@ -14,7 +14,7 @@ pub use disk::{DiskPlan, free_disk};
 pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_name};
 pub use slab::{describe_slabs, largest_slab, slab_memory};
 pub use tiers::DiskSlabs;
-pub use time::{Estimate, SPREAD, Tier, duration};
+pub use time::{Estimate, SPREAD, duration};
 
 use crate::gpu::layout::{Layout, READBACK_BLOCKS, SLAB_READBACK_BLOCKS};
 use crate::puzzle::MAX_ENTRIES;
@@ -74,9 +74,66 @@ pub enum DeviceUse {
     Slabs,
 }
 
+/// What runs a search, chosen once by [`Plan::make`]: the candidates the job's backend allows,
+/// in order of preference (the whole table on a GPU, then in host memory: on the CPU, or in
+/// slabs a GPU sweeps; then slabs on disk), the first that fits winning. The run builds its
+/// engine from it, and `--dry-run` names it with each better tier refused and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// The GPU engine, the whole table on the device.
+    Device,
+    /// The CPU engine, the table in host memory.
+    Memory,
+    /// The table in slabs held in host memory, a GPU sweeping one at a time.
+    HostSlabs,
+    /// The table in slabs on disk, one in memory at a time, swept by the CPU or by a GPU.
+    DiskSlabs {
+        /// Whether a GPU sweeps them.
+        gpu: bool,
+    },
+    /// This process's slab of an MPI job, in its memory, searched by its CPU or its GPU.
+    Processes {
+        /// Whether its GPU searches it.
+        gpu: bool,
+    },
+    /// The table in slabs on the disks of an MPI job's processes, each searching a run of them.
+    ProcessDisks,
+}
+
+impl Tier {
+    /// Whether a GPU searches or sweeps the table.
+    pub fn on_gpu(self) -> bool {
+        matches!(
+            self,
+            Tier::Device
+                | Tier::HostSlabs
+                | Tier::DiskSlabs { gpu: true }
+                | Tier::Processes { gpu: true }
+        )
+    }
+
+    /// What it is, as the plan names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Device => "the GPU engine, the whole table on the device",
+            Tier::Memory => "the CPU engine, the table in host memory",
+            Tier::HostSlabs => "slabs in host memory, a GPU sweeping one at a time",
+            Tier::DiskSlabs { gpu: false } => "slabs on disk, the CPU sweeping one at a time",
+            Tier::DiskSlabs { gpu: true } => "slabs on disk, a GPU sweeping one at a time",
+            Tier::Processes { gpu: false } => "a slab in each MPI process's memory, on its CPU",
+            Tier::Processes { gpu: true } => "a slab in each MPI process's memory, on its GPU",
+            Tier::ProcessDisks => "slabs on the MPI processes' disks, on their CPUs",
+        }
+    }
+}
+
 /// The whole plan of a run ([`Plan::make`]).
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// What runs the search.
+    pub tier: Tier,
+    /// The tiers preferred to it that were refused, each with why, best first.
+    pub refused: Vec<(Tier, String)>,
     /// The host memory of the table this process searches (the whole, or its slab).
     pub memory: MemoryPlan,
     /// The table's layout on the GPU and the device memory it is held against (a slab's, where
@@ -142,6 +199,14 @@ impl Plan {
         let unusable = on_gpu
             && (device_refusal.is_some()
                 || (device.as_ref().is_some_and(|(l, _)| !l.seen) && host_refusal.is_some()));
+        // Why the GPU holds no table, for the plan's refused tiers.
+        let device_refused = unusable.then(|| match &device_refusal {
+            Some(why) => why.clone(),
+            None => format!(
+                "its table at 2 bits an entry needs a copy in host memory: {}",
+                host_refusal.clone().unwrap_or_default()
+            ),
+        });
         let sweeps = unusable && inputs.gpu_sweeps_slabs && inputs.gpu_sweeps_blocks && shape.swept;
         let unused = unusable && !inputs.gpu_sweeps_slabs;
         if unused {
@@ -149,6 +214,8 @@ impl Plan {
             host_refusal = host_refusal_of(&memory);
         }
         let device_refusal = device_refusal.filter(|_| !unused);
+        // Why the host holds no table, for the plan's refused tiers.
+        let host_refused = host_refusal.clone();
         // A table beyond any plan is refused before slabs are fitted to it.
         let too_large = (shape.entries > MAX_ENTRIES).then(|| {
             format!(
@@ -270,31 +337,73 @@ impl Plan {
             }
             (device, _) => (device, device_refusal),
         };
+        let slabs = disk_slabs.flatten();
+        let tier = match (&slab, &slabs, device_use) {
+            (Some(_), Some(_), _) => Tier::ProcessDisks,
+            (Some(_), None, use_) => Tier::Processes {
+                gpu: use_ == DeviceUse::Table,
+            },
+            (None, Some(s), _) if s.in_memory => Tier::HostSlabs,
+            (None, Some(_), use_) => Tier::DiskSlabs {
+                gpu: use_ == DeviceUse::Slabs,
+            },
+            (None, None, DeviceUse::Table) => Tier::Device,
+            (None, None, _) => Tier::Memory,
+        };
+        let mut refused = Vec::new();
+        if let Some(why) = device_refused {
+            let on_gpu = match slab.is_some() {
+                true => Tier::Processes { gpu: true },
+                false => Tier::Device,
+            };
+            refused.push((on_gpu, why));
+        }
+        let asked = "slabs on disk are asked for (--slab-bytes)".to_string();
+        match tier {
+            Tier::DiskSlabs { gpu: true } => {
+                let why = match inputs.slab_bytes {
+                    Some(_) => asked,
+                    None => format!(
+                        "no cut into slabs holds every slab's table and bits within {} ({})",
+                        bytes(inputs.memory.bytes),
+                        inputs.memory.source
+                    ),
+                };
+                refused.push((Tier::HostSlabs, why));
+            }
+            Tier::DiskSlabs { gpu: false } | Tier::ProcessDisks => {
+                let held = match slab.is_some() {
+                    true => Tier::Processes { gpu: false },
+                    false => Tier::Memory,
+                };
+                refused.extend(
+                    host_refused
+                        .or(inputs.slab_bytes.map(|_| asked))
+                        .map(|why| (held, why)),
+                );
+            }
+            _ => {}
+        }
         Plan {
+            tier,
+            refused,
             disk,
             device,
             device_use,
             refusal: too_large.or(device_refusal).or(host_refusal),
             memory,
             slab,
-            disk_slabs: disk_slabs.flatten(),
-        }
-    }
-
-    /// Where the run searches, as far as its time goes.
-    pub fn tier(&self) -> Tier {
-        let on_disk = (self.disk_slabs.as_ref()).is_some_and(|slabs| !slabs.in_memory);
-        match (self.device_use, on_disk) {
-            (DeviceUse::Table | DeviceUse::Slabs, false) => Tier::Gpu,
-            (DeviceUse::Slabs, true) => Tier::GpuDisk,
-            (_, true) => Tier::Disk,
-            _ => Tier::Memory,
+            disk_slabs: slabs,
         }
     }
 
     /// The plan as text, as `--dry-run` prints it: host memory, disk, then the device.
     pub fn describe(&self) -> String {
-        let mut out = match &self.disk_slabs {
+        let mut out = format!("tier: {}\n", self.tier.name());
+        for (tier, why) in &self.refused {
+            out += &format!("  not {}: {why}\n", tier.name());
+        }
+        out += &match &self.disk_slabs {
             Some(slabs) => slabs.describe(self.memory.budget),
             None => self.memory.describe(),
         };

@@ -1,6 +1,7 @@
 //! How long a run may take: an estimate from the rate its family's search was measured at
 //! ([`crate::puzzle::StateSpace::measured_rate`]), scaled to the run's threads and tier.
 
+use super::Tier;
 use crate::puzzle::Rate;
 use crate::units::count;
 
@@ -18,19 +19,6 @@ pub const GPU_RATE: f64 = 2.0e9;
 /// with the machine. Every published run of 2 s or more on the CPU lies within it (the farthest:
 /// sliding 4x3, 3.6 times slower than estimated; Turnstyle 13 flips 2.6 times faster).
 pub const SPREAD: f64 = 4.0;
-
-/// Where a run searches, as far as its time goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tier {
-    /// On the CPU, the table in memory.
-    Memory,
-    /// On the CPU, the table in slabs on disk.
-    Disk,
-    /// On a GPU, the table on it or in slabs in host memory.
-    Gpu,
-    /// On a GPU that sweeps the slabs of a table on disk.
-    GpuDisk,
-}
 
 /// A run's estimated time.
 #[derive(Clone, Debug)]
@@ -54,13 +42,17 @@ impl Estimate {
         let gpu = format!("{entries} entries at about {GPU_RATE:.0e} states/s, an H100's order");
         let from_disk = format!("{DISK_FACTOR} times that from disk");
         let (seconds, basis) = match tier {
-            Tier::Memory => (entries as f64 / cpu, format!("{on} at {measured}")),
-            Tier::Disk => (
+            Tier::Memory | Tier::Processes { gpu: false } => {
+                (entries as f64 / cpu, format!("{on} at {measured}"))
+            }
+            Tier::DiskSlabs { gpu: false } | Tier::ProcessDisks => (
                 entries as f64 / cpu * DISK_FACTOR,
                 format!("{on} at {measured}, {from_disk}"),
             ),
-            Tier::Gpu => (entries as f64 / GPU_RATE, gpu),
-            Tier::GpuDisk => (
+            Tier::Device | Tier::HostSlabs | Tier::Processes { gpu: true } => {
+                (entries as f64 / GPU_RATE, gpu)
+            }
+            Tier::DiskSlabs { gpu: true } => (
                 entries as f64 / GPU_RATE * DISK_FACTOR,
                 format!("{gpu}, {from_disk}"),
             ),
@@ -119,9 +111,12 @@ mod tests {
             Estimate::of(1_000_000_000, rate, 4, Tier::Memory).seconds,
             5.0
         );
-        let disk = Estimate::of(1_000_000_000, rate, 2, Tier::Disk);
+        let disk = Estimate::of(1_000_000_000, rate, 2, Tier::DiskSlabs { gpu: false });
         assert!((disk.seconds - 34.0).abs() < 1e-9);
-        assert_eq!(Estimate::of(2_000_000_000, rate, 2, Tier::Gpu).seconds, 1.0);
+        assert_eq!(
+            Estimate::of(2_000_000_000, rate, 2, Tier::Device).seconds,
+            1.0
+        );
         assert!(
             memory
                 .describe()
