@@ -303,6 +303,32 @@ fn a_run_from_disk_writes_the_files_of_a_run_in_memory() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The slabs' engine chooses its passes within the loop's top-down one: its progress lines name
+/// the pass that ran (frontier lists, then its slabs' sweeps, then the tail of the unreached).
+#[test]
+fn progress_lines_of_a_run_from_disk_name_the_pass_that_ran() {
+    let out = scratch("disk-progress").join("run");
+    let args = ["--puzzle", "turnstyle", "--n", "9", "--slab-bytes", "1024"];
+    let mut all = args.to_vec();
+    all.extend(["--out", out.to_str().unwrap()]);
+    let done = common::gpusearch(&all);
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{err}");
+    // stderr is no terminal: a line a level, its pass after the counts.
+    let passes: Vec<&str> = (err.lines())
+        .filter(|l| l.starts_with("level"))
+        .map(|l| l.split_whitespace().nth(4).unwrap())
+        .collect();
+    let first = |pass: &str| passes.iter().position(|p| *p == pass);
+    let (lists, swept, tail) = (first("frontier"), first("sweep"), first("remaining"));
+    assert!(
+        lists == Some(0) && lists < swept && swept < tail,
+        "{passes:?}"
+    );
+    assert!(!passes.contains(&"top-down"), "{passes:?}");
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
+
 /// Where the budget cannot hold the table, the plan puts it on disk in slabs that fit.
 #[test]
 fn a_dry_run_puts_a_table_larger_than_the_budget_on_disk() {

@@ -104,6 +104,14 @@ pub trait Engine {
         false
     }
 
+    /// The kind of pass the last [`Engine::pass`] ran, asked for `asked`: the same, unless the
+    /// engine chooses within a pass (the slabs' engine, [`crate::search::disk`], runs its
+    /// frontier lists, its tail of the unreached or its slabs' sweeps and rounds under one
+    /// top-down pass). Progress lines name it.
+    fn ran(&self, asked: Step) -> Step {
+        asked
+    }
+
     /// The kinds of pass this engine carries out; the loop asks for no other.
     fn passes(&self) -> Passes {
         Passes::ALL

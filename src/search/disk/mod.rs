@@ -168,6 +168,8 @@ pub struct DiskEngine<'s, S: StateSpace> {
     /// Taken up from slabs on disk, with no pass since: their states of the next level found
     /// so far are read as unreached where the level loop weighs the table it goes on from.
     resumed: bool,
+    /// The kind of pass the last one ran ([`Engine::ran`]).
+    ran: Step,
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
@@ -218,6 +220,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             sweeper: None,
             peers: None,
             resumed: false,
+            ran: Step::TopDown,
             slabs,
             unit,
         })
@@ -434,6 +437,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     ) -> Result<u64, String> {
         debug_assert_eq!(step, Step::TopDown);
         self.resumed = false;
+        self.ran = Step::Frontier;
         let before = self.files.io;
         if let Some(lists) = &mut self.lists {
             if lists.room_for_next(self.space.move_count()) {
@@ -455,6 +459,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
             self.tail = Some(self.unreached()?);
         }
         if let Some(tail) = &mut self.tail {
+            self.ran = Step::Remaining;
             let count = tail.pass(self.space, levels.len());
             progress.found(count);
             if count > 0 {
@@ -463,7 +468,12 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
             self.step(before);
             return Ok(count);
         }
-        // The pass completes level `depth` and expands it.
+        // The pass completes level `depth` and expands it: slab by slab, sweeping their block
+        // moves where they have some, pushing the rest in rounds.
+        self.ran = match self.swept.iter().any(|s| !s.is_empty()) {
+            true => Step::Sweep,
+            false => Step::TopDown,
+        };
         let depth = levels.len();
         let mut count = 0;
         let mut smallest = Vec::new();
@@ -519,6 +529,10 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
 
     fn passes(&self) -> Passes {
         Passes::TOP_DOWN
+    }
+
+    fn ran(&self, _: Step) -> Step {
+        self.ran
     }
 
     fn resume_slabs(
