@@ -5,9 +5,10 @@
 mod common;
 
 use common::{Every, Parts, kill_after_checkpoints, scratch, search_on};
+use gpusearch::puzzle::StateSpace;
 use gpusearch::puzzle::family::Request;
+use gpusearch::puzzle::registry::{self, Visit};
 use gpusearch::puzzle::{Metric, Ring};
-use gpusearch::puzzle::{Space, StateSpace, registry};
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
 use gpusearch::search::levels::Levels;
 use gpusearch::search::{
@@ -47,6 +48,16 @@ fn requests() -> Vec<Request> {
 
 fn words(table: &DistanceTable) -> Vec<u64> {
     (0..table.word_count()).map(|w| table.word(w)).collect()
+}
+
+/// [`check`] on a space of any family.
+struct Check<'a>(&'a str);
+
+impl Visit for Check<'_> {
+    type Output = (bool, bool);
+    fn on<S: StateSpace>(self, space: &S) -> (bool, bool) {
+        check(self.0, space)
+    }
 }
 
 /// The in-memory search of `space` and the disk engine's with 1 to 7 slabs agree, from the start
@@ -240,17 +251,7 @@ fn every_family_from_disk_equals_the_search_in_memory() {
     let (mut resumed, mut held) = (0, 0);
     for (i, request) in requests().into_iter().enumerate() {
         let what = format!("{i} {}", request.puzzle);
-        let (table, in_memory) = match registry::space(&request).unwrap() {
-            Space::Ring(s) => check(&what, &s),
-            Space::Perm(s) => check(&what, &s),
-            Space::Rings(s) => check(&what, &s),
-            Space::Key(s) => check(&what, &s),
-            Space::Hanoi(s) => check(&what, &s),
-            Space::Sliding(s) => check(&what, &s),
-            Space::Pancake(s) => check(&what, &s),
-            Space::Twisty(s) => check(&what, &s),
-            Space::Reduced(s) => check(&what, &s),
-        };
+        let (table, in_memory) = registry::space(&request).unwrap().visit(Check(&what));
         resumed += usize::from(table);
         held += usize::from(in_memory);
     }

@@ -24,12 +24,12 @@
 mod common;
 use common::{Every, search_on};
 use gpusearch::job::{self, Backend, Job};
+use gpusearch::puzzle::StateSpace;
 use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::key::Key;
 use gpusearch::puzzle::perm::parse;
-use gpusearch::puzzle::registry;
+use gpusearch::puzzle::registry::{self, Visit};
 use gpusearch::puzzle::twisty::format;
-use gpusearch::puzzle::{Space, StateSpace};
 use gpusearch::search::levels::Levels;
 use gpusearch::search::{CpuEngine, Options, Saving};
 use gpusearch::table::DistanceTable;
@@ -1126,22 +1126,22 @@ fn fuzz_solve() {
     clean("solve");
 }
 
+/// [`checkpoints_of`] a space of any family.
+struct CheckpointsOf;
+
+impl Visit for CheckpointsOf {
+    type Output = Vec<(Vec<u8>, Levels)>;
+    fn on<S: StateSpace>(self, space: &S) -> Self::Output {
+        checkpoints_of(space)
+    }
+}
+
 /// Checkpoint files of each base after a few of its levels, and what the finished search
 /// finds (to tell a resumed search that gives another result).
 fn checkpoint_files() -> Vec<(Base, Vec<u8>, Levels)> {
     let mut files = Vec::new();
     for base in bases("resume") {
-        let checkpoints = match registry::space(&base.request).unwrap() {
-            Space::Ring(s) => checkpoints_of(&s),
-            Space::Perm(s) => checkpoints_of(&s),
-            Space::Rings(s) => checkpoints_of(&s),
-            Space::Key(s) => checkpoints_of(&s),
-            Space::Hanoi(s) => checkpoints_of(&s),
-            Space::Sliding(s) => checkpoints_of(&s),
-            Space::Pancake(s) => checkpoints_of(&s),
-            Space::Twisty(s) => checkpoints_of(&s),
-            Space::Reduced(s) => checkpoints_of(&s),
-        };
+        let checkpoints = registry::space(&base.request).unwrap().visit(CheckpointsOf);
         for (bytes, levels) in checkpoints {
             files.push((base.clone(), bytes, levels));
         }

@@ -11,11 +11,12 @@ use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::perm::{Identity, parse};
+use gpusearch::puzzle::registry::{self, Visit};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
 use gpusearch::puzzle::symmetry::{Erased, Reduced};
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
-use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, Space, StateSpace, registry};
+use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
 use gpusearch::search::{
     Engine, Options, Outcome, PassPolicy, Resume, Saved, Silent, Step, drive, search,
@@ -653,6 +654,16 @@ fn sweep_slabs<S: StateSpace>(gpu: &Gpu, what: &str, space: &S) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// [`sweep_slabs`] on a space of any family.
+struct SweepSlabs<'a>(&'a Gpu, &'a str);
+
+impl Visit for SweepSlabs<'_> {
+    type Output = ();
+    fn on<S: StateSpace>(self, space: &S) {
+        sweep_slabs(self.0, self.1, space)
+    }
+}
+
 #[test]
 fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
     let Some(gpu) = gpu() else { return };
@@ -674,17 +685,9 @@ fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
         Request::new("pancake").with("n", "6").with("burnt", "true"),
     ] {
         let what = format!("{request:?}");
-        match registry::space(&request).unwrap() {
-            Space::Ring(s) => sweep_slabs(&gpu, &what, &s),
-            Space::Perm(s) => sweep_slabs(&gpu, &what, &s),
-            Space::Rings(s) => sweep_slabs(&gpu, &what, &s),
-            Space::Key(s) => sweep_slabs(&gpu, &what, &s),
-            Space::Hanoi(s) => sweep_slabs(&gpu, &what, &s),
-            Space::Sliding(s) => sweep_slabs(&gpu, &what, &s),
-            Space::Pancake(s) => sweep_slabs(&gpu, &what, &s),
-            Space::Twisty(s) => sweep_slabs(&gpu, &what, &s),
-            Space::Reduced(s) => sweep_slabs(&gpu, &what, &s),
-        }
+        registry::space(&request)
+            .unwrap()
+            .visit(SweepSlabs(&gpu, &what))
     }
 }
 

@@ -1,5 +1,6 @@
 //! The families, listed once: a line each, naming the kind of space they build and the families
-//! that build it. [`Space`], [`FAMILIES`] and `with_space!` come from this list.
+//! that build it. [`Space`], [`FAMILIES`] and `with_space!` come from this list; outside the
+//! crate, [`Space::visit`] does what `with_space!` does inside it.
 
 use super::family::{self, Family, Opt, PuzzleError, Request};
 use super::symmetry::Reduced;
@@ -122,7 +123,21 @@ pub fn options() -> Vec<(&'static str, Vec<(&'static str, Opt)>)> {
     all
 }
 
+/// Work to do on a space whatever its family, for code outside this crate (the tests): what
+/// `with_space!` is inside it. [`Space::visit`] calls [`Visit::on`] with the space itself.
+pub trait Visit {
+    /// What the work gives.
+    type Output;
+    /// The work, on `space`.
+    fn on<S: StateSpace>(self, space: &S) -> Self::Output;
+}
+
 impl Space {
+    /// `work` on the space inside, whatever its family.
+    pub fn visit<V: Visit>(&self, work: V) -> V::Output {
+        with_space!(self, s => work.on(s))
+    }
+
     /// The default output folder's name ([`StateSpace::slug`]).
     pub fn slug(&self) -> String {
         with_space!(self, s => s.slug())
