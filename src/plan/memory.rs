@@ -243,6 +243,10 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
     let limit = search::list_limit(shape.entries, shape.moves, footprint);
     // A list, its successor and the parts it is joined from.
     let lists = (limit.saturating_mul(8 * (1 + 2 * shape.moves as u64))).min(table * 4);
+    // The first scan or sweep after the lists: its two bitmaps (the last level and the unseen
+    // entries, or the next level), made while the last list (at most `limit` ranks: the level
+    // loop lets longer ones go) is still held.
+    let after_lists = 2 * bitmap + limit.saturating_mul(8).min(table * 4);
     // Two staging buffers of at most READBACK_BLOCKS blocks (at most 12 bytes per 32 entries).
     let staging = 2 * (READBACK_BLOCKS * MOST_BLOCK_BYTES).min(table / 8 * 12 + MOST_BLOCK_BYTES);
     let mut out = Vec::new();
@@ -252,15 +256,26 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
             // come after the search. The larger of the two counts.
             let search = if shape.gpu {
                 vec![("read-back staging".to_string(), staging)]
-            } else if shape.swept {
-                vec![
-                    ("last-level bitmap".to_string(), bitmap),
-                    ("next-level bitmap".to_string(), bitmap),
-                ]
-            } else {
+            } else if !shape.swept && bitmap + lists >= after_lists {
+                // Scans keep the unseen entries' bitmap, beside which thin levels go on as lists.
                 vec![
                     ("unseen bitmap".to_string(), bitmap),
                     ("frontier lists".to_string(), lists),
+                ]
+            } else if shape.swept && lists >= after_lists {
+                vec![("frontier lists".to_string(), lists)]
+            } else {
+                let names = match shape.swept {
+                    true => ["last-level bitmap", "next-level bitmap"],
+                    false => ["last-level bitmap", "unseen bitmap"],
+                };
+                vec![
+                    (names[0].to_string(), bitmap),
+                    (names[1].to_string(), bitmap),
+                    (
+                        "the last level's list".to_string(),
+                        after_lists - 2 * bitmap,
+                    ),
                 ]
             };
             let frames = table + table / 64;

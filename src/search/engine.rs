@@ -156,6 +156,13 @@ pub trait Engine {
         ))
     }
 
+    /// Lets go of the last level's list, where the engine holds one in host memory (the loop
+    /// asks once a level is longer than it expands as a list); whether it held one. Its
+    /// smallest ranks stay, the level's antipodes should no later level be found.
+    fn let_go_of_list(&mut self) -> bool {
+        false
+    }
+
     /// Whether a checkpoint costs next to nothing here (the table is already where it is
     /// saved): the level loop then saves after every level, and once more when the search is
     /// over.

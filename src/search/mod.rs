@@ -465,6 +465,13 @@ pub fn drive<S: StateSpace, E: Engine>(
         }
         reached += count;
         listed = (step == Step::Frontier).then_some(count);
+        // A list longer than the loop expands as one goes now: no such list is held beside the
+        // bitmaps the next pass makes (the plan counts one of at most `list_limit` ranks), which
+        // reads the level from the table instead.
+        let long = |n: u64| n > list_limit && n > TINY_LEVEL as u64;
+        if listed.is_some_and(long) && engine.let_go_of_list() {
+            listed = None;
+        }
         // A scan gone on from part way: its smallest ranks with those saved.
         antipodes = match carried_smallest {
             Some((saved, 0)) => Some(saved),

@@ -306,6 +306,10 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         true
     }
 
+    fn let_go_of_list(&mut self) -> bool {
+        self.take_list().is_some()
+    }
+
     fn bottom_up_weight(&self, moves: usize) -> u64 {
         if self.runs {
             // Passes over runs move by move make a claim cost about what a check costs, and a
