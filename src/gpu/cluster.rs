@@ -38,7 +38,7 @@ impl<'g, 'c> GpuSlabEngine<'g, 'c> {
         GpuSlabEngine {
             engine,
             cluster,
-            bounds: bounds(slab.width, slab.processes),
+            bounds: bounds(slab.width, slab.count),
             slab,
             bottom_up: false,
             span: span_limits.1,
@@ -95,7 +95,7 @@ impl<'g, 'c> GpuSlabEngine<'g, 'c> {
     /// and those the others sent), the bytes and ranks it sent, and whether it has more.
     fn top_down_round(&self, depth: u64, rounds: &mut Rounds) -> ([u64; 3], bool) {
         let (mut set, outbox) = self.device_round(depth, rounds);
-        let mut outboxes = vec![Vec::new(); self.slab.processes];
+        let mut outboxes = vec![Vec::new(); self.slab.count];
         for n in outbox {
             outboxes[owner(&self.bounds, n % self.slab.width)].push(n);
         }
@@ -110,7 +110,7 @@ impl<'g, 'c> GpuSlabEngine<'g, 'c> {
     /// A round of a bottom-up pass from level `depth`, as [`Self::top_down_round`].
     fn bottom_up_round(&self, depth: u64, rounds: &mut Rounds) -> ([u64; 3], bool) {
         let (mut set, questions) = self.device_round(depth, rounds);
-        let mut asks = vec![Vec::new(); self.slab.processes];
+        let mut asks = vec![Vec::new(); self.slab.count];
         for q in questions.chunks_exact(2) {
             asks[owner(&self.bounds, q[0] % self.slab.width)].push((q[0], q[1]));
         }

@@ -132,7 +132,7 @@ impl FileCheckpoints<'_> {
         {
             let name = entry.file_name().to_string_lossy().into_owned();
             if let Some((p, of, level)) = slab::parse_checkpoint_name(&name)
-                && (p, of) == (slab.process, slab.processes)
+                && (p, of) == (slab.index, slab.count)
                 && level < below
             {
                 std::fs::remove_file(entry.path())

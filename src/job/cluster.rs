@@ -7,7 +7,7 @@ use super::checkpoints::FileCheckpoints;
 use super::{Error, Found};
 use crate::gpu::Gpu;
 use crate::gpu::layout::Layout;
-use crate::plan::DiskSlabs;
+use crate::plan::SlabPlan;
 use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
 use crate::search::slab::Slab;
@@ -74,7 +74,7 @@ impl MpiJob {
 pub(super) fn search_across<S: StateSpace>(
     space: &S,
     cluster: &MpiJob,
-    (slab, disk): (&Slab, Option<&DiskSlabs>),
+    (slab, disk): (&Slab, Option<&SlabPlan>),
     device: Option<&(Gpu, Layout)>,
     options: &Options,
     run: &MpiRun,
@@ -148,7 +148,7 @@ pub(super) fn search_across<S: StateSpace>(
 fn search_slabs_across<S: StateSpace>(
     space: &S,
     cluster: &MpiJob,
-    slabs: &DiskSlabs,
+    slabs: &SlabPlan,
     options: &Options,
     run: &MpiRun,
     resume: Option<Resume>,
@@ -245,7 +245,7 @@ fn slab_search<S: StateSpace, E: search::cluster::SlabEngine>(
 pub(super) fn search_across<S: StateSpace>(
     _: &S,
     cluster: &MpiJob,
-    _: (&Slab, Option<&DiskSlabs>),
+    _: (&Slab, Option<&SlabPlan>),
     _: Option<&(Gpu, Layout)>,
     _: &Options,
     _: &MpiRun,

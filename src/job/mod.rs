@@ -206,7 +206,7 @@ fn run_space<S: StateSpace>(
         eprintln!("gpusearch: note: {note}");
     }
     if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
-        let checkpoints = match &plan.disk_slabs {
+        let checkpoints = match &plan.slab_plan {
             Some(slabs) if !slabs.in_memory => format!(
                 "the slabs are the checkpoint, after every level; up to {} of disk",
                 bytes(slabs.disk().max(slabs.generation + plan.disk.needed(0)))
@@ -369,7 +369,7 @@ fn search_placed<S: StateSpace>(
                 gsd: &writer.gsd,
                 frame_memory: plan.memory.frame_memory,
             };
-            let disk = plan.disk_slabs.as_ref();
+            let disk = plan.slab_plan.as_ref();
             search_across(
                 space,
                 mpi,
@@ -380,8 +380,8 @@ fn search_placed<S: StateSpace>(
                 resume,
             )
         }
-        Tier::HostSlabs | Tier::DiskSlabs { .. } => {
-            let slabs = (plan.disk_slabs.as_ref()).ok_or_else(|| unopened("slabs"))?;
+        Tier::HostSlabs | Tier::SlabPlan { .. } => {
+            let slabs = (plan.slab_plan.as_ref()).ok_or_else(|| unopened("slabs"))?;
             let (cut, limit) = (slabs.cut(), options.antipode_limit);
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, limit)?;
             // A GPU that cannot hold the table sweeps each slab's block moves, in windows of at

@@ -6,7 +6,7 @@ use super::engine::{Backend, Placement, choose, gpu_refusal, thread_count};
 use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{Adapters, Gpu};
-use crate::plan::{self, Budget, DiskPlan, DiskSlabs, Estimate, Inputs, Plan, Shape};
+use crate::plan::{self, Budget, DiskPlan, Estimate, Inputs, Plan, Shape, SlabPlan};
 use crate::puzzle::family::one_line;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
@@ -49,7 +49,7 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
                 // A slab beyond a process's budget: the table on the processes' disks.
                 let slab = plan::largest_slab(s.size(), s.slab_planes(), p);
                 let slab_plan = plan_of(s, job, threads, None, Some(&slab));
-                if let Some(slabs) = &slab_plan.disk_slabs {
+                if let Some(slabs) = &slab_plan.slab_plan {
                     let most = slabs.count.div_ceil(p);
                     text += &format!(
                         "  the table on the processes' disks: {} slabs of at most {} entries, each process searching a run of {} to {most} of them in {}: up to {} of its disk (and the batches it sends to other processes' slabs, until a pass ends)\n",
@@ -265,7 +265,7 @@ pub(super) fn setup<'m, S: StateSpace>(
         prepare_output(out)?;
         // The slab folder too (named as such if it cannot be made); what was made for a run
         // that is refused goes again.
-        let slab_folder = (plan.disk_slabs.as_ref())
+        let slab_folder = (plan.slab_plan.as_ref())
             .filter(|slabs| !slabs.in_memory)
             .map(|slabs| &slabs.folder);
         let made_slabs = slab_folder.filter(|f| !f.exists());
@@ -290,7 +290,7 @@ pub(super) fn setup<'m, S: StateSpace>(
         match check_disk(
             out,
             &plan.disk,
-            plan.disk_slabs.as_ref(),
+            plan.slab_plan.as_ref(),
             job.resume.then_some(&checkpoint),
         ) {
             Err(e) => {
@@ -315,7 +315,7 @@ pub(super) fn setup<'m, S: StateSpace>(
         _,
     )) = &resume
     {
-        let planned = (plan.disk_slabs.as_ref()).map(|s| (s.count, s.unit));
+        let planned = (plan.slab_plan.as_ref()).map(|s| (s.count, s.unit));
         if planned != Some((state.slabs, state.unit)) {
             return Err(Error::Input(format!(
                 "{}: the checkpoint's table is in {} slabs on disk and this run plans {}: go on with the {} of the run that saved it",
@@ -384,7 +384,7 @@ fn same_puzzle(held: &PuzzleInfo, info: &PuzzleInfo) -> bool {
 fn check_disk(
     out: &Path,
     disk: &DiskPlan,
-    slabs: Option<&DiskSlabs>,
+    slabs: Option<&SlabPlan>,
     resume: Option<&PathBuf>,
 ) -> Result<Option<String>, Error> {
     let existing = resume

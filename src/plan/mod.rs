@@ -13,7 +13,7 @@ mod time;
 pub use disk::{DiskPlan, free_disk};
 pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_name};
 pub use slab::{describe_slabs, largest_slab, slab_memory};
-pub use tiers::DiskSlabs;
+pub use tiers::SlabPlan;
 pub use time::{Estimate, SPREAD, duration};
 
 use crate::gpu::layout::{Layout, READBACK_BLOCKS, SLAB_READBACK_BLOCKS};
@@ -87,7 +87,7 @@ pub enum Tier {
     /// The table in slabs held in host memory, a GPU sweeping one at a time.
     HostSlabs,
     /// The table in slabs on disk, one in memory at a time, swept by the CPU or by a GPU.
-    DiskSlabs {
+    SlabPlan {
         /// Whether a GPU sweeps them.
         gpu: bool,
     },
@@ -107,7 +107,7 @@ impl Tier {
             self,
             Tier::Device
                 | Tier::HostSlabs
-                | Tier::DiskSlabs { gpu: true }
+                | Tier::SlabPlan { gpu: true }
                 | Tier::Processes { gpu: true }
         )
     }
@@ -118,8 +118,8 @@ impl Tier {
             Tier::Device => "the GPU engine, the whole table on the device",
             Tier::Memory => "the CPU engine, the table in host memory",
             Tier::HostSlabs => "slabs in host memory, a GPU sweeping one at a time",
-            Tier::DiskSlabs { gpu: false } => "slabs on disk, the CPU sweeping one at a time",
-            Tier::DiskSlabs { gpu: true } => "slabs on disk, a GPU sweeping one at a time",
+            Tier::SlabPlan { gpu: false } => "slabs on disk, the CPU sweeping one at a time",
+            Tier::SlabPlan { gpu: true } => "slabs on disk, a GPU sweeping one at a time",
             Tier::Processes { gpu: false } => "a slab in each MPI process's memory, on its CPU",
             Tier::Processes { gpu: true } => "a slab in each MPI process's memory, on its GPU",
             Tier::ProcessDisks => "slabs on the MPI processes' disks, on their CPUs",
@@ -143,8 +143,9 @@ pub struct Plan {
     pub device_use: DeviceUse,
     /// This process's slab in an MPI job, and the memory of its parts.
     pub slab: Option<(Slab, Vec<(&'static str, u64)>)>,
-    /// The table's slabs on disk, where the host cannot hold it (on the CPU, in one process).
-    pub disk_slabs: Option<DiskSlabs>,
+    /// The table's slabs, on disk (where the host cannot hold the table) or in host memory
+    /// (where a GPU that cannot hold it sweeps them), in the slab tiers.
+    pub slab_plan: Option<SlabPlan>,
     /// What the output folder takes on disk, and how often a checkpoint is saved.
     pub disk: DiskPlan,
     /// Why the run cannot go ahead, if it cannot: the first budget it exceeds.
@@ -241,7 +242,7 @@ impl Plan {
             && (slab.is_none() || device.is_none())
             && (shape.forced.is_none() || inputs.slab_bytes.is_some())
             && (host_refusal.is_some() || inputs.slab_bytes.is_some() || sweeps);
-        let processes = slab.as_ref().map_or(1, |(s, _)| s.processes);
+        let processes = slab.as_ref().map_or(1, |(s, _)| s.count);
         // A GPU that sweeps the slabs holds one at 2 bits an entry and its frontier lists: its
         // table at most half the GPU's memory.
         let gpu_most = (device.as_ref().filter(|_| sweeps))
@@ -251,9 +252,9 @@ impl Plan {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let disk_slabs = in_slabs.then(|| {
+        let slab_plan = in_slabs.then(|| {
             let fit = |in_memory| {
-                DiskSlabs::fit(
+                SlabPlan::fit(
                     (shape.entries, shape.planes, &inputs.slab_units),
                     (shape.threads, processes),
                     (inputs.memory.bytes, most),
@@ -267,7 +268,7 @@ impl Plan {
             (in_memory.then(|| fit(true)).flatten()).or_else(|| fit(false))
         });
         let nor = "; with the table on disk, not even one slab of it fits";
-        let host_refusal = match disk_slabs {
+        let host_refusal = match slab_plan {
             Some(None) => {
                 memory.refusal = memory.refusal.map(|why| format!("{why}{nor}"));
                 host_refusal.map(|why| format!("{why}{nor}"))
@@ -275,7 +276,7 @@ impl Plan {
             Some(Some(_)) => None,
             None => host_refusal,
         };
-        if let Some(Some(slabs)) = &disk_slabs {
+        if let Some(Some(slabs)) = &slab_plan {
             // The table is written to the distances file chunk by chunk from the slabs, with no
             // frames held.
             memory.frame_memory = 0;
@@ -287,7 +288,7 @@ impl Plan {
             .into();
         }
         // Slabs held in host memory save the whole table, as the in-memory engines do.
-        let disk = match &disk_slabs {
+        let disk = match &slab_plan {
             // The slabs are the checkpoint; the report alone writes no file beside them.
             Some(Some(slabs)) if !slabs.in_memory && inputs.report_only => DiskPlan {
                 file_bytes: 0,
@@ -298,7 +299,7 @@ impl Plan {
             _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
         };
         // A GPU that sweeps slabs holds one slab at a time (2 bits an entry), not the table.
-        let sweeping = disk_slabs
+        let sweeping = slab_plan
             .as_ref()
             .and_then(Option::as_ref)
             .filter(|_| sweeps);
@@ -337,14 +338,14 @@ impl Plan {
             }
             (device, _) => (device, device_refusal),
         };
-        let slabs = disk_slabs.flatten();
+        let slabs = slab_plan.flatten();
         let tier = match (&slab, &slabs, device_use) {
             (Some(_), Some(_), _) => Tier::ProcessDisks,
             (Some(_), None, use_) => Tier::Processes {
                 gpu: use_ == DeviceUse::Table,
             },
             (None, Some(s), _) if s.in_memory => Tier::HostSlabs,
-            (None, Some(_), use_) => Tier::DiskSlabs {
+            (None, Some(_), use_) => Tier::SlabPlan {
                 gpu: use_ == DeviceUse::Slabs,
             },
             (None, None, DeviceUse::Table) => Tier::Device,
@@ -360,7 +361,7 @@ impl Plan {
         }
         let asked = "slabs on disk are asked for (--slab-bytes)".to_string();
         match tier {
-            Tier::DiskSlabs { gpu: true } => {
+            Tier::SlabPlan { gpu: true } => {
                 let why = match inputs.slab_bytes {
                     Some(_) => asked,
                     None => format!(
@@ -371,7 +372,7 @@ impl Plan {
                 };
                 refused.push((Tier::HostSlabs, why));
             }
-            Tier::DiskSlabs { gpu: false } | Tier::ProcessDisks => {
+            Tier::SlabPlan { gpu: false } | Tier::ProcessDisks => {
                 let held = match slab.is_some() {
                     true => Tier::Processes { gpu: false },
                     false => Tier::Memory,
@@ -393,7 +394,7 @@ impl Plan {
             refusal: too_large.or(device_refusal).or(host_refusal),
             memory,
             slab,
-            disk_slabs: slabs,
+            slab_plan: slabs,
         }
     }
 
@@ -403,7 +404,7 @@ impl Plan {
         for (tier, why) in &self.refused {
             out += &format!("  not {}: {why}\n", tier.name());
         }
-        out += &match &self.disk_slabs {
+        out += &match &self.slab_plan {
             Some(slabs) => slabs.describe(self.memory.budget),
             None => self.memory.describe(),
         };

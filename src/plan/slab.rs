@@ -28,7 +28,7 @@ pub fn slab_memory(slab: &Slab) -> Vec<(&'static str, u64)> {
 pub fn largest_slab(entries: u64, planes: u64, processes: usize) -> Slab {
     (0..processes)
         .map(|p| Slab::of(entries, planes, p, processes))
-        .max_by_key(|s| (s.entries(), std::cmp::Reverse(s.process)))
+        .max_by_key(|s| (s.entries(), std::cmp::Reverse(s.index)))
         .expect("at least one process")
 }
 
@@ -48,7 +48,7 @@ pub fn describe_slabs(entries: u64, planes: u64, processes: usize, budget: u64) 
     let _ = writeln!(
         out,
         "across {processes} MPI processes: slabs of {kind}; the largest, process {}'s, holds {} entries",
-        slab.process,
+        slab.index,
         slab.entries()
     );
     let _ = writeln!(out, "memory plan a process (the largest slab):");

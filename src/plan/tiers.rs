@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 /// The table's slabs, on disk or in host memory.
 #[derive(Clone, Debug)]
-pub struct DiskSlabs {
+pub struct SlabPlan {
     /// Whether the slabs' tables and bits live in host memory (the host tier), not on disk.
     pub in_memory: bool,
     /// How many slabs the table is cut into.
@@ -24,7 +24,7 @@ pub struct DiskSlabs {
     /// The entries of the largest.
     pub entries: u64,
     /// What a loaded slab holds in memory, by part: (what, bytes); the last two, the fixed
-    /// room and the distances file's chunks, are not held during the search ([`DiskSlabs::total`]).
+    /// room and the distances file's chunks, are not held during the search ([`SlabPlan::total`]).
     pub memory: Vec<(&'static str, u64)>,
     /// Bytes of the neighbours a round sends to other slabs.
     pub round_bytes: u64,
@@ -39,7 +39,7 @@ pub struct DiskSlabs {
     pub folder: PathBuf,
 }
 
-impl DiskSlabs {
+impl SlabPlan {
     /// The fewest slabs of a space of `entries` ranks in `planes` planes, cut at multiples of
     /// the first of `units` (columns) that fits, whose largest, with what its passes hold
     /// beside it on `threads` workers (`in_memory`: and every slab's table and bits) and the
@@ -54,10 +54,10 @@ impl DiskSlabs {
         structure: u64,
         folder: PathBuf,
         in_memory: bool,
-    ) -> Option<DiskSlabs> {
+    ) -> Option<SlabPlan> {
         (units.iter()).find_map(|&unit| {
             let cut = (entries, planes, unit);
-            DiskSlabs::fit_unit(
+            SlabPlan::fit_unit(
                 cut,
                 (threads, processes),
                 (budget, most),
@@ -68,7 +68,7 @@ impl DiskSlabs {
         })
     }
 
-    /// [`DiskSlabs::fit`], cut at multiples of `unit` columns.
+    /// [`SlabPlan::fit`], cut at multiples of `unit` columns.
     fn fit_unit(
         (entries, planes, unit): (u64, u64, u64),
         (threads, processes): (usize, usize),
@@ -76,7 +76,7 @@ impl DiskSlabs {
         structure: u64,
         folder: &std::path::Path,
         in_memory: bool,
-    ) -> Option<DiskSlabs> {
+    ) -> Option<SlabPlan> {
         let width = entries / planes;
         let whole = DistanceTable::bytes_for(entries);
         // Every slab holds at least one unit of each plane.
@@ -111,7 +111,7 @@ impl DiskSlabs {
             let largest = slab::widest_in(width, count, unit).saturating_mul(planes);
             let memory = memory_of(count as u64, largest);
             let small_enough = most.is_none_or(|m| DistanceTable::bytes_for(largest) <= m);
-            (total(&memory, in_memory) <= budget && small_enough).then(|| DiskSlabs {
+            (total(&memory, in_memory) <= budget && small_enough).then(|| SlabPlan {
                 in_memory,
                 count,
                 unit,
@@ -245,7 +245,7 @@ fn round_bytes(budget: u64) -> u64 {
 }
 
 /// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part: first
-/// the three that grow with it ([`DiskSlabs::loaded_bytes`]), then those of the exchanges
+/// the three that grow with it ([`SlabPlan::loaded_bytes`]), then those of the exchanges
 /// (with the other `processes` of an MPI job too) and the slabs' I/O; last the fixed room and
 /// the distances file's chunks, written after the search.
 fn slab_memory(
@@ -290,7 +290,7 @@ fn slab_memory(
 
 /// What the slabs of a table of `whole` bytes held in host memory, `count` slabs of at most
 /// `largest` entries, take on `threads` workers, by part: first what the first and last levels
-/// may take as lists ([`DiskSlabs::loaded_bytes`]); last the fixed room and the distances file's
+/// may take as lists ([`SlabPlan::loaded_bytes`]); last the fixed room and the distances file's
 /// chunks, as [`slab_memory`].
 fn held_memory(
     (whole, count, largest): (u64, u64, u64),

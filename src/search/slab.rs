@@ -1,5 +1,6 @@
 //! Slabs: the parts of the rank space that the processes of an MPI job own, one each
-//! (`crate::search::cluster`), and how a process's part of a checkpoint is named.
+//! (`crate::search::cluster`), or that the disk engine searches one at a time
+//! ([`crate::search::disk`]); and how a process's part of a checkpoint is named.
 //!
 //! A space's ranks are `planes` planes of `width` ranks each (`rank = plane * width + column`;
 //! one plane where the space has no such structure, [`crate::puzzle::StateSpace::slab_planes`]).
@@ -21,13 +22,14 @@ pub const ROUND_BYTES: u64 = 64 << 20;
 /// slab's entries, where the list is no larger than the bits (1 bit an entry) would be.
 pub const LIST_SHARE: u64 = 64;
 
-/// One process's slab in a job of `processes`.
+/// One of the slabs a table is cut into: an MPI process's (numbered as the process), or one of
+/// the slabs the disk engine searches one at a time ([`crate::search::disk`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Slab {
-    /// The process that owns it, 0 to `processes - 1`.
-    pub process: usize,
-    /// How many processes the job has.
-    pub processes: usize,
+    /// Its number, 0 to `count - 1`: in an MPI job, the process that owns it.
+    pub index: usize,
+    /// How many slabs the table is cut into: in an MPI job, its processes.
+    pub count: usize,
     /// Its first column.
     pub first: u64,
     /// The column after its last.
@@ -39,22 +41,23 @@ pub struct Slab {
 }
 
 impl Slab {
-    /// Process `process`'s slab of a space of `entries` ranks in `planes` planes, in a job of
-    /// `processes`. With several planes, each plane's width must be a multiple of a table word.
-    pub fn of(entries: u64, planes: u64, process: usize, processes: usize) -> Slab {
-        Slab::cut(entries, planes, process, processes, ENTRIES_PER_WORD)
+    /// Slab `index` of `count` of a space of `entries` ranks in `planes` planes (in an MPI job:
+    /// process `index`'s of `count`). With several planes, each plane's width must be a
+    /// multiple of a table word.
+    pub fn of(entries: u64, planes: u64, index: usize, count: usize) -> Slab {
+        Slab::cut(entries, planes, index, count, ENTRIES_PER_WORD)
     }
 
     /// [`Slab::of`], the slabs cut at multiples of `unit` columns (a multiple of a table word).
-    pub fn cut(entries: u64, planes: u64, process: usize, processes: usize, unit: u64) -> Slab {
+    pub fn cut(entries: u64, planes: u64, index: usize, count: usize, unit: u64) -> Slab {
         let width = entries / planes;
         debug_assert!(planes == 1 || width.is_multiple_of(ENTRIES_PER_WORD));
         debug_assert!(unit.is_multiple_of(ENTRIES_PER_WORD));
         Slab {
-            process,
-            processes,
-            first: bound_in(width, processes, unit, process),
-            end: bound_in(width, processes, unit, process + 1),
+            index,
+            count,
+            first: bound_in(width, count, unit, index),
+            end: bound_in(width, count, unit, index + 1),
             planes,
             width,
         }
@@ -72,7 +75,7 @@ impl Slab {
             false => Err(format!(
                 "the checkpoint holds {entries} entries, not the {} of process {}'s slab",
                 self.entries(),
-                self.process
+                self.index
             )),
         }
     }
@@ -129,7 +132,7 @@ impl Slab {
     pub fn checkpoint_name(&self, level: u64) -> String {
         format!(
             "checkpoint.process-{}-of-{}.level-{level}.gsc",
-            self.process, self.processes
+            self.index, self.count
         )
     }
 }

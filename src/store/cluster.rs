@@ -21,7 +21,7 @@ pub fn write_distances(
     gsd: &Path,
     frame_memory: u64,
 ) -> std::io::Result<Option<(AtomicFile, String)>> {
-    let bounds = slab::bounds(slab.width, slab.processes);
+    let bounds = slab::bounds(slab.width, slab.count);
     let view = SlabWords {
         runs: slab.word_runs(),
         table,

@@ -146,7 +146,7 @@ impl<'s, 'c, S: StateSpace> CpuSlabEngine<'s, 'c, S> {
                         let found = walker.each(rank, planes, |n| {
                             let (plane, column) = slab.place(n);
                             let owner = owner(bounds, column);
-                            if owner != slab.process {
+                            if owner != slab.index {
                                 elsewhere.push((owner, n));
                             } else if last.contains(n, slab.entry(plane, column)) {
                                 return ControlFlow::Break(());
@@ -200,7 +200,7 @@ impl<'s, 'c, S: StateSpace> CpuSlabEngine<'s, 'c, S> {
                     let _ = walker.each(rank, planes, |n| {
                         let (plane, column) = slab.place(n);
                         let owner = owner(bounds, column);
-                        if owner != slab.process {
+                        if owner != slab.index {
                             outboxes[owner].push(n);
                         } else {
                             let local = slab.entry(plane, column);
