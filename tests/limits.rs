@@ -282,7 +282,7 @@ fn the_time_estimates_hold_every_published_run_within_their_spread() {
         }
         let space = space_of(&report.puzzle).unwrap();
         let tier = match &report.disk {
-            Some(disk) if !disk.in_memory => Tier::SlabPlan { gpu: false },
+            Some(disk) if !disk.in_memory => Tier::DiskSlabs { gpu: false },
             _ => Tier::Memory,
         };
         let estimate = Estimate::of(space.size(), space.measured_rate(), report.threads, tier);

@@ -184,41 +184,24 @@ impl<'g> GpuEngine<'g> {
         let (cur, next, prev) = (depth % 3, (depth + 1) % 3, (depth + 2) % 3);
         let mut bytes = vec![0u8; (self.stride * dispatches.len() as u64) as usize];
         let entries = self.layout.entries;
-        let [first_column, columns, width] = self
-            .slab
-            .as_ref()
-            .map_or([0, entries, entries], |s| s.geometry);
-        let (entries_lo, entries_hi) = params::words(entries);
-        let (slab_first_lo, slab_first_hi) = params::words(first_column);
-        let (slab_columns_lo, slab_columns_hi) = params::words(columns);
-        let (slab_width_lo, slab_width_hi) = params::words(width);
+        let geometry = (self.slab.as_ref()).map_or([0, entries, entries], |s| s.geometry);
+        // What every dispatch of the pass shares; each adds its own blocks and slot.
+        let pass = Params {
+            cur: cur as u32,
+            next: next as u32,
+            prev: prev as u32,
+            window_shift: self.layout.window_shift,
+            list_capacity: self.layout.list_capacity as u32,
+            list_rotation: self.listed.rotation,
+            list_prev: self.listed.prev.unwrap_or(0),
+            list_cur: self.listed.cur.unwrap_or(0),
+            list_append: modes.append as u32,
+            remaining: modes.remaining,
+            tag: derived::tag(depth + 1),
+            ..Params::of_table(entries, geometry)
+        };
         for (i, d) in dispatches.iter().enumerate() {
-            let params = Params {
-                window: d.window,
-                first_block: d.first_block,
-                blocks: d.blocks,
-                slot: (first + i) as u32,
-                cur: cur as u32,
-                next: next as u32,
-                prev: prev as u32,
-                window_shift: self.layout.window_shift,
-                entries_lo,
-                entries_hi,
-                list_capacity: self.layout.list_capacity as u32,
-                list_rotation: self.listed.rotation,
-                list_prev: self.listed.prev.unwrap_or(0),
-                list_cur: self.listed.cur.unwrap_or(0),
-                list_append: modes.append as u32,
-                remaining: modes.remaining,
-                slab_first_lo,
-                slab_first_hi,
-                slab_columns_lo,
-                slab_columns_hi,
-                slab_width_lo,
-                slab_width_hi,
-                tag: derived::tag(depth + 1),
-                padding: 0,
-            };
+            let params = pass.at(d, (first + i) as u32);
             let at = i * self.stride as usize;
             bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&params));
         }

@@ -3,11 +3,13 @@
 //! - [`engine`]: which engine runs a search (the CPU, a GPU) and how many workers;
 //! - [`setup`]: every check before a search, and the plan `--dry-run` prints;
 //! - [`checkpoints`]: the checkpoints in the output folder, saved and read back;
-//! - [`cluster`]: a run as one process of an MPI job.
+//! - [`cluster`]: a run as one process of an MPI job;
+//! - `output`: the distances file and the report's files, each written whole or not at all.
 
 pub mod checkpoints;
 pub mod cluster;
 pub mod engine;
+mod output;
 pub mod setup;
 
 pub use checkpoints::CHECKPOINT;
@@ -16,28 +18,25 @@ pub use engine::{Backend, MAX_THREADS, Placement, pool, thread_count};
 pub(crate) use setup::prepare_output;
 pub use setup::{DryRun, dry_run};
 
-use crate::gpu::AdapterName;
 use crate::gpu::engine::GpuSweeper;
 use crate::plan::{self, Estimate, Plan, Tier};
 use crate::progress::LevelBar;
+use crate::puzzle::StateSpace;
 use crate::puzzle::family::{PuzzleError, Request};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
-use crate::puzzle::{PuzzleInfo, StateSpace};
 use crate::report::{DiskReport, Report};
 use crate::search::disk::{DiskEngine, FREE_SOME_SPACE};
-use crate::search::levels::{Levels, Written};
+use crate::search::levels::Levels;
 use crate::search::{self, Checkpoints, CpuEngine, Engine, Footprint, Options, Resume};
-use crate::store::{
-    self,
-    atomic::{self, AtomicFile},
-};
-use crate::table::TableView;
+use crate::store::atomic;
 use crate::units::bytes;
 use checkpoints::{FileCheckpoints, saved_hint};
 use cluster::{MpiRun, first_failure_ends_all, search_across};
+pub(crate) use output::PendingDistances;
+use output::{DISTANCES_FILE, DistancesWriter, Searched, report_of, write_files};
 use setup::{Setup, setup};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -117,9 +116,6 @@ pub struct Job {
     pub report_only: bool,
 }
 
-/// The distances file's name in a run's output folder.
-const DISTANCES_FILE: &str = "distances.gsd";
-
 /// The folder runs write into unless `--out` says otherwise: `runs/` is not tracked, so a run
 /// never changes the published tables (only `gpusearch tables` writes `results/`).
 pub const RUNS_FOLDER: &str = "runs";
@@ -145,16 +141,6 @@ pub fn run(job: &Job) -> Result<Finished, Error> {
 pub fn run_in(job: &Job, cluster: Option<&MpiJob>) -> Result<Option<Finished>, Error> {
     let space = registry::space(&job.puzzle).map_err(Error::Puzzle)?;
     with_space!(&space, s => run_space(s, job, cluster))
-}
-
-/// What a search wrote, committed with the report once it is written.
-pub(super) struct PendingDistances {
-    /// The distances file, still under its temporary name; none for the report alone.
-    pub(super) file: Option<AtomicFile>,
-    /// Its SHA-256; empty for the report alone.
-    pub(super) sha: String,
-    /// The seconds of search, all runs of it together.
-    pub(super) seconds: f64,
 }
 
 /// What a search found, wherever it ran.
@@ -380,7 +366,7 @@ fn search_placed<S: StateSpace>(
                 resume,
             )
         }
-        Tier::HostSlabs | Tier::SlabPlan { .. } => {
+        Tier::HostSlabs | Tier::DiskSlabs { .. } => {
             let slabs = (plan.slab_plan.as_ref()).ok_or_else(|| unopened("slabs"))?;
             let (cut, limit) = (slabs.cut(), options.antipode_limit);
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, limit)?;
@@ -467,165 +453,6 @@ fn search_where_it_lies<S: StateSpace, E: Engine>(
         picture: None,
         disk: None,
     })
-}
-
-/// What a finished search gives its report.
-struct Searched<'a> {
-    levels: &'a Levels,
-    antipodes: &'a [u64],
-    backend: String,
-    adapter: Option<AdapterName>,
-    threads: usize,
-    seconds: f64,
-    sha: String,
-    disk: Option<DiskReport>,
-}
-
-/// The report of a search of `space`.
-fn report_of<S: StateSpace>(space: &S, searched: Searched) -> Report {
-    let Searched {
-        levels,
-        antipodes,
-        backend,
-        adapter,
-        threads,
-        seconds,
-        sha,
-        disk,
-    } = searched;
-    let positions = levels.positions();
-    let weighed = levels.is_weighed();
-    let mut listed: Vec<Vec<u32>> = (antipodes.iter())
-        .flat_map(|&r| space.positions_of(r))
-        .collect();
-    if weighed {
-        // Classes of the last level's entries, as positions.
-        listed.sort_unstable();
-        listed.dedup();
-        listed.truncate(ANTIPODES_LISTED);
-    }
-    Report {
-        puzzle: space.info(),
-        rank_space: space.size(),
-        reachable: positions.total(),
-        diameter: levels.len() - 1,
-        antipode_count: positions.last(),
-        antipodes: listed,
-        levels: Written::from(positions),
-        class_levels: weighed.then(|| levels.listed()).flatten(),
-        class_level_runs: (weighed && levels.listed().is_none()).then(|| levels.runs().to_vec()),
-        backend,
-        adapter,
-        threads,
-        seconds: (seconds * 1000.0).round() / 1000.0,
-        states_per_second: (positions.total() as f64 / seconds).round(),
-        classes_per_second: weighed.then(|| (levels.total() as f64 / seconds).round()),
-        version: env!("CARGO_PKG_VERSION").into(),
-        // The report alone names no file.
-        distances_file: match sha.is_empty() {
-            true => String::new(),
-            false => DISTANCES_FILE.into(),
-        },
-        distances_sha256: sha,
-        disk,
-    }
-}
-
-/// The antipodes a report lists at most where the table is reduced by symmetry (each entry of
-/// the last level stands for its class of positions); otherwise those the search kept.
-const ANTIPODES_LISTED: usize = 100;
-
-/// Writes the distances file at the end of a search, from the table where it lies.
-struct DistancesWriter<'a> {
-    gsd: PathBuf,
-    info: PuzzleInfo,
-    starts: Vec<u64>,
-    frame_memory: u64,
-    bar: &'a LevelBar,
-    /// Seconds searched before this run, and when this run's search started.
-    earlier: f64,
-    started: Instant,
-    /// Write no file ([`Job::report_only`]).
-    report_only: bool,
-}
-
-impl DistancesWriter<'_> {
-    /// Writes `table` with `levels` to a temporary file: the file (committed with the report),
-    /// its SHA-256 and the seconds of search.
-    fn write(&self, table: &dyn TableView, levels: &Levels) -> Result<PendingDistances, String> {
-        if self.report_only {
-            return Ok(self.leave_out());
-        }
-        let seconds = self.earlier + self.started.elapsed().as_secs_f64();
-        self.bar.finish();
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.gsd.display());
-        let mut file = AtomicFile::create(&self.gsd).map_err(fail)?;
-        let sha = store::write(
-            file.writer(),
-            &self.info,
-            &self.starts,
-            levels,
-            table,
-            self.frame_memory,
-        )
-        .map_err(fail)?;
-        Ok(PendingDistances {
-            file: Some(file),
-            sha,
-            seconds,
-        })
-    }
-
-    /// No file, for the report alone: the seconds of search.
-    fn leave_out(&self) -> PendingDistances {
-        self.bar.finish();
-        PendingDistances {
-            file: None,
-            sha: String::new(),
-            seconds: self.earlier + self.started.elapsed().as_secs_f64(),
-        }
-    }
-}
-
-/// Commits the distances file `file` and writes the report's files (and the picture) beside it.
-fn write_files(
-    out: &Path,
-    file: Option<AtomicFile>,
-    report: &Report,
-    notation: &dyn Fn(&[u32]) -> String,
-    picture: Option<&(&'static str, String)>,
-) -> Result<(), Error> {
-    let write_error = |what: &Path, e: std::io::Error| {
-        Error::Run(format!("cannot write {}: {e}", what.display()))
-    };
-    match file {
-        Some(file) => {
-            let gsd = out.join(&report.distances_file);
-            file.commit().map_err(|e| write_error(&gsd, e))?;
-        }
-        // The report alone replaces the folder's result: an earlier run's file would not be
-        // this report's.
-        None => match std::fs::remove_file(out.join(DISTANCES_FILE)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(write_error(&out.join(DISTANCES_FILE), e));
-            }
-            _ => {}
-        },
-    }
-    let mut files = vec![
-        ("levels.csv", report.levels_csv()),
-        ("levels.svg", report.levels_svg()),
-        ("report.md", report.to_markdown(notation)),
-        ("report.json", report.to_json()),
-    ];
-    if let Some((name, text)) = picture {
-        files.push((name, text.clone()));
-    }
-    for (name, text) in files {
-        let path = out.join(name);
-        AtomicFile::write_all(&path, text.as_bytes()).map_err(|e| write_error(&path, e))?;
-    }
-    Ok(())
 }
 
 /// Tables of this many entries say which strategy they run with.

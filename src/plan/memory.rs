@@ -237,16 +237,41 @@ pub fn footprint_name(footprint: Footprint) -> &'static str {
     }
 }
 
+/// The larger of the CPU engine's two moments under the full strategy: while it runs frontier
+/// lists (`lists` bytes at most; scans keep the unseen entries' bitmap of `bitmap` bytes beside
+/// the thin levels' lists, sweeps nothing), and the first scan or sweep after them, which makes
+/// its two bitmaps while the last level's list (at most `list` bytes: the level loop lets longer
+/// ones go) is still held.
+fn cpu_search(swept: bool, bitmap: u64, lists: u64, list: u64) -> Vec<(String, u64)> {
+    let with_lists = match swept {
+        true => vec![("frontier lists".to_string(), lists)],
+        false => vec![
+            ("unseen bitmap".to_string(), bitmap),
+            ("frontier lists".to_string(), lists),
+        ],
+    };
+    let second = match swept {
+        true => "next-level bitmap",
+        false => "unseen bitmap",
+    };
+    let after_lists = vec![
+        ("last-level bitmap".to_string(), bitmap),
+        (second.to_string(), bitmap),
+        ("the last level's list".to_string(), list),
+    ];
+    let bytes = |parts: &[(String, u64)]| parts.iter().map(|(_, b)| b).sum::<u64>();
+    match bytes(&with_lists) >= bytes(&after_lists) {
+        true => with_lists,
+        false => after_lists,
+    }
+}
+
 /// The structures beside a table of `table` bytes under `footprint`.
 fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)> {
     let bitmap = shape.entries.div_ceil(64) * 8;
     let limit = search::list_limit(shape.entries, shape.moves, footprint);
     // A list, its successor and the parts it is joined from.
     let lists = (limit.saturating_mul(8 * (1 + 2 * shape.moves as u64))).min(table * 4);
-    // The first scan or sweep after the lists: its two bitmaps (the last level and the unseen
-    // entries, or the next level), made while the last list (at most `limit` ranks: the level
-    // loop lets longer ones go) is still held.
-    let after_lists = 2 * bitmap + limit.saturating_mul(8).min(table * 4);
     // Two staging buffers of at most READBACK_BLOCKS blocks (at most 12 bytes per 32 entries).
     let staging = 2 * (READBACK_BLOCKS * MOST_BLOCK_BYTES).min(table / 8 * 12 + MOST_BLOCK_BYTES);
     let mut out = Vec::new();
@@ -254,29 +279,9 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
         Footprint::Full => {
             // The search's structures and the writer's frames never live at once: the frames
             // come after the search. The larger of the two counts.
-            let search = if shape.gpu {
-                vec![("read-back staging".to_string(), staging)]
-            } else if !shape.swept && bitmap + lists >= after_lists {
-                // Scans keep the unseen entries' bitmap, beside which thin levels go on as lists.
-                vec![
-                    ("unseen bitmap".to_string(), bitmap),
-                    ("frontier lists".to_string(), lists),
-                ]
-            } else if shape.swept && lists >= after_lists {
-                vec![("frontier lists".to_string(), lists)]
-            } else {
-                let names = match shape.swept {
-                    true => ["last-level bitmap", "next-level bitmap"],
-                    false => ["last-level bitmap", "unseen bitmap"],
-                };
-                vec![
-                    (names[0].to_string(), bitmap),
-                    (names[1].to_string(), bitmap),
-                    (
-                        "the last level's list".to_string(),
-                        after_lists - 2 * bitmap,
-                    ),
-                ]
+            let search = match shape.gpu {
+                true => vec![("read-back staging".to_string(), staging)],
+                false => cpu_search(shape.swept, bitmap, lists, limit.saturating_mul(8)),
             };
             let frames = table + table / 64;
             let searching: u64 = search.iter().map(|(_, b)| b).sum();

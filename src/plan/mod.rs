@@ -63,9 +63,9 @@ pub struct Inputs<'a> {
     pub slab_bytes: Option<u64>,
 }
 
-/// What the GPU of a plan does.
+/// What the GPU of a plan does, on the way to its [`Tier`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeviceUse {
+enum DeviceUse {
     /// Nothing: there is none, or it cannot hold the table and the CPU searches.
     None,
     /// It holds the whole table.
@@ -87,7 +87,7 @@ pub enum Tier {
     /// The table in slabs held in host memory, a GPU sweeping one at a time.
     HostSlabs,
     /// The table in slabs on disk, one in memory at a time, swept by the CPU or by a GPU.
-    SlabPlan {
+    DiskSlabs {
         /// Whether a GPU sweeps them.
         gpu: bool,
     },
@@ -107,7 +107,7 @@ impl Tier {
             self,
             Tier::Device
                 | Tier::HostSlabs
-                | Tier::SlabPlan { gpu: true }
+                | Tier::DiskSlabs { gpu: true }
                 | Tier::Processes { gpu: true }
         )
     }
@@ -118,8 +118,8 @@ impl Tier {
             Tier::Device => "the GPU engine, the whole table on the device",
             Tier::Memory => "the CPU engine, the table in host memory",
             Tier::HostSlabs => "slabs in host memory, a GPU sweeping one at a time",
-            Tier::SlabPlan { gpu: false } => "slabs on disk, the CPU sweeping one at a time",
-            Tier::SlabPlan { gpu: true } => "slabs on disk, a GPU sweeping one at a time",
+            Tier::DiskSlabs { gpu: false } => "slabs on disk, the CPU sweeping one at a time",
+            Tier::DiskSlabs { gpu: true } => "slabs on disk, a GPU sweeping one at a time",
             Tier::Processes { gpu: false } => "a slab in each MPI process's memory, on its CPU",
             Tier::Processes { gpu: true } => "a slab in each MPI process's memory, on its GPU",
             Tier::ProcessDisks => "slabs on the MPI processes' disks, on their CPUs",
@@ -139,8 +139,6 @@ pub struct Plan {
     /// The table's layout on the GPU and the device memory it is held against (a slab's, where
     /// the GPU sweeps slabs).
     pub device: Option<(Layout, Option<Budget>)>,
-    /// What the GPU does.
-    pub device_use: DeviceUse,
     /// This process's slab in an MPI job, and the memory of its parts.
     pub slab: Option<(Slab, Vec<(&'static str, u64)>)>,
     /// The table's slabs, on disk (where the host cannot hold the table) or in host memory
@@ -345,7 +343,7 @@ impl Plan {
                 gpu: use_ == DeviceUse::Table,
             },
             (None, Some(s), _) if s.in_memory => Tier::HostSlabs,
-            (None, Some(_), use_) => Tier::SlabPlan {
+            (None, Some(_), use_) => Tier::DiskSlabs {
                 gpu: use_ == DeviceUse::Slabs,
             },
             (None, None, DeviceUse::Table) => Tier::Device,
@@ -361,7 +359,7 @@ impl Plan {
         }
         let asked = "slabs on disk are asked for (--slab-bytes)".to_string();
         match tier {
-            Tier::SlabPlan { gpu: true } => {
+            Tier::DiskSlabs { gpu: true } => {
                 let why = match inputs.slab_bytes {
                     Some(_) => asked,
                     None => format!(
@@ -372,7 +370,7 @@ impl Plan {
                 };
                 refused.push((Tier::HostSlabs, why));
             }
-            Tier::SlabPlan { gpu: false } | Tier::ProcessDisks => {
+            Tier::DiskSlabs { gpu: false } | Tier::ProcessDisks => {
                 let held = match slab.is_some() {
                     true => Tier::Processes { gpu: false },
                     false => Tier::Memory,
@@ -390,7 +388,6 @@ impl Plan {
             refused,
             disk,
             device,
-            device_use,
             refusal: too_large.or(device_refusal).or(host_refusal),
             memory,
             slab,
@@ -410,12 +407,14 @@ impl Plan {
         };
         out += &self.disk.describe();
         if let Some((layout, budget)) = &self.device {
-            match self.device_use {
-                DeviceUse::Slabs => {
+            match self.tier {
+                Tier::HostSlabs | Tier::DiskSlabs { gpu: true } => {
                     out += "the GPU sweeps each slab's block moves, a slab at a time:\n"
                 }
-                DeviceUse::None => out += "the GPU cannot hold the table: the CPU searches it\n",
-                DeviceUse::Table => {}
+                tier if !tier.on_gpu() => {
+                    out += "the GPU cannot hold the table: the CPU searches it\n"
+                }
+                _ => {}
             }
             out += &layout.describe(budget.as_ref().map(|b| (b.bytes, b.source.as_str())));
         }

@@ -45,14 +45,14 @@ impl Estimate {
             Tier::Memory | Tier::Processes { gpu: false } => {
                 (entries as f64 / cpu, format!("{on} at {measured}"))
             }
-            Tier::SlabPlan { gpu: false } | Tier::ProcessDisks => (
+            Tier::DiskSlabs { gpu: false } | Tier::ProcessDisks => (
                 entries as f64 / cpu * DISK_FACTOR,
                 format!("{on} at {measured}, {from_disk}"),
             ),
             Tier::Device | Tier::HostSlabs | Tier::Processes { gpu: true } => {
                 (entries as f64 / GPU_RATE, gpu)
             }
-            Tier::SlabPlan { gpu: true } => (
+            Tier::DiskSlabs { gpu: true } => (
                 entries as f64 / GPU_RATE * DISK_FACTOR,
                 format!("{gpu}, {from_disk}"),
             ),
@@ -111,7 +111,7 @@ mod tests {
             Estimate::of(1_000_000_000, rate, 4, Tier::Memory).seconds,
             5.0
         );
-        let disk = Estimate::of(1_000_000_000, rate, 2, Tier::SlabPlan { gpu: false });
+        let disk = Estimate::of(1_000_000_000, rate, 2, Tier::DiskSlabs { gpu: false });
         assert!((disk.seconds - 34.0).abs() < 1e-9);
         assert_eq!(
             Estimate::of(2_000_000_000, rate, 2, Tier::Device).seconds,

@@ -1,6 +1,7 @@
 //! The parameters of one dispatch, as the kernels read them: `shaders/bfs.wgsl`'s `Params`,
 //! field by field in the same order (a test parses the shader and holds the two alike).
 
+use crate::gpu::layout::Dispatch;
 use bytemuck::{Pod, Zeroable};
 
 /// One dispatch's parameters: its blocks, the level's tables, the frontier lists, a slab's
@@ -65,8 +66,41 @@ pub const PARAMS_BYTES: u64 = std::mem::size_of::<Params>() as u64;
 
 const _: () = assert!(PARAMS_BYTES.is_multiple_of(16));
 
+impl Params {
+    /// The parameters of a table of `entries` entries whose slab is `[first column, columns,
+    /// ranks a plane]` (`[0, entries, entries]` for the whole table), the rest 0.
+    pub fn of_table(entries: u64, [first, columns, width]: [u64; 3]) -> Params {
+        let (entries_lo, entries_hi) = words(entries);
+        let (slab_first_lo, slab_first_hi) = words(first);
+        let (slab_columns_lo, slab_columns_hi) = words(columns);
+        let (slab_width_lo, slab_width_hi) = words(width);
+        Params {
+            entries_lo,
+            entries_hi,
+            slab_first_lo,
+            slab_first_hi,
+            slab_columns_lo,
+            slab_columns_hi,
+            slab_width_lo,
+            slab_width_hi,
+            ..Params::default()
+        }
+    }
+
+    /// These parameters for dispatch `d`, counting into slot `slot`.
+    pub fn at(self, d: &Dispatch, slot: u32) -> Params {
+        Params {
+            window: d.window,
+            first_block: d.first_block,
+            blocks: d.blocks,
+            slot,
+            ..self
+        }
+    }
+}
+
 /// Splits `value` into its low and high 32-bit words.
-pub fn words(value: u64) -> (u32, u32) {
+fn words(value: u64) -> (u32, u32) {
     (value as u32, (value >> 32) as u32)
 }
 
@@ -77,7 +111,8 @@ mod tests {
     use std::mem::offset_of;
     use wgpu::naga;
 
-    /// `Params`'s fields as the shader names them, each with its offset here.
+    /// `Params`'s fields as the shader names them, each with its offset here: the names are
+    /// written again on purpose, as the list the shader's struct is held against.
     macro_rules! fields {
         ($($name:ident),* $(,)?) => {
             vec![$((stringify!($name), offset_of!(Params, $name) as u32)),*]
