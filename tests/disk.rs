@@ -18,32 +18,14 @@ use gpusearch::table::DistanceTable;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Small spaces of every family (the twisty ones through a definition file).
+/// Small spaces of every family (the twisty ones through a definition file): each family's
+/// samples.
 fn requests() -> Vec<Request> {
-    let root = env!("CARGO_MANIFEST_DIR");
-    vec![
-        Request::new("turnstyle").with("n", "8"),
-        // Whole arrangements in nine planes: the slabs sweep L, R and most of F.
-        Request::new("turnstyle").with("n", "9"),
-        Request::new("turnstyle")
-            .with("n", "7")
-            .with("metric", "flips"),
-        Request::new("topspin").with("n", "8"),
-        Request::new("rotation")
-            .with("rows", "2")
-            .with("cols", "3")
-            .with("block", "2"),
-        Request::new("perm").with("gens", "(1,2,3,4,5,6,7)(8,9); (1,2)"),
-        Request::new("rings").with("n", "9"),
-        Request::new("hanoi").with("pegs", "4").with("discs", "6"),
-        Request::new("pancake").with("n", "7"),
-        Request::new("pancake").with("n", "5").with("burnt", "true"),
-        Request::new("sliding").with("rows", "2").with("cols", "4"),
-        // Odd width: left and right shift whole blocks, up and down are windows between them.
-        Request::new("sliding").with("rows", "3").with("cols", "3"),
-        Request::new("key").with("def", format!("{root}/puzzles/free-the-key.txt")),
-        Request::new("perm").with("def", format!("{root}/puzzles/turnstyle-8.tws")),
-    ]
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    registry::samples(root)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect()
 }
 
 fn words(table: &DistanceTable) -> Vec<u64> {

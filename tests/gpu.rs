@@ -7,7 +7,6 @@ use common::{Events, Every, perm_from_gens, scratch, search_on};
 use gpusearch::gpu::engine::GpuSweeper;
 use gpusearch::gpu::layout::Layout;
 use gpusearch::gpu::{Adapters, Gpu};
-use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::perm::{Identity, parse};
@@ -667,23 +666,8 @@ impl Visit for SweepSlabs<'_> {
 #[test]
 fn the_gpu_sweeps_slabs_from_disk_as_the_cpu_searches_in_memory() {
     let Some(gpu) = gpu() else { return };
-    let root = env!("CARGO_MANIFEST_DIR");
-    for request in [
-        Request::new("turnstyle").with("n", "9"),
-        Request::new("turnstyle")
-            .with("n", "8")
-            .with("metric", "flips"),
-        Request::new("topspin").with("n", "9"),
-        Request::new("rotation")
-            .with("rows", "3")
-            .with("cols", "3")
-            .with("block", "2"),
-        Request::new("perm").with("def", format!("{root}/puzzles/turnstyle-8.tws")),
-        Request::new("rings").with("n", "9"),
-        Request::new("sliding").with("rows", "3").with("cols", "3"),
-        Request::new("pancake").with("n", "8"),
-        Request::new("pancake").with("n", "6").with("burnt", "true"),
-    ] {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (request, _) in registry::samples(root) {
         let what = format!("{request:?}");
         registry::space(&request)
             .unwrap()

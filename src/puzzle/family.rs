@@ -37,6 +37,10 @@ pub trait Family: Sync {
     fn runs(&self) -> &'static [Run] {
         &[]
     }
+    /// Small searches that reach each of its code paths (each metric, layout and kind of move),
+    /// of at most a few hundred thousand positions: every engine's tests run them
+    /// ([`super::registry::samples`]), so a new family is tested everywhere by stating these.
+    fn samples(&self) -> &'static [Sample];
     /// Its options as a usage line writes them ([`usage_of`]), each named by `flag`; a family
     /// whose options are alternatives, or optional without a default, names them.
     fn usage(&self, flag: &dyn Fn(&str) -> String) -> String {
@@ -122,6 +126,30 @@ pub struct Run {
     pub options: &'static [(&'static str, &'static str)],
     /// Whether it is one of the large runs (tens of minutes, tables of up to tens of GiB).
     pub large: bool,
+}
+
+/// A small search a family offers the tests ([`Family::samples`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// The options, by name; a file's path is from the repository's root.
+    pub options: &'static [(&'static str, &'static str)],
+    /// What it reaches that the family's other samples do not.
+    pub reaches: &'static str,
+}
+
+impl Sample {
+    /// The request for this sample of `family`, a file's path made absolute from `root` (the
+    /// repository's root).
+    pub fn request(&self, family: &str, root: &Path) -> Request {
+        let mut request = Request::new(family);
+        for (name, value) in self.options {
+            request = match *name {
+                "def" => request.with(name, root.join(value).display()),
+                _ => request.with(name, value),
+            };
+        }
+        request
+    }
 }
 
 /// A request for a puzzle: its family's name and the options given, as text.

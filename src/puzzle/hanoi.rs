@@ -23,7 +23,7 @@
 //! and are read together, and both shaders take the same moves. Its symmetries are numbered in
 //! [`crate::puzzle::symmetry::relabel`], whose tables the shader of classes reads.
 
-use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
 use crate::puzzle::Rate;
 use crate::puzzle::symmetry::{Symmetry, relabel};
@@ -88,6 +88,13 @@ pub const HANOI: TowersOfHanoi = TowersOfHanoi;
 impl Family for TowersOfHanoi {
     fn name(&self) -> &'static str {
         "hanoi"
+    }
+
+    fn samples(&self) -> &'static [Sample] {
+        &[Sample {
+            options: &[("pegs", "4"), ("discs", "6")],
+            reaches: "pages of the smaller discs, moves that leave a position as it is",
+        }]
     }
 
     fn options(&self) -> &'static [Opt] {

@@ -13,7 +13,7 @@
 //! slide back on. Moves: `L` slides towards the handle, `R` towards the free end, `CW` and `CCW`
 //! turn the disk one cut; a move that does not fit leaves the disk where it is.
 
-use super::family::{Family, Given, Kind, Opt, PuzzleError};
+use super::family::{Family, Given, Kind, Opt, PuzzleError, Sample};
 use super::{Cursor, PuzzleInfo, Space, StateSpace};
 use crate::puzzle::path::path_to_solved;
 use crate::table::{DistanceTable, UNREACHED};
@@ -26,6 +26,13 @@ pub const KEY: FreeTheKey = FreeTheKey;
 impl Family for FreeTheKey {
     fn name(&self) -> &'static str {
         "key"
+    }
+
+    fn samples(&self) -> &'static [Sample] {
+        &[Sample {
+            options: &[("def", "puzzles/free-the-key.txt")],
+            reaches: "the published key",
+        }]
     }
 
     fn options(&self) -> &'static [Opt] {

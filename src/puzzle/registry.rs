@@ -67,6 +67,14 @@ registry! { $
     Reduced(crate::puzzle::symmetry::Reduced) for [];
 }
 
+/// Every family's samples ([`Family::samples`]) as requests, each with what it reaches: the
+/// small searches every engine's tests run. `root`: the repository's root, where their files lie.
+pub fn samples(root: &std::path::Path) -> Vec<(Request, &'static str)> {
+    (FAMILIES.iter())
+        .flat_map(|f| (f.samples().iter()).map(|s| (s.request(f.name(), root), s.reaches)))
+        .collect()
+}
+
 /// The family named `name`.
 pub fn family(name: &str) -> Result<&'static dyn Family, PuzzleError> {
     (FAMILIES.iter().copied())
@@ -174,20 +182,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_family_builds_its_runs_and_rebuilds_them_from_their_description() {
-        // Free the Key publishes no runs: its example instead.
-        let key = [("def", "puzzles/free-the-key.txt")];
+    fn every_family_builds_its_runs_and_samples_and_rebuilds_them_from_their_description() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         for family in FAMILIES {
             let runs = family.runs().iter().map(|run| run.options);
-            for options in runs.chain((family.name() == "key").then_some(&key[..])) {
-                let mut request = Request::new(family.name());
-                for (name, value) in options {
-                    request = request.with(name, value);
-                }
-                if let Some(def) = request.get("def") {
-                    let path = format!("{}/{def}", env!("CARGO_MANIFEST_DIR"));
-                    request = request.with("def", path);
-                }
+            for options in runs.chain(family.samples().iter().map(|s| s.options)) {
+                let sample = family::Sample {
+                    options,
+                    reaches: "",
+                };
+                let request = sample.request(family.name(), root);
                 let built = space(&request).unwrap_or_else(|e| panic!("{request:?}: {e}"));
                 let info = built.info();
                 assert_eq!(info.puzzle, family.name());
@@ -195,6 +199,18 @@ mod tests {
                 assert_eq!(again.info(), info);
                 assert_eq!(again.slug(), built.slug());
             }
+        }
+    }
+
+    #[test]
+    fn every_family_offers_small_samples_that_build() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for family in FAMILIES {
+            assert!(!family.samples().is_empty(), "{}", family.name());
+        }
+        for (request, reaches) in samples(root) {
+            let built = space(&request).unwrap_or_else(|e| panic!("{request:?}: {e}"));
+            assert!(built.size() <= 1 << 19, "{request:?} ({reaches})");
         }
     }
 

@@ -10,7 +10,7 @@
 //!
 //! Rank order: the state itself, `sum of b_k * 2^(k-1)` with `b_k = 1` when ring `k` is off.
 
-use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{Cursor, PuzzleInfo, Space, StateSpace};
 
 /// Most rings: 2^34 states take a 4 GiB table.
@@ -30,6 +30,13 @@ pub const RINGS: ChineseRings = ChineseRings;
 impl Family for ChineseRings {
     fn name(&self) -> &'static str {
         "rings"
+    }
+
+    fn samples(&self) -> &'static [Sample] {
+        &[Sample {
+            options: &[("n", "9")],
+            reaches: "a path of 512 states, levels of one",
+        }]
     }
 
     fn options(&self) -> &'static [Opt] {

@@ -2,7 +2,7 @@
 //! turn; a permutation puzzle ([`Perm`]) of the squares.
 
 use super::Space;
-use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::perm::parse::Definition;
 use super::perm::{Identity, MAX_POINTS, Perm};
 use crate::group;
@@ -15,6 +15,13 @@ pub const ROTATION: Rotation = Rotation;
 impl Family for Rotation {
     fn name(&self) -> &'static str {
         "rotation"
+    }
+
+    fn samples(&self) -> &'static [Sample] {
+        &[Sample {
+            options: &[("rows", "2"), ("cols", "3"), ("block", "2")],
+            reaches: "blocks that overlap, turned both ways",
+        }]
     }
 
     fn options(&self) -> &'static [Opt] {

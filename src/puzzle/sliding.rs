@@ -15,7 +15,7 @@
 //! is: the blank's cell changes by one. One moving up or down passes the `cols - 1` tiles between
 //! its cell and the blank's: a rotation of `cols` consecutive tiles of the order.
 
-use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure};
 use crate::puzzle::Rate;
 use crate::puzzle::symmetry::{self, Element, Symmetry};
@@ -46,6 +46,19 @@ pub const SLIDING: SlidingTiles = SlidingTiles;
 impl Family for SlidingTiles {
     fn name(&self) -> &'static str {
         "sliding"
+    }
+
+    fn samples(&self) -> &'static [Sample] {
+        &[
+            Sample {
+                options: &[("rows", "2"), ("cols", "4")],
+                reaches: "even width",
+            },
+            Sample {
+                options: &[("rows", "3"), ("cols", "3")],
+                reaches: "odd width: left and right shift whole blocks, up and down are windows",
+            },
+        ]
     }
 
     fn options(&self) -> &'static [Opt] {

@@ -23,7 +23,7 @@
 mod cursor;
 mod tiles;
 
-use super::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{
     BlockMove, GpuShader, MAX_TABLE_BLOCK, PuzzleInfo, Space, StateSpace, Structure, Transposition,
 };
@@ -61,6 +61,19 @@ pub const PANCAKE: Pancakes = Pancakes;
 impl Family for Pancakes {
     fn name(&self) -> &'static str {
         "pancake"
+    }
+
+    fn samples(&self) -> &'static [Sample] {
+        &[
+            Sample {
+                options: &[("n", "7")],
+                reaches: "flips of whole runs of ranks and flips entry by entry",
+            },
+            Sample {
+                options: &[("n", "5"), ("burnt", "true")],
+                reaches: "burnt sides",
+            },
+        ]
     }
 
     fn options(&self) -> &'static [Opt] {

@@ -4,7 +4,7 @@
 
 use super::parse::{self, Definition};
 use super::{Identity, Perm};
-use crate::puzzle::family::{self, Family, Given, Kind, Opt, PuzzleError, Run};
+use crate::puzzle::family::{self, Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use crate::puzzle::twisty::{self, Naming, Twisty};
 use crate::puzzle::{PuzzleInfo, Space};
 use std::path::Path;
@@ -17,6 +17,19 @@ pub const PERM: Permutations = Permutations;
 impl Family for Permutations {
     fn name(&self) -> &'static str {
         "perm"
+    }
+
+    fn samples(&self) -> &'static [Sample] {
+        &[
+            Sample {
+                options: &[("gens", "(1,2,3,4,5,6,7)(8,9); (1,2)")],
+                reaches: "generators: a cycle and a swap",
+            },
+            Sample {
+                options: &[("def", "puzzles/turnstyle-8.tws")],
+                reaches: "a definition file",
+            },
+        ]
     }
 
     fn options(&self) -> &'static [Opt] {

@@ -2,7 +2,7 @@
 
 use super::{MAX_PIECES, Metric, Ring};
 use crate::puzzle::Space;
-use crate::puzzle::family::{Family, Given, Kind, Opt, PuzzleError, Run};
+use crate::puzzle::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 
 /// The Turnstyle family (`--puzzle turnstyle`).
 pub struct Turnstyle;
@@ -38,6 +38,23 @@ impl Family for Turnstyle {
         "turnstyle"
     }
 
+    fn samples(&self) -> &'static [Sample] {
+        &[
+            Sample {
+                options: &[("n", "8")],
+                reaches: "the ring order, its rotations as rank arithmetic",
+            },
+            Sample {
+                options: &[("n", "9")],
+                reaches: "whole arrangements in nine planes: slabs sweep L, R and most of F",
+            },
+            Sample {
+                options: &[("n", "7"), ("metric", "flips")],
+                reaches: "the flips metric",
+            },
+        ]
+    }
+
     fn options(&self) -> &'static [Opt] {
         &[
             Opt {
@@ -70,6 +87,13 @@ impl Family for Turnstyle {
 impl Family for TopSpin {
     fn name(&self) -> &'static str {
         "topspin"
+    }
+
+    fn samples(&self) -> &'static [Sample] {
+        &[Sample {
+            options: &[("n", "8")],
+            reaches: "a turntable of four pieces",
+        }]
     }
 
     fn options(&self) -> &'static [Opt] {
