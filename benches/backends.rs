@@ -10,7 +10,8 @@
 mod common;
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::{Ring, StateSpace};
-use gpusearch::search::{Options, Progress, Silent, Step, search};
+use gpusearch::search::cpu::search;
+use gpusearch::search::{Options, Progress, Silent, Step};
 use std::sync::Mutex;
 use std::time::Instant;
 

@@ -5,7 +5,8 @@
 
 mod common;
 use gpusearch::puzzle::{Ring, StateSpace};
-use gpusearch::search::{Options, Silent, search};
+use gpusearch::search::cpu::search;
+use gpusearch::search::{Options, Silent};
 use std::time::Instant;
 
 fn main() {

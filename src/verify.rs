@@ -163,7 +163,7 @@ fn check<S: StateSpace>(
         crate::progress::unit(space),
         quiet,
     );
-    let fresh = search::search(space, &options, &bar);
+    let fresh = search::cpu::search(space, &options, &bar);
     bar.finish();
     if fresh.levels != levels {
         return Err(format!(

@@ -9,10 +9,11 @@ use gpusearch::puzzle::StateSpace;
 use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::registry::{self, Visit};
 use gpusearch::puzzle::{Metric, Ring};
+use gpusearch::search::cpu::CpuEngine;
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
 use gpusearch::search::levels::Levels;
 use gpusearch::search::{
-    Checkpoints, CpuEngine, Footprint, Options, PassPolicy, Resume, Saved, Saving, SlabsState,
+    Checkpoints, Footprint, InPlace, Options, PassPolicy, Resume, Saved, Saving,
 };
 use gpusearch::table::DistanceTable;
 use std::path::{Path, PathBuf};
@@ -138,7 +139,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> (bool, bool) {
         let states = snapshots.saved.into_inner().unwrap();
         if let Some((folder, state, levels, antipodes)) = states.get(states.len() / 2).cloned() {
             let resume = Resume {
-                table: Saved::Slabs(state),
+                table: Saved::InPlace(state),
                 levels,
                 antipodes,
                 pass: None,
@@ -188,7 +189,7 @@ fn check<S: StateSpace>(what: &str, space: &S) -> (bool, bool) {
 
 /// A copy of the slab folder as a checkpoint found it, the state that names its files, the
 /// levels and the antipodes.
-type Snapshot = (PathBuf, SlabsState, Levels, Vec<u64>);
+type Snapshot = (PathBuf, InPlace, Levels, Vec<u64>);
 
 /// Checkpoints of a search from disk (its slabs): the slab folder copied as it is at each, with
 /// the state that names its files.
@@ -212,7 +213,7 @@ impl Checkpoints for Snapshots {
     }
 
     fn save(&self, table: Saving, levels: &Levels, antipodes: &[u64]) -> Result<(), String> {
-        let Saving::Slabs(state) = table else {
+        let Saving::InPlace(state) = table else {
             return Err("a search from disk saves its slabs".into());
         };
         let mut saved = self.saved.lock().unwrap();

@@ -16,10 +16,9 @@ use gpusearch::puzzle::sliding::Sliding;
 use gpusearch::puzzle::symmetry::{Erased, Reduced};
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
 use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
+use gpusearch::search::cpu::search;
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
-use gpusearch::search::{
-    Engine, Options, Outcome, PassPolicy, Resume, Saved, Silent, Step, drive, search,
-};
+use gpusearch::search::{Engine, Options, Outcome, PassPolicy, Resume, Saved, Silent, Step, drive};
 use gpusearch::store;
 use gpusearch::table::DistanceTable;
 use serde_json::Value;

@@ -3,7 +3,8 @@
 mod common;
 use common::{gpusearch, scratch};
 use gpusearch::puzzle::{Metric, Ring, StateSpace};
-use gpusearch::search::{Options, Silent, search};
+use gpusearch::search::cpu::search;
+use gpusearch::search::{Options, Silent};
 use gpusearch::store;
 use gpusearch::table::{TableView, UNREACHED};
 use std::io::{BufRead, BufReader};

@@ -5,9 +5,8 @@ mod common;
 use common::{Every, Parts, search_on};
 use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::{Metric, Ring, Rings, Space, StateSpace, registry, rotation};
-use gpusearch::search::{
-    CpuEngine, Footprint, Options, Outcome, PassPolicy, Resume, Saved, Silent, search,
-};
+use gpusearch::search::cpu::{CpuEngine, search};
+use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Resume, Saved, Silent};
 use gpusearch::table::DistanceTable;
 
 fn same(what: &str, a: &Outcome, b: &Outcome) {

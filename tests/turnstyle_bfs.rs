@@ -5,7 +5,8 @@ mod common;
 use common::Naive;
 use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::{Cursor, Metric, Ring, StateSpace};
-use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, search};
+use gpusearch::search::cpu::search;
+use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent};
 use gpusearch::table::UNREACHED;
 use std::collections::BTreeSet;
 

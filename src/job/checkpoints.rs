@@ -266,7 +266,7 @@ pub(super) fn resume_from<S: StateSpace>(
     // A checkpoint holds its table, or names the slabs that hold it.
     let table = match (table, header.slabs) {
         (Some(table), _) => Table::Table(Box::new(table)),
-        (None, state) => Table::Slabs(state.ok_or_else(|| {
+        (None, state) => Table::InPlace(state.ok_or_else(|| {
             Error::Input(format!(
                 "{}: {} holds no table: delete it to start again",
                 Setting::Resume,

@@ -11,6 +11,7 @@ use crate::puzzle::family::one_line;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::puzzle::{PuzzleInfo, StateSpace};
+use crate::search::disk::SlabsState;
 use crate::search::slab::Slab;
 use crate::search::{Resume, Saved as Table};
 use crate::setting::Setting;
@@ -309,12 +310,18 @@ pub(super) fn setup<'m, S: StateSpace>(
     // A checkpoint of slabs on disk goes on only in the same slabs.
     if let Some((
         Resume {
-            table: Table::Slabs(state),
+            table: Table::InPlace(state),
             ..
         },
         _,
     )) = &resume
     {
+        let state = SlabsState::of(state.clone()).map_err(|e| {
+            Error::Input(format!(
+                "{}: {e}; delete it to start again",
+                Setting::Resume
+            ))
+        })?;
         let planned = (plan.slab_plan.as_ref()).map(|s| (s.count, s.unit));
         if planned != Some((state.slabs, state.unit)) {
             return Err(Error::Input(format!(

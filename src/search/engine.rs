@@ -8,12 +8,20 @@
 
 use super::levels::Levels;
 use super::within::Within;
-use super::{Checkpoints, Progress, Saving, SlabsState, Step};
+use super::{Checkpoints, Progress, Saving, Step};
 use crate::table::{DistanceTable, TableSource, TableView};
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
 /// Why an engine does not weigh a table reduced by symmetry (an MPI process's on a GPU).
 pub const NOT_WEIGHED: &str = "an MPI process's GPU does not weigh a table reduced by symmetry: the CPU engines (in memory, in slabs on disk, and MPI processes) and one process's GPU do";
+
+/// What an engine whose table stays where it lies between levels (slabs on disk) saves in a
+/// checkpoint in place of the table: its own record of where the table lies, which the level
+/// loop and the checkpoint carry without reading it ([`Engine::resume_in_place`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct InPlace(pub serde_json::Value);
 
 /// The kinds of pass an engine carries out besides top-down scans, which every engine runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,19 +149,17 @@ pub trait Engine {
         false
     }
 
-    /// Takes over the state saved by [`Engine::save`] as slabs on disk (`state`), after level
-    /// `depth`, whose smallest ranks are `antipodes`. Only the engine of slabs on disk can.
-    fn resume_slabs(
+    /// Takes over the table where [`Engine::save`] left it, as its record `state` says, after
+    /// level `depth`, whose smallest ranks are `antipodes`. Only an engine whose checkpoints are
+    /// its files can (the slabs on disk).
+    fn resume_in_place(
         &mut self,
-        state: SlabsState,
+        state: InPlace,
         depth: u64,
         antipodes: &[u64],
     ) -> Result<(), String> {
-        let _ = (depth, antipodes);
-        Err(format!(
-            "the checkpoint's table is in {} slabs on disk: go on with the memory budget of the run that saved it",
-            state.slabs
-        ))
+        let _ = (state, depth, antipodes);
+        Err("the checkpoint's table is in slabs on disk: go on with the memory budget of the run that saved it".into())
     }
 
     /// Lets go of the last level's list, where the engine holds one in host memory (the loop

@@ -31,9 +31,7 @@ pub mod within;
 use crate::puzzle::{Cursor, StateSpace};
 use crate::setting::Setting;
 use crate::table::{DistanceTable, TableSource, TableView};
-pub use cpu::CpuEngine;
-pub use disk::SlabsState;
-pub use engine::{Engine, Passes};
+pub use engine::{Engine, InPlace, Passes};
 use levels::Levels;
 use smallest::merge_smallest;
 use weighing::Weighing;
@@ -219,16 +217,17 @@ pub struct Resume {
 pub enum Saved {
     /// The table itself (the host's, or a checkpoint read chunk by chunk).
     Table(Box<dyn TableSource>),
-    /// Slabs on disk, which hold it as the state of the engine that saved them says.
-    Slabs(SlabsState),
+    /// Where the engine that saved it left it (slabs on disk), as its record says.
+    InPlace(InPlace),
 }
 
 /// The table of a state being saved ([`Checkpoints::save`]).
 pub enum Saving<'a> {
     /// The table, read where it lies.
     Table(&'a dyn TableView),
-    /// Slabs on disk that hold it, committed as this state says (the checkpoint is this state).
-    Slabs(&'a SlabsState),
+    /// Where the engine left it (slabs on disk), committed as this record says (the checkpoint
+    /// is this record).
+    InPlace(&'a InPlace),
 }
 
 /// Where a run saves its state after levels, so that it can go on after an interruption.
@@ -250,21 +249,6 @@ pub trait Checkpoints: Sync {
     ) -> Result<(), String> {
         let _ = (table, levels, antipodes, pass);
         Ok(())
-    }
-}
-
-/// Runs a full breadth-first search of `space` from its solved states on the CPU engine, in
-/// the current rayon pool: [`drive`] on a [`CpuEngine`], without checkpoints.
-pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progress) -> Outcome {
-    let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
-    let (levels, antipodes) = drive(space, &mut engine, options, progress, None, None)
-        .expect("without checkpoints a search cannot fail");
-    Outcome {
-        table: engine
-            .into_table()
-            .expect("the CPU engine's table is in memory"),
-        levels,
-        antipodes,
     }
 }
 
@@ -352,7 +336,7 @@ pub fn drive<S: StateSpace, E: Engine>(
             };
             match r.table {
                 Saved::Table(table) => engine.load(table, depth, list)?,
-                Saved::Slabs(state) => engine.resume_slabs(state, depth, &r.antipodes)?,
+                Saved::InPlace(state) => engine.resume_in_place(state, depth, &r.antipodes)?,
             }
             if let Some(w) = &mut weighing {
                 w.take_from(engine)?;

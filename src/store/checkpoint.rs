@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::search::within::PassSaved;
-use crate::search::{Saving, SlabsState};
+use crate::search::{InPlace, Saving};
 
 /// The first eight bytes of every checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"GSCHKPT\n";
@@ -41,9 +41,9 @@ pub struct CheckpointHeader {
     pub antipodes: Vec<u64>,
     /// Entries per chunk.
     pub chunk_entries: u64,
-    /// Where the table is in slabs on disk, not in this file: their state.
+    /// Where the table is in slabs on disk, not in this file: the engine's record of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub slabs: Option<SlabsState>,
+    pub slabs: Option<InPlace>,
     /// The scan that finds the next level, where a checkpoint within it was saved (version 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass: Option<PassSaved>,
@@ -75,7 +75,7 @@ pub fn write_checkpoint(
         antipodes: antipodes.to_vec(),
         chunk_entries: CHUNK_ENTRIES,
         slabs: match table {
-            Saving::Slabs(state) => Some(state.clone()),
+            Saving::InPlace(state) => Some(state.clone()),
             Saving::Table(_) => None,
         },
         pass: pass.cloned(),

@@ -373,7 +373,8 @@ mod tests {
     use crate::puzzle::hanoi::Hanoi;
     use crate::puzzle::sliding::Sliding;
     use crate::puzzle::{Metric, Ring};
-    use crate::search::{Options, Silent, search};
+    use crate::search::cpu::search;
+    use crate::search::{Options, Silent};
 
     /// Searches `space` with and without its symmetries: the same positions at each distance,
     /// and each position's entry holding the position's distance.

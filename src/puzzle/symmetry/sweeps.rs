@@ -255,7 +255,8 @@ mod tests {
 
     #[test]
     fn a_route_and_its_way_back_are_swept_alike_however_few_maps_fit() {
-        use crate::search::{Footprint, Options, PassPolicy, Silent, search};
+        use crate::search::cpu::search;
+        use crate::search::{Footprint, Options, PassPolicy, Silent};
         // Turnstyle 9 flips's routes through a symmetry are maps of a block's rests (a turn of
         // the ring's labels, whose way back is the turn back: another map). With room for three
         // maps, a route is a block move only if its way back is one too.

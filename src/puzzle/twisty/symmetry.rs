@@ -477,7 +477,8 @@ mod tests {
     /// and each position's entry (its stickers') holding the position's distance. Its order.
     fn same_levels(space: Twisty) -> usize {
         use crate::puzzle::symmetry::{Erased, Reduced};
-        use crate::search::{Options, Silent, search};
+        use crate::search::cpu::search;
+        use crate::search::{Options, Silent};
         let symmetry = space.symmetry().unwrap();
         let reduced = Reduced::new(Box::new(Erased(space.clone())), symmetry).unwrap();
         assert_eq!(reduced.positions(), space.size());

@@ -23,7 +23,7 @@ use super::smallest::{Smallest, merge_smallest};
 use super::sweep::Sweep;
 use super::sweep::frontier::count_holding;
 use super::within::Within;
-use super::{Footprint, Progress, Step, TINY_LEVEL};
+use super::{Footprint, Options, Outcome, Progress, Step, TINY_LEVEL};
 use crate::puzzle::{Cursor, StateSpace, Structure};
 use crate::table::BATCH;
 use crate::table::{
@@ -72,6 +72,21 @@ pub struct CpuEngine<'s, S: StateSpace> {
     cursor: S::Cursor<'s>,
     /// Whether the cursor has runs ([`Cursor::seek_run`]), which scans go through move by move.
     runs: bool,
+}
+
+/// Runs a full breadth-first search of `space` from its solved states on the CPU engine, in
+/// the current rayon pool: [`super::drive`] on a [`CpuEngine`], without checkpoints.
+pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progress) -> Outcome {
+    let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
+    let (levels, antipodes) = super::drive(space, &mut engine, options, progress, None, None)
+        .expect("without checkpoints a search cannot fail");
+    Outcome {
+        table: engine
+            .into_table()
+            .expect("the CPU engine's table is in memory"),
+        levels,
+        antipodes,
+    }
 }
 
 impl<'s, S: StateSpace> CpuEngine<'s, S> {

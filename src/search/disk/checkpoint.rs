@@ -45,7 +45,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             steps: self.steps.clone(),
             io: self.files.io,
         };
-        checkpoints.save(Saving::Slabs(&state), levels, antipodes)?;
+        checkpoints.save(Saving::InPlace(&state.in_place()), levels, antipodes)?;
         self.files.commit()
     }
 

@@ -41,7 +41,7 @@ pub use state::SlabsState;
 
 use crate::puzzle::{BlockMove, StateSpace, Structure};
 use crate::search::bitmap::Bitmap;
-use crate::search::engine::{Engine, Passes};
+use crate::search::engine::{Engine, InPlace, Passes};
 use crate::search::levels::Levels;
 use crate::search::slab::Slab;
 use crate::search::slab::moves::SlabMoves;
@@ -535,13 +535,13 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         self.ran
     }
 
-    fn resume_slabs(
+    fn resume_in_place(
         &mut self,
-        state: SlabsState,
+        state: InPlace,
         depth: u64,
         antipodes: &[u64],
     ) -> Result<(), String> {
-        self.take_up(state, depth, antipodes)
+        self.take_up(SlabsState::of(state)?, depth, antipodes)
     }
 
     /// The slabs' files are the checkpoint; slabs held in memory save the whole table, as the

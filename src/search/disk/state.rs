@@ -1,6 +1,7 @@
 //! What a checkpoint of a search from disk names ([`SlabsState`]).
 
 use super::io::Io;
+use crate::search::InPlace;
 use serde::{Deserialize, Serialize};
 
 /// What a checkpoint of a search from disk holds besides the levels and the antipodes: which
@@ -25,4 +26,17 @@ pub struct SlabsState {
     pub steps: Vec<[u64; 2]>,
     /// The bytes read and written so far, and the seconds it took.
     pub io: Io,
+}
+
+impl SlabsState {
+    /// The engine's record of its slabs, as a checkpoint carries it.
+    pub fn in_place(&self) -> InPlace {
+        InPlace(serde_json::to_value(self).expect("a slabs' state has a JSON form"))
+    }
+
+    /// The slabs' state a checkpoint's record holds.
+    pub fn of(state: InPlace) -> Result<SlabsState, String> {
+        serde_json::from_value(state.0)
+            .map_err(|e| format!("the checkpoint's record of its slabs is not valid: {e}"))
+    }
 }

@@ -382,7 +382,8 @@ fn residual_task<S: StateSpace, F: Frontier>(
 mod tests {
     use crate::puzzle::StateSpace;
     use crate::puzzle::pancake::Pancake;
-    use crate::search::{Footprint, Options, PassPolicy, Silent, search};
+    use crate::search::cpu::search;
+    use crate::search::{Footprint, Options, PassPolicy, Silent};
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
     /// Whether every move that transposes tiles is pulled a tile at a time wherever states are
