@@ -6,6 +6,7 @@
 
 use super::engine::GpuEngine;
 use super::engine::slab::Outbox;
+use crate::search::SearchError;
 use crate::search::cluster::{Exchanged, MpiJob, SlabEngine, owner};
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
@@ -49,8 +50,8 @@ impl<'g, 'c> GpuSlabEngine<'g, 'c> {
 
     /// `result`'s value, or the whole job ended with its error: the other processes are in the
     /// pass's collectives, so this one cannot leave it alone.
-    fn or_abort<T>(&self, result: Result<T, String>) -> T {
-        result.unwrap_or_else(|e| self.cluster.abort(&e, 1))
+    fn or_abort<T, E: std::fmt::Display>(&self, result: Result<T, E>) -> T {
+        result.unwrap_or_else(|e| self.cluster.abort(&e.to_string(), 1))
     }
 
     /// The next round of a pass from level `depth` on this device, from block `rounds.at`
@@ -130,7 +131,7 @@ struct Rounds {
 }
 
 impl Engine for GpuSlabEngine<'_, '_> {
-    fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+    fn start(&mut self, starts: &[u64]) -> Result<(), SearchError> {
         let mine: Vec<u64> = (starts.iter())
             .filter(|&&s| self.slab.contains(s))
             .map(|&s| self.slab.local(s))
@@ -143,7 +144,7 @@ impl Engine for GpuSlabEngine<'_, '_> {
         table: Box<dyn TableSource>,
         depth: u64,
         _: Option<Vec<u64>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         self.slab.holds(table.entries())?;
         // The list holds ranks of the whole space; the device finds the level in the table.
         self.engine.load(table, depth, None)
@@ -160,7 +161,7 @@ impl Engine for GpuSlabEngine<'_, '_> {
         step: Step,
         levels: &Levels,
         progress: &dyn Progress,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         let depth = levels.len() - 1;
         self.bottom_up = step == Step::BottomUp;
         let mut rounds = Rounds {
@@ -179,7 +180,7 @@ impl Engine for GpuSlabEngine<'_, '_> {
         Ok(count)
     }
 
-    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
+    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, SearchError> {
         let smallest = self.engine.smallest(depth, limit);
         let mine: Vec<u64> = (self.or_abort(smallest).into_iter())
             .map(|e| self.slab.global(e))
@@ -190,11 +191,11 @@ impl Engine for GpuSlabEngine<'_, '_> {
     fn with_table(
         &mut self,
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         self.engine.with_table(f)
     }
 
-    fn into_table(self) -> Result<DistanceTable, String> {
+    fn into_table(self) -> Result<DistanceTable, SearchError> {
         self.engine.into_table()
     }
 }

@@ -9,6 +9,7 @@ use super::device::{
 use super::layout::{BLOCK_ENTRIES, Dispatch, Layout, WORKGROUP};
 use super::sweep_data;
 use crate::puzzle::{GpuShader, StateSpace, Structure};
+use crate::search::SearchError;
 use crate::search::engine::{Engine, Passes};
 use crate::search::levels::Levels;
 use crate::search::{self, Options, Outcome, Progress, Step};
@@ -394,7 +395,7 @@ impl<'g> GpuEngine<'g> {
 }
 
 impl Engine for GpuEngine<'_> {
-    fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+    fn start(&mut self, starts: &[u64]) -> Result<(), SearchError> {
         self.read = None;
         self.init(starts);
         self.listed_level = 0;
@@ -406,7 +407,7 @@ impl Engine for GpuEngine<'_> {
         table: Box<dyn TableSource>,
         depth: u64,
         list: Option<Vec<u64>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         self.read = None;
         self.upload(&*table, (depth % 3) as u8, list.as_deref())?;
         self.listed_level = depth;
@@ -421,7 +422,7 @@ impl Engine for GpuEngine<'_> {
         step: Step,
         levels: &Levels,
         progress: &dyn Progress,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         self.read = None;
         let depth = levels.len() - 1;
         // Frontier lists run from the device's lists where both are whole, else as top-down
@@ -498,20 +499,21 @@ impl Engine for GpuEngine<'_> {
 
     /// Read back range by range: the lighter ranges are a sliver of the table (the Towers of
     /// Hanoi's classes using fewer pegs; a table reduced by a class coordinate has none).
-    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, SearchError> {
         let view = DeviceTable(self);
         (ranges.iter())
             .map(|r| crate::table::count_holding(&view, r.clone(), value))
-            .collect()
+            .collect::<Result<_, String>>()
+            .map_err(SearchError::from)
     }
 
-    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
-        GpuEngine::values_at(self, ranks)
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, SearchError> {
+        Ok(GpuEngine::values_at(self, ranks)?)
     }
 
-    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String> {
+    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, SearchError> {
         if !self.layout.seen {
-            return self.smallest_derived(depth, limit);
+            return Ok(self.smallest_derived(depth, limit)?);
         }
         // The loop asks for the table next (a checkpoint, the end): one read-back gives both.
         let (table, smallest) =
@@ -523,15 +525,15 @@ impl Engine for GpuEngine<'_> {
     fn with_table(
         &mut self,
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
-    ) -> Result<(), String> {
-        match self.read.take() {
+    ) -> Result<(), SearchError> {
+        Ok(match self.read.take() {
             Some(table) => f(&table),
             None if self.host_table => f(&self.read_back(None, true)?.0.expect("kept")),
             None => f(&DeviceTable(self)),
-        }
+        }?)
     }
 
-    fn into_table(mut self) -> Result<DistanceTable, String> {
+    fn into_table(mut self) -> Result<DistanceTable, SearchError> {
         match self.read.take() {
             Some(table) => Ok(table),
             None => Ok(self.read_back(None, true)?.0.expect("kept")),
@@ -548,7 +550,7 @@ impl Gpu {
         layout: &Layout,
         options: &Options,
         progress: &dyn Progress,
-    ) -> Result<Outcome, String> {
+    ) -> Result<Outcome, SearchError> {
         let mut engine = self.engine(space, layout, true)?;
         let (levels, antipodes) = search::drive(space, &mut engine, options, progress, None, None)?;
         Ok(Outcome {

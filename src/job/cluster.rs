@@ -10,6 +10,7 @@ use crate::gpu::layout::Layout;
 use crate::plan::SlabPlan;
 use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
+use crate::search::SearchError;
 use crate::search::slab::Slab;
 #[cfg(feature = "mpi")]
 use crate::search::{Engine, disk::DiskEngine};
@@ -79,7 +80,7 @@ pub(super) fn search_across<S: StateSpace>(
     options: &Options,
     run: &MpiRun,
     resume: Option<Resume>,
-) -> Result<Found, String> {
+) -> Result<Found, SearchError> {
     use search::cluster::CpuSlabEngine;
     if let Some(slabs) = disk {
         return search_slabs_across(space, cluster, slabs, options, run, resume);
@@ -152,7 +153,7 @@ fn search_slabs_across<S: StateSpace>(
     options: &Options,
     run: &MpiRun,
     resume: Option<Resume>,
-) -> Result<Found, String> {
+) -> Result<Found, SearchError> {
     let folder = slabs.folder.join(format!("process-{}", cluster.rank()));
     let engine = DiskEngine::new(space, slabs.cut(), &folder, options.antipode_limit)?;
     let mut engine = engine.across(cluster);
@@ -233,7 +234,7 @@ fn slab_search<S: StateSpace, E: search::cluster::SlabEngine>(
         search::cluster::Exchanged,
         crate::table::DistanceTable,
     ),
-    String,
+    SearchError,
 > {
     let saver = Some(run.saver as &dyn search::Checkpoints);
     let (levels, antipodes) = search::drive(space, &mut engine, options, run.bar, saver, resume)?;
@@ -250,7 +251,7 @@ pub(super) fn search_across<S: StateSpace>(
     _: &Options,
     _: &MpiRun,
     _: Option<Resume>,
-) -> Result<Found, String> {
+) -> Result<Found, SearchError> {
     match *cluster {}
 }
 

@@ -26,8 +26,9 @@ use crate::puzzle::family::{PuzzleError, Request};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
 use crate::report::{DiskReport, Report};
+use crate::search::SearchError;
 use crate::search::cpu::CpuEngine;
-use crate::search::disk::{DiskEngine, FREE_SOME_SPACE};
+use crate::search::disk::DiskEngine;
 use crate::search::levels::Levels;
 use crate::search::{self, Checkpoints, Engine, Footprint, Options, Resume};
 use crate::store::atomic;
@@ -279,7 +280,14 @@ fn run_space<S: StateSpace>(
         distances,
         picture,
         disk,
-    } = searched.map_err(Error::Run)?;
+    } = searched.map_err(|e| match e {
+        // Once there is room: from the checkpoint, or the same command again.
+        SearchError::DiskFull(e) => Error::Run(format!(
+            "{e}; {}",
+            atomic::resume_hint().unwrap_or_default()
+        )),
+        SearchError::Other(e) => Error::Run(e),
+    })?;
     let finished = match distances {
         Some(PendingDistances { file, sha, seconds }) => {
             let device = placement.device().filter(|_| plan.tier.on_gpu());
@@ -331,7 +339,7 @@ fn search_placed<S: StateSpace>(
     saver: &FileCheckpoints,
     writer: &DistancesWriter,
     resume: Option<Resume>,
-) -> Result<Found, String> {
+) -> Result<Found, SearchError> {
     let options = &Options {
         footprint: plan.memory.footprint,
         ..Options::default()
@@ -347,7 +355,7 @@ fn search_placed<S: StateSpace>(
     match plan.tier {
         Tier::Processes { .. } | Tier::ProcessDisks => {
             let Placement::Slab { mpi, slab, device } = placement else {
-                return Err(unopened("an MPI job"));
+                return Err(unopened("an MPI job").into());
             };
             let run = MpiRun {
                 bar: writer.bar,
@@ -378,12 +386,7 @@ fn search_placed<S: StateSpace>(
                 let sweeper = GpuSweeper::new(gpu, window, table.readback_blocks);
                 engine = engine.sweeping_with(Box::new(sweeper));
             }
-            let found = search_where_it_lies(space, &mut engine, options, saver, writer, resume)
-                .map_err(|e| match e.ends_with(FREE_SOME_SPACE) {
-                    // Once there is room: from the checkpoint, or the same command again.
-                    true => format!("{e}; {}", atomic::resume_hint().unwrap_or_default()),
-                    false => e,
-                })?;
+            let found = search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
             engine.remove_files()?;
             let io = engine.io();
             let disk = DiskReport {
@@ -401,7 +404,7 @@ fn search_placed<S: StateSpace>(
         }
         Tier::Device => {
             let Placement::Gpu(gpu, layout) = placement else {
-                return Err(unopened("a GPU"));
+                return Err(unopened("a GPU").into());
             };
             // The file is written from the table where it lies: a host copy, or the
             // device's table read back chunk by chunk.
@@ -436,7 +439,7 @@ fn search_where_it_lies<S: StateSpace, E: Engine>(
     saver: &FileCheckpoints,
     writer: &DistancesWriter,
     resume: Option<Resume>,
-) -> Result<Found, String> {
+) -> Result<Found, SearchError> {
     let saver = Some(saver as &dyn Checkpoints);
     let (levels, antipodes) = search::drive(space, engine, options, writer.bar, saver, resume)?;
     let mut written = writer.report_only.then(|| writer.leave_out());

@@ -6,6 +6,7 @@
 //! wherever it lives (host memory, a GPU, slabs on several machines) and carries out one pass at
 //! a time as the loop asks. Every engine gives the same table for the same passes.
 
+use super::SearchError;
 use super::levels::Levels;
 use super::within::Within;
 use super::{Checkpoints, Progress, Saving, Step};
@@ -73,7 +74,7 @@ impl Passes {
 pub trait Engine {
     /// Puts the solved states `starts` (ascending) at level 0 of an empty table; level 0 is then
     /// the frontier list.
-    fn start(&mut self, starts: &[u64]) -> Result<(), String>;
+    fn start(&mut self, starts: &[u64]) -> Result<(), SearchError>;
 
     /// Takes over a saved table whose last level is `depth`. `list`: that level's states, where
     /// the loop keeps it as a list; otherwise passes read it from the table (every entry holding
@@ -83,14 +84,18 @@ pub trait Engine {
         table: Box<dyn TableSource>,
         depth: u64,
         list: Option<Vec<u64>>,
-    ) -> Result<(), String>;
+    ) -> Result<(), SearchError>;
 
     /// One pass of kind `step` (one of [`Engine::passes`]) from the last of `levels` (level `depth = levels.len() - 1`):
     /// every unreached state with a neighbour in level `depth` is set to level `depth + 1`.
     /// Returns how many were set. A [`Step::Frontier`] pass keeps the new level as a list for
     /// the next one; the other kinds may drop the list.
-    fn pass(&mut self, step: Step, levels: &Levels, progress: &dyn Progress)
-    -> Result<u64, String>;
+    fn pass(
+        &mut self,
+        step: Step,
+        levels: &Levels,
+        progress: &dyn Progress,
+    ) -> Result<u64, SearchError>;
 
     /// A top-down or bottom-up scan, as [`Engine::pass`], from where `within` says, pausing
     /// there for checkpoints ([`super::within`]). By default the whole scan, without pauses
@@ -101,7 +106,7 @@ pub trait Engine {
         levels: &Levels,
         progress: &dyn Progress,
         within: Within,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         let _ = within;
         self.pass(step, levels, progress)
     }
@@ -157,7 +162,7 @@ pub trait Engine {
         state: InPlace,
         depth: u64,
         antipodes: &[u64],
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         let _ = (state, depth, antipodes);
         Err("the checkpoint's table is in slabs on disk: go on with the memory budget of the run that saved it".into())
     }
@@ -185,7 +190,7 @@ pub trait Engine {
         levels: &Levels,
         antipodes: &[u64],
         over: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         if over {
             return Ok(());
         }
@@ -194,20 +199,20 @@ pub trait Engine {
 
     /// The smallest `limit` ranks of level `depth`, the last level found (the last pass that
     /// found anything), ascending.
-    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, String>;
+    fn smallest(&mut self, depth: u64, limit: usize) -> Result<Vec<u64>, SearchError>;
 
     /// For each of `ranges` (of ranks), how many of its entries hold `value`: what the level
     /// loop weighs a table reduced by symmetry with ([`super::weighing`]). The CPU engines weigh
     /// (one process's in memory, an MPI process's slab with the others', and slabs on disk), and
     /// so does one process's GPU; an MPI process's GPU refuses (a run refuses it such a table
     /// first).
-    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, SearchError> {
         let _ = (ranges, value);
         Err(NOT_WEIGHED.into())
     }
 
     /// The values of the entries `ranks` ([`Engine::count_holding`]'s companion).
-    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, SearchError> {
         let _ = ranks;
         Err(NOT_WEIGHED.into())
     }
@@ -216,8 +221,8 @@ pub trait Engine {
     fn with_table(
         &mut self,
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
-    ) -> Result<(), String>;
+    ) -> Result<(), SearchError>;
 
     /// The finished table.
-    fn into_table(self) -> Result<DistanceTable, String>;
+    fn into_table(self) -> Result<DistanceTable, SearchError>;
 }

@@ -20,6 +20,7 @@ pub mod cluster;
 pub mod cpu;
 pub mod disk;
 pub mod engine;
+mod error;
 pub mod levels;
 pub mod segments;
 pub mod slab;
@@ -32,6 +33,7 @@ use crate::puzzle::{Cursor, StateSpace};
 use crate::setting::Setting;
 use crate::table::{DistanceTable, TableSource, TableView};
 pub use engine::{Engine, InPlace, Passes};
+pub use error::SearchError;
 use levels::Levels;
 use smallest::merge_smallest;
 use weighing::Weighing;
@@ -265,7 +267,7 @@ pub fn drive<S: StateSpace, E: Engine>(
     progress: &dyn Progress,
     checkpoints: Option<&dyn Checkpoints>,
     resume: Option<Resume>,
-) -> Result<(Levels, Vec<u64>), String> {
+) -> Result<(Levels, Vec<u64>), SearchError> {
     let size = space.size();
     let moves = space.move_count();
     let limit = options.antipode_limit;
@@ -316,7 +318,7 @@ pub fn drive<S: StateSpace, E: Engine>(
                     r.levels.len(),
                     Setting::Backend.to("cpu"),
                     Setting::Memory
-                ));
+                ).into());
             }
             progress.found(r.levels.total() + r.pass.as_ref().map_or(0, |p| p.found));
             let depth = r.levels.len() - 1;

@@ -8,6 +8,7 @@
 //! entries not yet reached; the rest of the pass's count lies in the heaviest range.
 
 use super::Engine;
+use super::SearchError;
 use crate::puzzle::Weights;
 use std::ops::Range;
 
@@ -75,7 +76,7 @@ impl Weighing {
     }
 
     /// Takes the counts from the table in `engine` as it is (after a resume).
-    pub fn take_from(&mut self, engine: &mut impl Engine) -> Result<(), String> {
+    pub fn take_from(&mut self, engine: &mut impl Engine) -> Result<(), SearchError> {
         for value in 0..3 {
             let counts = engine.count_holding(&self.ranges(), value)?;
             for (held, count) in self.held.iter_mut().zip(counts) {
@@ -116,7 +117,7 @@ impl Weighing {
         engine: &mut impl Engine,
         depth: u64,
         entries: u64,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         let value = (depth % 3) as u8;
         let counts = engine.count_holding(&self.ranges(), value)?;
         let mut positions = 0;

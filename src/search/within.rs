@@ -17,7 +17,7 @@
 use super::levels::Levels;
 use super::smallest::merge_smallest;
 use super::weighing::Weighing;
-use super::{Checkpoints, Engine, Progress, Saving, Step};
+use super::{Checkpoints, Engine, Progress, Saving, SearchError, Step};
 use crate::table::TableView;
 use serde::{Deserialize, Serialize};
 
@@ -132,7 +132,7 @@ pub(super) fn scan<E: Engine>(
     last: Option<&Vec<u64>>,
     start: &PassSaved,
     limit: usize,
-) -> Result<u64, String> {
+) -> Result<u64, SearchError> {
     let from = start.words;
     let Some(checkpoints) = checkpoints.filter(|_| engine.pauses()) else {
         return engine.scan(step, levels, progress, Within { from, pause: None });

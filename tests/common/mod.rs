@@ -106,9 +106,10 @@ pub fn search_on<S: StateSpace, E: Engine>(
     checkpoints: Option<&dyn Checkpoints>,
     resume: Option<Resume>,
 ) -> Result<Outcome, String> {
-    let (levels, antipodes) = drive(space, &mut engine, options, &Silent, checkpoints, resume)?;
+    let (levels, antipodes) = drive(space, &mut engine, options, &Silent, checkpoints, resume)
+        .map_err(|e| e.to_string())?;
     Ok(Outcome {
-        table: engine.into_table()?,
+        table: engine.into_table().map_err(|e| e.to_string())?,
         levels,
         antipodes,
     })

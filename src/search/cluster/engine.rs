@@ -3,6 +3,7 @@
 
 use super::transport::{Exchanged, MpiJob, answers, owner};
 use crate::puzzle::StateSpace;
+use crate::search::SearchError;
 use crate::search::bitmap::Bitmap;
 use crate::search::engine::Engine;
 use crate::search::levels::Levels;
@@ -350,7 +351,7 @@ fn group_rounds(counts: &[u64], per_round: u64) -> Vec<std::ops::Range<usize>> {
 }
 
 impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
-    fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+    fn start(&mut self, starts: &[u64]) -> Result<(), SearchError> {
         let mine: Vec<u64> = (starts.iter().copied())
             .filter(|&s| self.slab.contains(s))
             .collect();
@@ -369,7 +370,7 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
         table: Box<dyn TableSource>,
         depth: u64,
         list: Option<Vec<u64>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         let table = table.into_table()?;
         self.slab.holds(table.entries())?;
         let slab = &self.slab;
@@ -408,7 +409,7 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
         step: Step,
         levels: &Levels,
         progress: &dyn Progress,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         let depth = levels.len() - 1;
         let next = ((depth + 1) % 3) as u8;
         let bottom_up = step == Step::BottomUp;
@@ -491,7 +492,7 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
         Ok(count_all)
     }
 
-    fn smallest(&mut self, _: u64, limit: usize) -> Result<Vec<u64>, String> {
+    fn smallest(&mut self, _: u64, limit: usize) -> Result<Vec<u64>, SearchError> {
         let mine = match &self.last {
             Frontier::List(list) => list[..list.len().min(limit)].to_vec(),
             Frontier::Bits(bits) => (bits.smallest(limit).into_iter())
@@ -502,7 +503,7 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
     }
 
     /// Each process counts its slab's part of each range, summed over the processes.
-    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, SearchError> {
         let slab = &self.slab;
         let mine: Vec<u64> = (ranges.iter())
             .map(|range| {
@@ -533,7 +534,7 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
     }
 
     /// Each entry's value from the process that holds it.
-    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, SearchError> {
         // 0 where another process holds the entry, else its value plus one.
         let mine: Vec<u8> = (ranks.iter())
             .map(|&r| match self.slab.contains(r) {
@@ -555,12 +556,12 @@ impl<S: StateSpace> Engine for CpuSlabEngine<'_, '_, S> {
     fn with_table(
         &mut self,
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
-    ) -> Result<(), String> {
-        f(&self.table)
+    ) -> Result<(), SearchError> {
+        Ok(f(&self.table)?)
     }
 
     /// This process's slab of the table.
-    fn into_table(self) -> Result<DistanceTable, String> {
+    fn into_table(self) -> Result<DistanceTable, SearchError> {
         Ok(self.table)
     }
 }

@@ -23,7 +23,7 @@ use super::smallest::{Smallest, merge_smallest};
 use super::sweep::Sweep;
 use super::sweep::frontier::count_holding;
 use super::within::Within;
-use super::{Footprint, Options, Outcome, Progress, Step, TINY_LEVEL};
+use super::{Footprint, Options, Outcome, Progress, SearchError, Step, TINY_LEVEL};
 use crate::puzzle::{Cursor, StateSpace, Structure};
 use crate::table::BATCH;
 use crate::table::{
@@ -228,7 +228,7 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
 }
 
 impl<S: StateSpace> Engine for CpuEngine<'_, S> {
-    fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+    fn start(&mut self, starts: &[u64]) -> Result<(), SearchError> {
         for &s in starts {
             self.table.claim(s, 0);
         }
@@ -241,7 +241,7 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         table: Box<dyn TableSource>,
         _depth: u64,
         list: Option<Vec<u64>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         // The fresh table goes first: the loaded one takes its place, not room beside it.
         self.table = DistanceTable::new(0);
         self.table = table.into_table()?;
@@ -254,7 +254,7 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         step: Step,
         levels: &Levels,
         progress: &dyn Progress,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         let depth = levels.len() - 1;
         let current = (depth % 3) as u8;
         let next = ((depth + 1) % 3) as u8;
@@ -301,7 +301,7 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
             }
             Step::BottomUp | Step::TopDown => {
                 self.list = list;
-                return self.scan_pass(step, depth, progress, Within::default());
+                return Ok(self.scan_pass(step, depth, progress, Within::default())?);
             }
         };
         Ok(count)
@@ -313,8 +313,8 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         levels: &Levels,
         progress: &dyn Progress,
         within: Within,
-    ) -> Result<u64, String> {
-        self.scan_pass(step, levels.len() - 1, progress, within)
+    ) -> Result<u64, SearchError> {
+        Ok(self.scan_pass(step, levels.len() - 1, progress, within)?)
     }
 
     fn pauses(&self) -> bool {
@@ -343,7 +343,7 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         self.lean() && claims < pulls
     }
 
-    fn smallest(&mut self, _depth: u64, limit: usize) -> Result<Vec<u64>, String> {
+    fn smallest(&mut self, _depth: u64, limit: usize) -> Result<Vec<u64>, SearchError> {
         let smallest = match &self.list {
             Some(list) => list,
             None => &self.smallest,
@@ -351,24 +351,24 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
         Ok(smallest[..smallest.len().min(limit)].to_vec())
     }
 
-    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, SearchError> {
         Ok((ranges.iter())
             .map(|r| count_holding(&self.table, value, r.clone()))
             .collect())
     }
 
-    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, SearchError> {
         Ok(ranks.iter().map(|&r| self.table.get(r)).collect())
     }
 
     fn with_table(
         &mut self,
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
-    ) -> Result<(), String> {
-        f(&self.table)
+    ) -> Result<(), SearchError> {
+        Ok(f(&self.table)?)
     }
 
-    fn into_table(self) -> Result<DistanceTable, String> {
+    fn into_table(self) -> Result<DistanceTable, SearchError> {
         Ok(self.table)
     }
 }

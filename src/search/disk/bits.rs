@@ -7,6 +7,7 @@
 //! no bytes on the disk.
 
 use super::io::{Aligned, BLOCK, IO_BYTES, Io, create, open, uncache, write_error};
+use crate::search::SearchError;
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
 use std::fs::OpenOptions;
@@ -44,7 +45,7 @@ pub(super) fn write_bits(
     words: usize,
     buffer: &mut Aligned,
     taken: &dyn Fn(usize),
-) -> Result<Io, String> {
+) -> Result<Io, SearchError> {
     let started = Instant::now();
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
     let (file, direct) = create(path)?;

@@ -5,6 +5,7 @@
 use super::DiskEngine;
 use super::state::SlabsState;
 use crate::puzzle::StateSpace;
+use crate::search::SearchError;
 use crate::search::levels::Levels;
 use crate::search::{Checkpoints, Saving};
 
@@ -20,7 +21,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         levels: &Levels,
         antipodes: &[u64],
         over: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         if (!over && self.lists.is_some()) || self.tail.is_some() {
             return Ok(());
         }
@@ -30,7 +31,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                 return Ok(());
             }
             let view = self.view_at_level()?;
-            return checkpoints.save(Saving::Table(&view), levels, antipodes);
+            return Ok(checkpoints.save(Saving::Table(&view), levels, antipodes)?);
         }
         self.lay_out()?;
         self.files.sync()?;
@@ -46,7 +47,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             io: self.files.io,
         };
         checkpoints.save(Saving::InPlace(&state.in_place()), levels, antipodes)?;
-        self.files.commit()
+        Ok(self.files.commit()?)
     }
 
     /// Takes up the slabs' files as `state` names them, after level `depth` (whose smallest

@@ -24,6 +24,7 @@ use super::bits;
 use super::io::{Aligned, Io};
 use super::transfer::{Loaded, read_slab, write_and_read, write_slab};
 use super::view::{Next, SlabTable};
+use crate::search::SearchError;
 use crate::search::bitmap::Bitmap;
 use crate::table::DistanceTable;
 use rayon::prelude::*;
@@ -66,7 +67,7 @@ pub(super) struct SlabFiles {
     /// A group of an inbox's batches, read to be decoded, kept from group to group.
     pub(super) batch: Vec<u8>,
     /// What moves in the background ([`SlabFiles::move_behind`]).
-    behind: Option<JoinHandle<Result<Moved, String>>>,
+    behind: Option<JoinHandle<Result<Moved, SearchError>>>,
     /// The slab read in the background, until it is taken ([`SlabFiles::take_loaded`]).
     loaded: Option<Loaded>,
     /// Tables and bitmaps of slabs done with, for the next ones (at most one table and two
@@ -252,7 +253,7 @@ impl SlabFiles {
         slab: usize,
         table: DistanceTable,
         next: Bitmap,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         self.move_behind(Some((slab, table, next)), None)
     }
 
@@ -267,7 +268,7 @@ impl SlabFiles {
         &mut self,
         write: Option<(usize, DistanceTable, Bitmap)>,
         read: Option<(usize, u64)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         self.flush()?;
         if let Some(held) = &mut self.held {
             if let Some((slab, table, next)) = write {
@@ -291,7 +292,7 @@ impl SlabFiles {
             _ => None,
         };
         let mut buffer = self.buffer.take().unwrap_or_else(Aligned::new);
-        let job = move || -> Result<Moved, String> {
+        let job = move || -> Result<Moved, SearchError> {
             let (io, loaded, freed) = match (write, read) {
                 (Some(write), Some(read)) => {
                     let (io, loaded) = write_and_read(write, read, &mut buffer)?;
@@ -326,7 +327,7 @@ impl SlabFiles {
 
     /// Waits for what moves in the background, if anything: its bytes are counted, the slab
     /// read is kept for [`SlabFiles::take_loaded`] and the memory let go for the next slabs.
-    pub(super) fn flush(&mut self) -> Result<(), String> {
+    pub(super) fn flush(&mut self) -> Result<(), SearchError> {
         let Some(handle) = self.behind.take() else {
             return Ok(());
         };
@@ -347,9 +348,9 @@ impl SlabFiles {
     }
 
     /// The slab read in the background ([`SlabFiles::move_behind`]), once it is in.
-    pub(super) fn take_loaded(&mut self) -> Result<Loaded, String> {
+    pub(super) fn take_loaded(&mut self) -> Result<Loaded, SearchError> {
         self.flush()?;
-        (self.loaded.take()).ok_or_else(|| "no slab was being read".to_string())
+        (self.loaded.take()).ok_or_else(|| "no slab was being read".into())
     }
 
     /// The table of slab `slab`, to read pieces of: held in memory, or its file opened; its
@@ -389,7 +390,7 @@ impl SlabFiles {
 
     /// Puts everything written so far on the disk (the slabs written behind, the inboxes
     /// filled, the folder's names), for a checkpoint to name.
-    pub(super) fn sync(&mut self) -> Result<(), String> {
+    pub(super) fn sync(&mut self) -> Result<(), SearchError> {
         self.flush()?;
         let sync = |path: &Path| {
             File::open(path)
@@ -403,7 +404,7 @@ impl SlabFiles {
                 }
             }
         }
-        sync(&self.folder)
+        Ok(sync(&self.folder)?)
     }
 
     /// A checkpoint names the files as they are now: the generations and inboxes it does not

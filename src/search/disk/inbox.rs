@@ -8,6 +8,7 @@
 use super::bits;
 use super::files::SlabFiles;
 use super::io::{Aligned, IO_BYTES, write_error};
+use crate::search::SearchError;
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
 use rayon::prelude::*;
@@ -117,7 +118,7 @@ impl SlabFiles {
         slab: usize,
         depth: u64,
         batches: &[(u64, &[u8])],
-    ) -> Result<bool, String> {
+    ) -> Result<bool, SearchError> {
         let started = Instant::now();
         let parity = (depth % 2) as usize;
         let path = self.inbox(slab, depth % 2);
@@ -151,7 +152,7 @@ impl SlabFiles {
         slab: usize,
         depth: u64,
         batches: &[u8],
-    ) -> Result<bool, String> {
+    ) -> Result<bool, SearchError> {
         let started = Instant::now();
         let parity = (depth % 2) as usize;
         let mut ranks = 0;
@@ -162,10 +163,10 @@ impl SlabFiles {
                     .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
             };
             let (Some(count), Some(len)) = (field(0), field(8)) else {
-                return Err(format!("the batches sent to slab {slab} are damaged"));
+                return Err(format!("the batches sent to slab {slab} are damaged").into());
             };
             if count > (IO_BYTES / 8) as u64 || len > 10 * count || 16 + len > rest.len() as u64 {
-                return Err(format!("the batches sent to slab {slab} are damaged"));
+                return Err(format!("the batches sent to slab {slab} are damaged").into());
             }
             ranks += count;
             rest = &rest[16 + len as usize..];
@@ -202,7 +203,7 @@ impl SlabFiles {
         slab: usize,
         depth: u64,
         local: &(dyn Fn(u64) -> u64 + Sync),
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         let parity = (depth % 2) as usize;
         let entries = self.entries[slab];
         let (bitmap, mut buffer) = self.take_merging(entries);

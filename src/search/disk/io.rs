@@ -2,6 +2,7 @@
 //! I/O (`O_DIRECT`) where the file system allows, so that no copy stays in the page cache; and
 //! the bytes and seconds that took ([`Io`]).
 
+use crate::search::SearchError;
 use crate::units::bytes;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -121,7 +122,7 @@ pub(super) fn write(
     words: usize,
     buffer: &mut Aligned,
     mut fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>) -> Result<(), String>,
-) -> Result<Io, String> {
+) -> Result<Io, SearchError> {
     let started = Instant::now();
     let (file, direct) = create(path)?;
     let per = IO_BYTES / 8;
@@ -151,22 +152,19 @@ pub(super) fn write(
     })
 }
 
-/// How a message that the slab folder's disk is full ends; the job adds how to go on.
-pub const FREE_SOME_SPACE: &str = "free some space";
-
-/// Why writing `path` failed, with `left` bytes of it still to write: where its disk is full,
-/// the folder and those bytes.
-pub(super) fn write_error(path: &Path, e: std::io::Error, left: u64) -> String {
+/// Why writing `path` failed, with `left` bytes of it still to write: where its disk is full, a
+/// [`SearchError::DiskFull`] naming the folder and those bytes (the job adds how to go on).
+pub(super) fn write_error(path: &Path, e: std::io::Error, left: u64) -> SearchError {
     if e.raw_os_error() != Some(libc::ENOSPC) {
-        return format!("cannot write {}: {e}", path.display());
+        return format!("cannot write {}: {e}", path.display()).into();
     }
     let folder = path.parent().unwrap_or(Path::new("."));
-    format!(
-        "the disk of the slab folder {} is full: {} more are needed to write {} alone; {FREE_SOME_SPACE}",
+    SearchError::DiskFull(format!(
+        "the disk of the slab folder {} is full: {} more are needed to write {} alone; free some space",
         folder.display(),
         bytes(left),
         path.file_name().unwrap_or_default().to_string_lossy()
-    )
+    ))
 }
 
 /// Drops `file`'s pages from the page cache (its writes already on the disk): the slabs are

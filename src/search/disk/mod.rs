@@ -34,7 +34,7 @@ mod view;
 
 pub use bits::disk_bytes as bits_disk_bytes;
 pub use inbox::disk_bytes as inbox_disk_bytes;
-pub use io::{FREE_SOME_SPACE, IO_BYTES, Io};
+pub use io::{IO_BYTES, Io};
 pub use local::slab_units;
 pub use peers::{Peers, SHIP_BYTES, owned};
 pub use state::SlabsState;
@@ -47,7 +47,7 @@ use crate::search::slab::Slab;
 use crate::search::slab::moves::SlabMoves;
 use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
-use crate::search::{Checkpoints, Progress, Silent, Step};
+use crate::search::{Checkpoints, Progress, SearchError, Silent, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
 use files::SlabFiles;
 use lists::Lists;
@@ -259,7 +259,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     }
 
     /// Lays out every slab's table from `source`, and expands its level `depth` in it.
-    fn prime(&mut self, source: Source, depth: u64) -> Result<(), String> {
+    fn prime(&mut self, source: Source, depth: u64) -> Result<(), SearchError> {
         let value = (depth % 3) as u8;
         let mut smallest = Vec::new();
         for i in self.mine() {
@@ -310,7 +310,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     }
 
     /// Lays the slabs out from the lists of the first levels, where they are still lists.
-    fn lay_out(&mut self) -> Result<(), String> {
+    fn lay_out(&mut self) -> Result<(), SearchError> {
         if let Some(lists) = self.lists.take() {
             let depth = lists.levels.len() as u64 - 1;
             self.prime(Source::Lists(&lists), depth)?;
@@ -386,7 +386,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         level: &Bitmap,
         next: &Bitmap,
         depth: u64,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         let value = ((depth + 1) % 3) as u8;
         let mut found = 0;
         if let Some(sweeper) = self.sweeper.as_mut().filter(|_| !self.swept[i].is_empty()) {
@@ -404,7 +404,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 }
 
 impl<S: StateSpace> Engine for DiskEngine<'_, S> {
-    fn start(&mut self, starts: &[u64]) -> Result<(), String> {
+    fn start(&mut self, starts: &[u64]) -> Result<(), SearchError> {
         self.files.clear()?;
         self.lists = Some(Lists::new(starts, self.list_bytes));
         self.smallest = starts.iter().copied().take(self.limit).collect();
@@ -417,7 +417,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         table: Box<dyn TableSource>,
         depth: u64,
         list: Option<Vec<u64>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         self.files.clear()?;
         let before = self.files.io;
         self.steps = vec![[0, 0]; depth as usize];
@@ -434,7 +434,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         step: Step,
         levels: &Levels,
         progress: &dyn Progress,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         debug_assert_eq!(step, Step::TopDown);
         self.resumed = false;
         self.ran = Step::Frontier;
@@ -497,7 +497,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         for (at, &i) in order.iter().enumerate() {
             let (table, level) = match loaded.take() {
                 Some(l) => (l.table, l.next),
-                None => return Err(format!("slab {i} was not read")),
+                None => return Err(format!("slab {i} was not read").into()),
             };
             let here = self.found[i] + self.receive(i, &table, &level, depth)?;
             progress.found(here);
@@ -540,8 +540,8 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         state: InPlace,
         depth: u64,
         antipodes: &[u64],
-    ) -> Result<(), String> {
-        self.take_up(SlabsState::of(state)?, depth, antipodes)
+    ) -> Result<(), SearchError> {
+        Ok(self.take_up(SlabsState::of(state)?, depth, antipodes)?)
     }
 
     /// The slabs' files are the checkpoint; slabs held in memory save the whole table, as the
@@ -556,33 +556,33 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         levels: &Levels,
         antipodes: &[u64],
         over: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         self.save_slabs(checkpoints, levels, antipodes, over)
     }
 
-    fn smallest(&mut self, _depth: u64, limit: usize) -> Result<Vec<u64>, String> {
+    fn smallest(&mut self, _depth: u64, limit: usize) -> Result<Vec<u64>, SearchError> {
         Ok(self.smallest.iter().copied().take(limit).collect())
     }
 
-    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, String> {
-        self.weigh_counts(ranges, value)
+    fn count_holding(&mut self, ranges: &[Range<u64>], value: u8) -> Result<Vec<u64>, SearchError> {
+        Ok(self.weigh_counts(ranges, value)?)
     }
 
-    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, String> {
-        self.weigh_values(ranks)
+    fn values_at(&mut self, ranks: &[u64]) -> Result<Vec<u8>, SearchError> {
+        Ok(self.weigh_values(ranks)?)
     }
 
     fn with_table(
         &mut self,
         f: &mut dyn FnMut(&dyn TableView) -> Result<(), String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SearchError> {
         self.lay_out()?;
         // The distances file is written in the room the slabs took.
         self.files.let_go();
-        f(&self.view()?)
+        Ok(f(&self.view()?)?)
     }
 
-    fn into_table(mut self) -> Result<DistanceTable, String> {
+    fn into_table(mut self) -> Result<DistanceTable, SearchError> {
         self.lay_out()?;
         self.files.let_go();
         let view = self.view()?;

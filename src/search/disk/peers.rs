@@ -5,6 +5,7 @@
 
 use super::{DiskEngine, IO_BYTES};
 use crate::puzzle::StateSpace;
+use crate::search::SearchError;
 use std::fs::File;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
@@ -110,7 +111,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     /// level `depth` (kept in its folder meanwhile) to their owners, [`SHIP_BYTES`] at most to
     /// each in one exchange, until no process has any left; the batches it receives join its
     /// slabs' inboxes. Alone, nothing moves.
-    pub(super) fn ship(&mut self, depth: u64) -> Result<(), String> {
+    pub(super) fn ship(&mut self, depth: u64) -> Result<(), SearchError> {
         let Some(peers) = self.peers else {
             return Ok(());
         };
@@ -155,7 +156,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                     let (slab, len) = (field(0) as usize, field(8) as usize);
                     let batches = &rest[16..16 + len];
                     if !mine.contains(&slab) {
-                        return Err(format!("batches for slab {slab} came to the wrong process"));
+                        return Err(
+                            format!("batches for slab {slab} came to the wrong process").into()
+                        );
                     }
                     if self.files.append(slab, depth, batches)? {
                         let s = &self.slabs[slab];

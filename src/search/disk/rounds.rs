@@ -4,6 +4,7 @@
 
 use super::{DiskEngine, IO_BYTES};
 use crate::puzzle::StateSpace;
+use crate::search::SearchError;
 use crate::search::bitmap::{Bitmap, mask};
 use crate::search::slab::{Slab, gaps};
 use crate::table::DistanceTable;
@@ -22,7 +23,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         level: &Bitmap,
         next: &Bitmap,
         depth: u64,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, SearchError> {
         let value = ((depth + 1) % 3) as u8;
         let round_states = self.round_bytes / (8 * self.pushed.most().max(1) as u64);
         let workers = rayon::current_num_threads();
@@ -87,7 +88,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
     /// `depth`) to their slabs' inboxes, each slab's ascending ([`by_owner`]). The buffers are
     /// kept from round to round (no fresh pages for the kernel to zero); each slab's ranks are
     /// coded as gaps in their own memory, batch by batch on every worker.
-    fn send(&mut self, depth: u64) -> Result<(), String> {
+    fn send(&mut self, depth: u64) -> Result<(), SearchError> {
         let mut round = std::mem::take(self.round.get_mut().unwrap_or_else(|e| e.into_inner()));
         let mut sorted = std::mem::take(&mut self.sorted);
         let bits = self.owners.rank_bits();

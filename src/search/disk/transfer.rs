@@ -4,6 +4,7 @@
 
 use super::bits;
 use super::io::{Aligned, Io, read, write};
+use crate::search::SearchError;
 use crate::search::bitmap::Bitmap;
 use crate::table::{DistanceTable, TableView};
 use std::path::PathBuf;
@@ -73,7 +74,7 @@ pub(super) fn write_slab(
     (table, next, entries): (&DistanceTable, &Bitmap, u64),
     buffer: &mut Aligned,
     taken: &dyn Fn(usize, usize),
-) -> Result<Io, String> {
+) -> Result<Io, SearchError> {
     let [table_path, next_path] = paths;
     let words = DistanceTable::bytes_for(entries) as usize / 8;
     let mut io = write(&table_path, words, buffer, |range, out| {
@@ -97,7 +98,7 @@ pub(super) fn write_and_read(
     write: ([PathBuf; 2], DistanceTable, Bitmap, u64),
     read: ([PathBuf; 2], u64),
     buffer: &mut Aligned,
-) -> Result<(Io, Loaded), String> {
+) -> Result<(Io, Loaded), SearchError> {
     let (paths, table, next, written) = write;
     let (read_paths, entries) = read;
     // Room for both (more words keep the slab written as it is).
