@@ -30,6 +30,18 @@ pub const ASSUMED_BINDING_BYTES: u64 = (1 << 32) - 4;
 /// Invocations per workgroup (`@workgroup_size(64)` in `shaders/bfs.wgsl`), one block each.
 pub const WORKGROUP: u64 = 64;
 
+/// The host memory the GPU engine's read-back takes for a table of `table` bytes, planned
+/// before any device is opened: two staging buffers of at most [`READBACK_BLOCKS`] blocks (at
+/// most [`MOST_BLOCK_BYTES`] bytes per 32 entries).
+pub fn host_staging_bytes(table: u64) -> u64 {
+    2 * (READBACK_BLOCKS * MOST_BLOCK_BYTES).min(table / 8 * 12 + MOST_BLOCK_BYTES)
+}
+
+/// The host memory a GPU sweeping slabs held in host memory takes: two staging buffers, and a
+/// piece's table words and device words on their way up (2 bits an entry on the device: 8
+/// bytes a block), [`READBACK_BLOCKS`] at a time.
+pub const SWEEP_PIECE_BYTES: u64 = READBACK_BLOCKS * 4 * 8;
+
 /// The table's blocks cut into windows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {

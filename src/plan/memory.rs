@@ -4,8 +4,8 @@
 //! The plan lists each and picks the fastest footprint whose total fits the memory budget.
 
 use super::Budget;
-use crate::gpu::layout::{MOST_BLOCK_BYTES, READBACK_BLOCKS};
-use crate::search::{self, Footprint};
+use crate::gpu::layout::host_staging_bytes;
+use crate::search::{Footprint, cpu};
 use crate::setting::Setting;
 use crate::store;
 use crate::table::DistanceTable;
@@ -237,52 +237,19 @@ pub fn footprint_name(footprint: Footprint) -> &'static str {
     }
 }
 
-/// The larger of the CPU engine's two moments under the full strategy: while it runs frontier
-/// lists (`lists` bytes at most; scans keep the unseen entries' bitmap of `bitmap` bytes beside
-/// the thin levels' lists, sweeps nothing), and the first scan or sweep after them, which makes
-/// its two bitmaps while the last level's list (at most `list` bytes: the level loop lets longer
-/// ones go) is still held.
-fn cpu_search(swept: bool, bitmap: u64, lists: u64, list: u64) -> Vec<(String, u64)> {
-    let with_lists = match swept {
-        true => vec![("frontier lists".to_string(), lists)],
-        false => vec![
-            ("unseen bitmap".to_string(), bitmap),
-            ("frontier lists".to_string(), lists),
-        ],
-    };
-    let second = match swept {
-        true => "next-level bitmap",
-        false => "unseen bitmap",
-    };
-    let after_lists = vec![
-        ("last-level bitmap".to_string(), bitmap),
-        (second.to_string(), bitmap),
-        ("the last level's list".to_string(), list),
-    ];
-    let bytes = |parts: &[(String, u64)]| parts.iter().map(|(_, b)| b).sum::<u64>();
-    match bytes(&with_lists) >= bytes(&after_lists) {
-        true => with_lists,
-        false => after_lists,
-    }
-}
-
 /// The structures beside a table of `table` bytes under `footprint`.
 fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)> {
-    let bitmap = shape.entries.div_ceil(64) * 8;
-    let limit = search::list_limit(shape.entries, shape.moves, footprint);
-    // A list, its successor and the parts it is joined from.
-    let lists = (limit.saturating_mul(8 * (1 + 2 * shape.moves as u64))).min(table * 4);
-    // Two staging buffers of at most READBACK_BLOCKS blocks (at most 12 bytes per 32 entries).
-    let staging = 2 * (READBACK_BLOCKS * MOST_BLOCK_BYTES).min(table / 8 * 12 + MOST_BLOCK_BYTES);
+    // What the engine holds beside the table, as its own module says.
+    let search = match shape.gpu {
+        // The GPU keeps its lists on the device (as scans): only the read-back's buffers.
+        true => vec![("read-back staging".to_string(), host_staging_bytes(table))],
+        false => cpu::footprint::parts(shape.entries, shape.moves, shape.swept, footprint),
+    };
     let mut out = Vec::new();
     match footprint {
         Footprint::Full => {
             // The search's structures and the writer's frames never live at once: the frames
             // come after the search. The larger of the two counts.
-            let search = match shape.gpu {
-                true => vec![("read-back staging".to_string(), staging)],
-                false => cpu_search(shape.swept, bitmap, lists, limit.saturating_mul(8)),
-            };
             let frames = table + table / 64;
             let searching: u64 = search.iter().map(|(_, b)| b).sum();
             if frames > searching {
@@ -291,13 +258,7 @@ fn extras(shape: &Shape, footprint: Footprint, table: u64) -> Vec<(String, u64)>
                 out.extend(search);
             }
         }
-        // The GPU keeps its lists on the device (as scans): only the read-back's buffers.
-        Footprint::Lean if shape.gpu => {
-            out.push(("read-back staging".to_string(), staging));
-        }
-        Footprint::Lean => {
-            out.push(("frontier lists (capped)".to_string(), lists));
-        }
+        Footprint::Lean => out.extend(search),
     }
     if shape.structure_bytes > 0 {
         out.push(("block moves' maps".to_string(), shape.structure_bytes));

@@ -12,7 +12,7 @@ mod time;
 
 pub use disk::{DiskPlan, free_disk};
 pub use memory::{FIXED_BYTES, MemoryPlan, Shape, available_memory, footprint_name};
-pub use slab::{describe_slabs, largest_slab, slab_memory};
+pub use slab::{describe_slabs, largest_slab};
 pub use tiers::SlabPlan;
 pub use time::{Estimate, SPREAD, duration};
 
@@ -170,11 +170,11 @@ impl Plan {
                 &inputs.memory,
             )
         };
-        // The slab engines keep their own structures ([`slab_memory`]); a table the GPU cannot
+        // The slab engines keep their own structures ([`Slab::memory`]); a table the GPU cannot
         // hold cannot stay there alone.
         let on_gpu = shape.gpu && inputs.slab.is_none();
         let mut memory = sketch(on_gpu, shape.host_copy || device_refusal.is_some());
-        let slab = inputs.slab.map(|slab| (slab.clone(), slab_memory(slab)));
+        let slab = inputs.slab.map(|slab| (slab.clone(), slab.memory()));
         let host_refusal_of = |memory: &MemoryPlan| match &slab {
             Some((slab, parts)) => {
                 let needed: u64 = parts.iter().map(|(_, b)| b).sum();

@@ -1,28 +1,9 @@
-//! The memory of one process of an MPI job: its slab of the table, its levels and its exchange
-//! rounds.
+//! The slabs of an MPI job's processes as `--dry-run` describes them: the largest, and the memory
+//! its process holds (as [`Slab::memory`] states it).
 
-use crate::search::slab::{ROUND_BYTES, Slab};
-use crate::table::DistanceTable;
+use crate::search::slab::Slab;
 use crate::units::bytes;
 use std::fmt::Write;
-
-/// A round's buffers, in [`ROUND_BYTES`]: the workers' outboxes and their merge, what arrives,
-/// decoded, and the round's new states.
-const ROUND_BUFFERS: u64 = 4;
-
-/// What a process holds beside the program for `slab`, by part: (what, bytes).
-pub fn slab_memory(slab: &Slab) -> Vec<(&'static str, u64)> {
-    let entries = slab.entries();
-    vec![
-        ("table (2 bits an entry)", DistanceTable::bytes_for(entries)),
-        // The last level and the next as bits, and a list as large while one is short.
-        (
-            "levels (1 bit an entry, 3 at most)",
-            3 * entries.div_ceil(64) * 8,
-        ),
-        ("exchange rounds (at most)", ROUND_BUFFERS * ROUND_BYTES),
-    ]
-}
 
 /// The largest slab of a space of `entries` ranks in `planes` planes across `processes`.
 pub fn largest_slab(entries: u64, planes: u64, processes: usize) -> Slab {
@@ -52,7 +33,7 @@ pub fn describe_slabs(entries: u64, planes: u64, processes: usize, budget: u64) 
         slab.entries()
     );
     let _ = writeln!(out, "memory plan a process (the largest slab):");
-    let parts = slab_memory(&slab);
+    let parts = slab.memory();
     for (what, b) in &parts {
         let _ = writeln!(out, "  {what:<36} {}", bytes(*b));
     }

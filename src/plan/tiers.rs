@@ -3,9 +3,9 @@
 //! where a GPU that cannot hold the table sweeps them, cut so that one fits the GPU.
 
 use super::FIXED_BYTES;
-use crate::gpu::layout::READBACK_BLOCKS;
-use crate::search::disk::{Cut, IO_BYTES, SHIP_BYTES, bits_disk_bytes, inbox_disk_bytes};
-use crate::search::slab::{self, ROUND_BYTES};
+use crate::gpu::layout::SWEEP_PIECE_BYTES;
+use crate::search::disk::{Cut, footprint};
+use crate::search::slab;
 use crate::store;
 use crate::table::DistanceTable;
 use crate::units::bytes;
@@ -84,12 +84,10 @@ impl SlabPlan {
         // Beside its fixed parts a slab takes 8 bits an entry (2 of table, 2 of levels, 3 of
         // the one before being written and then the next read into its memory, 1 to merge an
         // inbox): the fewest slabs that may fit, then a few more where the cut is uneven.
-        let round_bytes = round_bytes(budget);
+        let round_bytes = footprint::round_bytes(budget);
         let memory_of = |count: u64, largest: u64| {
-            let mut parts = match in_memory {
-                true => held_memory((whole, count, largest), threads, round_bytes),
-                false => slab_memory(largest, (threads, processes), round_bytes),
-            };
+            let cut = (whole, count, largest);
+            let mut parts = memory(in_memory, cut, (threads, processes), round_bytes);
             if structure > 0 {
                 // Held all through the search, beside the fixed room (the last two parts).
                 parts.insert(parts.len() - 2, ("block moves' maps", structure));
@@ -120,11 +118,11 @@ impl SlabPlan {
                 round_bytes,
                 generation: match in_memory {
                     true => 0,
-                    false => whole + count as u64 * bits_disk_bytes(largest),
+                    false => footprint::generation_bytes((whole, count as u64, largest)),
                 },
                 inboxes: match in_memory {
                     true => 0,
-                    false => inboxes_bytes(count as u64, largest, round_bytes),
+                    false => footprint::inboxes_bytes(count as u64, largest, round_bytes),
                 },
                 folder: folder.to_path_buf(),
             })
@@ -231,96 +229,33 @@ impl SlabPlan {
     }
 }
 
-/// The most bytes on disk of the inboxes of `count` slabs of at most `largest` entries, whose
-/// rounds send `round_bytes` to other slabs: each slab's for two levels, and an inbox's bits
-/// being merged.
-fn inboxes_bytes(count: u64, largest: u64, round_bytes: u64) -> u64 {
-    2 * count * inbox_disk_bytes(largest, round_bytes) + bits_disk_bytes(largest)
-}
-
-/// Bytes of a round's neighbours for other slabs under a `budget`: a 32nd of it, from 1 MiB to
-/// [`ROUND_BYTES`] (smaller rounds only append to the inboxes more often).
-fn round_bytes(budget: u64) -> u64 {
-    (budget / 32).clamp(1 << 20, ROUND_BYTES)
-}
-
-/// What a loaded slab of `entries` entries holds in memory on `threads` workers, by part: first
-/// the three that grow with it ([`SlabPlan::loaded_bytes`]), then those of the exchanges
-/// (with the other `processes` of an MPI job too) and the slabs' I/O; last the fixed room and
-/// the distances file's chunks, written after the search.
-fn slab_memory(
-    entries: u64,
+/// What a slab plan holds in memory, by part: first the engine's own parts
+/// ([`footprint::slab_parts`] for slabs loaded from disk, [`footprint::held_parts`] and the GPU
+/// sweeping them for slabs held in host memory), then the fixed room, and last the distances
+/// file's chunks, written after the search.
+fn memory(
+    in_memory: bool,
+    (whole, count, largest): (u64, u64, u64),
     (threads, processes): (usize, usize),
     round_bytes: u64,
 ) -> Vec<(&'static str, u64)> {
-    let mut parts = vec![
-        (
-            "a slab's table (2 bits an entry)",
-            DistanceTable::bytes_for(entries),
-        ),
-        (
-            "its last and next levels (1 bit an entry each)",
-            2 * entries.div_ceil(64) * 8,
-        ),
-        (
-            "the one before written, the next read (3 bits)",
-            DistanceTable::bytes_for(entries) + entries.div_ceil(64) * 8,
-        ),
-        // A round's neighbours for other slabs, and their sorted copy.
-        ("neighbours for other slabs (a round)", 2 * round_bytes),
-        ("slab reads and writes (three buffers)", 3 * IO_BYTES as u64),
-        ("an inbox batch (its bytes and ranks)", 2 * IO_BYTES as u64),
-        (
-            "an inbox merged into bits (1 bit an entry)",
-            entries.div_ceil(64) * 8 + IO_BYTES as u64,
-        ),
-        ("fixed (process, tasks)", FIXED_BYTES),
-        (
-            "chunks in flight (writing, after the search)",
-            store::batch_bytes(threads),
-        ),
-    ];
-    if processes > 1 {
-        // Sent and received: up to two pieces a process each way.
-        let exchange = 4 * processes as u64 * SHIP_BYTES as u64;
-        parts.insert(7, ("batches to and from other processes", exchange));
-    }
+    let mut parts = match in_memory {
+        true => {
+            let mut parts = footprint::held_parts((whole, count, largest), round_bytes);
+            parts.push(("pieces to and from the GPU", SWEEP_PIECE_BYTES));
+            parts
+        }
+        false => footprint::slab_parts(largest, processes, round_bytes),
+    };
+    parts.push(("fixed (process, tasks)", FIXED_BYTES));
+    parts.push((
+        "chunks in flight (writing, after the search)",
+        store::batch_bytes(threads),
+    ));
     parts
 }
 
-/// What the slabs of a table of `whole` bytes held in host memory, `count` slabs of at most
-/// `largest` entries, take on `threads` workers, by part: first what the first and last levels
-/// may take as lists ([`SlabPlan::loaded_bytes`]); last the fixed room and the distances file's
-/// chunks, as [`slab_memory`].
-fn held_memory(
-    (whole, count, largest): (u64, u64, u64),
-    threads: usize,
-    round_bytes: u64,
-) -> Vec<(&'static str, u64)> {
-    let bitmap = largest.div_ceil(64) * 8;
-    vec![
-        ("a slab's next level and a spare (1 bit each)", 2 * bitmap),
-        (
-            "every slab's table and level (3 bits an entry)",
-            whole + count * bitmap,
-        ),
-        (
-            "their inboxes (2 bits an entry at most)",
-            2 * count * bitmap,
-        ),
-        ("neighbours for other slabs (a round)", 2 * round_bytes),
-        // Two staging buffers, and a piece's table words and device words on their way up
-        // (2 bits an entry on the device: 8 bytes a block).
-        ("pieces to and from the GPU", READBACK_BLOCKS * 4 * 8),
-        ("fixed (process, tasks)", FIXED_BYTES),
-        (
-            "chunks in flight (writing, after the search)",
-            store::batch_bytes(threads),
-        ),
-    ]
-}
-
-/// The most of `parts` ([`slab_memory`], [`held_memory`]) held at once: the fixed room, and the
+/// The most of `parts` ([`memory`]) held at once: the fixed room, and the
 /// search's parts or the writing's chunks; both where the slabs stay `in_memory` while
 /// checkpoints and the distances file are written.
 fn total(parts: &[(&'static str, u64)], in_memory: bool) -> u64 {

@@ -12,12 +12,15 @@
 pub mod gaps;
 pub mod moves;
 
-use crate::table::ENTRIES_PER_WORD;
+use crate::table::{DistanceTable, ENTRIES_PER_WORD};
 use serde::{Deserialize, Serialize};
 
 /// Bytes of neighbour ranks a process's outboxes hold at most in one exchange round (8 bytes a
 /// rank before compression): a round expands at most this over `8 * moves` states.
 pub const ROUND_BYTES: u64 = 64 << 20;
+/// A round's buffers, in [`ROUND_BYTES`]: the workers' outboxes and their merge, what arrives,
+/// decoded, and the round's new states.
+const ROUND_BUFFERS: u64 = 4;
 /// A process keeps a level as a list (8 bytes a state) while it has at most this share of its
 /// slab's entries, where the list is no larger than the bits (1 bit an entry) would be.
 pub const LIST_SHARE: u64 = 64;
@@ -41,6 +44,21 @@ pub struct Slab {
 }
 
 impl Slab {
+    /// What the process of an MPI job that owns this slab holds beside the program, by part:
+    /// (what, bytes). The plan fits the job's processes into a budget from these.
+    pub fn memory(&self) -> Vec<(&'static str, u64)> {
+        let entries = self.entries();
+        vec![
+            ("table (2 bits an entry)", DistanceTable::bytes_for(entries)),
+            // The last level and the next as bits, and a list as large while one is short.
+            (
+                "levels (1 bit an entry, 3 at most)",
+                3 * entries.div_ceil(64) * 8,
+            ),
+            ("exchange rounds (at most)", ROUND_BUFFERS * ROUND_BYTES),
+        ]
+    }
+
     /// Slab `index` of `count` of a space of `entries` ranks in `planes` planes (in an MPI job:
     /// process `index`'s of `count`). With several planes, each plane's width must be a
     /// multiple of a table word.

@@ -13,6 +13,7 @@
 //!   [`super::sweep`]); in a space with pages, the pages near the last level 64 entries at a
 //!   time (`pages`).
 
+pub mod footprint;
 mod pages;
 mod scan;
 

@@ -20,6 +20,7 @@
 mod bits;
 mod checkpoint;
 mod files;
+pub mod footprint;
 mod inbox;
 mod io;
 mod lists;
