@@ -347,6 +347,29 @@ pub fn matches(word: u64, value: u8) -> u64 {
     !(x | (x >> 1)) & LOW_BITS
 }
 
+/// The entries of a table holding one value, read 64 at a time: a level as a page sweep reads it
+/// ([`crate::puzzle::Pages::pull_page`]).
+#[derive(Clone, Copy)]
+pub struct Holding<'a> {
+    table: &'a DistanceTable,
+    value: u8,
+}
+
+impl<'a> Holding<'a> {
+    /// The entries of `table` holding `value`.
+    pub fn new(table: &'a DistanceTable, value: u8) -> Holding<'a> {
+        Holding { table, value }
+    }
+
+    /// One bit per entry of the whole unit `unit` (ranks `64 * unit ..`, within the table):
+    /// those holding the value.
+    #[inline]
+    pub fn unit(&self, unit: u64) -> u64 {
+        let w = 2 * unit as usize;
+        holding_bits(self.table.word(w), self.table.word(w + 1), self.value)
+    }
+}
+
 /// One bit per entry of the 64 in words `low` and `high` (a unit): those holding `value`.
 #[inline]
 pub fn holding_bits(low: u64, high: u64, value: u8) -> u64 {

@@ -12,7 +12,7 @@ use gpusearch::puzzle::sliding::Sliding;
 use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
 use gpusearch::search::cpu::search;
 use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, Step};
-use gpusearch::table::UNREACHED;
+use gpusearch::table::{DistanceTable, Holding, UNREACHED};
 use std::collections::BTreeSet;
 use std::hash::Hash;
 
@@ -304,7 +304,7 @@ fn hanoi_matches_naive_bfs() {
         let naive = naive_bfs(vec![vec![1u32; discs]], |s: &Vec<u32>| hanoi_moves(s, pegs));
         let what = format!("hanoi {pegs} pegs {discs} discs");
         check(&what, &space, &naive, |s| s);
-        if space.page_bits().is_some() {
+        if space.capabilities().pages.is_some() {
             check_pages(&what, &space);
         }
         // A pair of pegs moves the one disc that may go between them, or none where both
@@ -807,23 +807,32 @@ fn malformed_key_files_name_line_and_column() {
 
 /// The neighbours of every rank through the space's structure (block moves, then the residual
 /// moves state by state) are the cursor's, once each.
-/// Checks a space's pages ([`StateSpace::page_bits`]) against its cursor: every page's pull from
+/// Checks a space's pages ([`gpusearch::puzzle::Pages`]) against its cursor: every page's pull from
 /// a frontier of about one rank in four sets exactly the ranks with a neighbour there (another
 /// rank), and every neighbour of a page's rank lies in it or in one of its neighbour pages.
 fn check_pages<S: StateSpace>(what: &str, space: &S) {
-    let bits = space.page_bits().expect("a space with pages");
+    let pages = space.capabilities().pages.expect("a space with pages");
+    let bits = pages.bits();
     let units = 1usize << (bits - 6);
     let mix = |x: u64| {
         let x = (x ^ (x >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
     };
-    let frontier = |unit: u64| mix(unit) & mix(unit + (1 << 40));
-    let in_frontier = |rank: u64| frontier(rank / 64) >> (rank % 64) & 1 == 1;
+    // About one rank in four holds 0: the frontier.
+    let table = DistanceTable::new(space.size());
+    for rank in 0..space.size() {
+        let unit = mix(rank / 64) & mix(rank / 64 + (1 << 40));
+        if unit >> (rank % 64) & 1 == 1 {
+            table.claim(rank, 0);
+        }
+    }
+    let in_frontier = |rank: u64| table.get(rank) == 0;
     let mut cursor = space.cursor();
     let (mut found, mut neighbours) = (vec![0u64; units], Vec::new());
     for page in 0..space.size() >> bits {
-        space.pull_page(page, frontier, &vec![u64::MAX; units], &mut found);
-        space.page_neighbours(page, &mut neighbours);
+        let frontier = Holding::new(&table, 0);
+        pages.pull_page(page, frontier, &vec![u64::MAX; units], &mut found);
+        pages.page_neighbours(page, &mut neighbours);
         for r in page << bits..(page + 1) << bits {
             cursor.seek(r);
             let next: Vec<u64> = (0..space.move_count())

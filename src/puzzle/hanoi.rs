@@ -16,7 +16,7 @@
 //! another unit, bit for bit. So a sweep pulls a level 64 positions at a time, a page of 16,384
 //! ranks (every position of the smallest 7 discs; with 8 pegs 4,096 ranks, 4 discs) at a time,
 //! and visits only the pages that hold the level or lie next to one that does
-//! ([`StateSpace::page_bits`]).
+//! ([`Pages`]).
 //!
 //! The file holds the family whole (its options, ranks, cursor, pages, its two shaders' set-up
 //! and their tests), a little over 600 lines: the pages and the cursor share the tables of tops
@@ -24,9 +24,10 @@
 //! [`crate::puzzle::symmetry::relabel`], whose tables the shader of classes reads.
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
-use super::{Cursor, GpuShader, PuzzleInfo, Space, StateSpace};
+use super::{Capabilities, Cursor, GpuShader, Pages, PuzzleInfo, Space, StateSpace};
 use crate::puzzle::Rate;
 use crate::puzzle::symmetry::{Symmetry, relabel};
+use crate::table::Holding;
 
 /// Most pegs.
 pub const MAX_PEGS: usize = 8;
@@ -34,7 +35,7 @@ pub const MAX_PEGS: usize = 8;
 const MAX_POSITIONS: u128 = super::MAX_ENTRIES as u128;
 /// The smallest discs, whose digits (the lowest) a table of [`Hanoi::tops`] covers, at most.
 const CHUNK_DISCS: usize = 8;
-/// log2 of the ranks of a page of [`StateSpace::page_bits`], at most: measured on 4 pegs and 15
+/// log2 of the ranks of a page ([`Pages::bits`]), at most: measured on 4 pegs and 15
 /// discs, pages of 2^14 ranks searched 14% faster than 2^12 and 5% faster than 2^16.
 const PAGE_BITS: u32 = 14;
 /// No disc: the top of an empty peg.
@@ -445,24 +446,57 @@ impl StateSpace for Hanoi {
         Ok(symmetry)
     }
 
-    fn page_bits(&self) -> Option<u32> {
-        let bits = self.pegs.trailing_zeros();
-        (self.units.as_ref()).map(|u| u.page_discs as u32 * bits)
+    /// Pages with 4 or 8 pegs ([`Pages`]).
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            pages: self.units.is_some().then_some(self as &dyn Pages),
+            ..Capabilities::default()
+        }
     }
 
-    fn pull_page(
-        &self,
-        page: u64,
-        frontier: impl Fn(u64) -> u64,
-        unreached: &[u64],
-        found: &mut [u64],
-    ) {
+    fn measured_rate(&self) -> Rate {
+        Rate {
+            per_thread: 100.0e6,
+            run: "Hanoi, 4 pegs, 18 discs: 6.9e10 states in 338 s",
+        }
+    }
+
+    fn gpu_shader(&self) -> Option<GpuShader> {
+        let powers = (self.power.iter()).flat_map(|&p| [p as u32, (p >> 32) as u32]);
+        let source = concat!(
+            include_str!("../../shaders/hanoi_moves.wgsl"),
+            include_str!("../../shaders/hanoi.wgsl")
+        );
+        Some(self.shader(source, powers))
+    }
+}
+
+/// Walks the positions of the Towers of Hanoi: the top disc of each peg, from a table of the
+/// smallest discs' digits over the tops of the larger discs, found again only where those change.
+pub struct HanoiCursor<'a> {
+    hanoi: &'a Hanoi,
+    rank: u64,
+    /// The top disc of each peg, a byte a peg.
+    top: u64,
+    /// The digits of the discs past the table's (the larger), and their tops.
+    rest: u64,
+    large: u64,
+}
+
+/// A page holds the positions that share where the largest discs are.
+impl Pages for Hanoi {
+    fn bits(&self) -> u32 {
+        let u = self.units.as_ref().expect("pages of 4 or 8 pegs");
+        u.page_discs as u32 * self.pegs.trailing_zeros()
+    }
+
+    fn pull_page(&self, page: u64, frontier: Holding<'_>, unreached: &[u64], found: &mut [u64]) {
         let u = self.units.as_ref().expect("pages of 4 or 8 pegs");
         let first = page * unreached.len() as u64;
         // The page's own frontier, read once: most moves stay in the page.
         let mut own = [0u64; 1 << (PAGE_BITS - 6)];
         for (i, bits) in own.iter_mut().take(unreached.len()).enumerate() {
-            *bits = frontier(first + i as u64);
+            *bits = frontier.unit(first + i as u64);
         }
         for (i, (&open, found)) in unreached.iter().zip(found.iter_mut()).enumerate() {
             if open == 0 {
@@ -494,7 +528,7 @@ impl StateSpace for Hanoi {
                 (page + u64::from(other) * step - u64::from(on) * step) * unreached.len() as u64;
             for &i in &u.beyond[mv] {
                 if unreached[i] != 0 {
-                    found[i] |= frontier(source + i as u64) & u.apart[mv];
+                    found[i] |= frontier.unit(source + i as u64) & u.apart[mv];
                 }
             }
         }
@@ -509,34 +543,6 @@ impl StateSpace for Hanoi {
             page + u64::from(other) * step - u64::from(on) * step
         }));
     }
-
-    fn measured_rate(&self) -> Rate {
-        Rate {
-            per_thread: 100.0e6,
-            run: "Hanoi, 4 pegs, 18 discs: 6.9e10 states in 338 s",
-        }
-    }
-
-    fn gpu_shader(&self) -> Option<GpuShader> {
-        let powers = (self.power.iter()).flat_map(|&p| [p as u32, (p >> 32) as u32]);
-        let source = concat!(
-            include_str!("../../shaders/hanoi_moves.wgsl"),
-            include_str!("../../shaders/hanoi.wgsl")
-        );
-        Some(self.shader(source, powers))
-    }
-}
-
-/// Walks the positions of the Towers of Hanoi: the top disc of each peg, from a table of the
-/// smallest discs' digits over the tops of the larger discs, found again only where those change.
-pub struct HanoiCursor<'a> {
-    hanoi: &'a Hanoi,
-    rank: u64,
-    /// The top disc of each peg, a byte a peg.
-    top: u64,
-    /// The digits of the discs past the table's (the larger), and their tops.
-    rest: u64,
-    large: u64,
 }
 
 impl Cursor for HanoiCursor<'_> {

@@ -4,6 +4,7 @@
 //! which rank is solved, and a [`Cursor`] that walks ranks and names their neighbours. Everything a
 //! rank *means* lives here.
 
+pub mod capability;
 pub mod family;
 pub mod hanoi;
 pub mod key;
@@ -20,6 +21,7 @@ pub mod twisty;
 
 use crate::rank::window::WindowMove;
 use crate::table::DistanceTable;
+pub use capability::{Capabilities, Pages, Tiles, Transposition};
 pub use key::Key;
 pub use perm::Perm;
 pub(crate) use registry::with_space;
@@ -172,32 +174,11 @@ pub trait StateSpace: Sync {
         None
     }
 
-    /// Residual move `mv` as a transposition, where it is one over the whole space (its only
-    /// residual range `0..size`): the move keeps each block of [`Transposition::period`]
-    /// consecutive ranks in place, and within a block the ranks fall into
-    /// [`Transposition::tiles`] tiles, tile `t` a set of rows ([`StateSpace::tile_rows`]) of
-    /// [`Transposition::cols`] consecutive ranks each, whose neighbours form rows the other way:
-    /// for `R` rows there are ranks `s_j` and an order `p` of `0..R` such that the neighbour of
-    /// rank `j` of row `i` is `s_j + p(i)`. Every block has the same tiles, shifted: the
-    /// neighbour of rank `b + x` of the block from `b` is `b` plus that of `x`. A sweep then
-    /// moves whole tiles of bits at a time. `None` (the default) where not.
-    fn transposition(&self, mv: usize) -> Option<Transposition> {
-        let _ = mv;
-        None
-    }
-
-    /// The first ranks of the rows of tile `t` of move `mv`'s transposition in the first block,
-    /// in any order, replacing `rows`' contents. Called only for a move with a transposition.
-    fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>) {
-        let _ = (mv, t, rows);
-        unreachable!("tile_rows of a move without a transposition")
-    }
-
     /// Whether [`StateSpace::structure`] is `Some` or the space has pages
-    /// ([`StateSpace::page_bits`]), without building the structure (its move tables can take a
+    /// ([`Capabilities::pages`]), without building the structure (its move tables can take a
     /// while): whether a sweep can pass over it.
     fn has_structure(&self) -> bool {
-        self.structure().is_some() || self.page_bits().is_some()
+        self.structure().is_some() || self.capabilities().pages.is_some()
     }
 
     /// The bytes that the block moves of [`StateSpace::structure`] keep beside the table, where
@@ -207,37 +188,10 @@ pub trait StateSpace: Sync {
         0
     }
 
-    /// Where the moves act 64 ranks at a time within pages of `2^bits` consecutive ranks (a
-    /// 64-rank unit's neighbours lie in a few units, the same few bits of each), so that a
-    /// level reaches only the pages that hold it and their neighbours: `Some(bits)` (at least
-    /// 6), and [`StateSpace::pull_page`] and [`StateSpace::page_neighbours`] apply the moves.
-    /// A sweep then visits only those pages. `None` (the default) where not.
-    fn page_bits(&self) -> Option<u32> {
-        None
-    }
-
-    /// For each 64-rank unit `i` of page `page` (ranks `page * 2^bits + 64 i ..`) with
-    /// unreached entries (`unreached[i]` not 0), the bits of its ranks with a neighbour in the
-    /// frontier, into `found[i]` (anything where `unreached[i]` is 0); `frontier(unit)` gives
-    /// the frontier's bits of any unit of the table. Called only where
-    /// [`StateSpace::page_bits`] is `Some`.
-    fn pull_page(
-        &self,
-        page: u64,
-        frontier: impl Fn(u64) -> u64,
-        unreached: &[u64],
-        found: &mut [u64],
-    ) {
-        let _ = (page, frontier, unreached, found);
-        unreachable!("pull_page of a space without pages")
-    }
-
-    /// The other pages that hold a neighbour of a rank of page `page` (a page is among those
-    /// of each of its own), replacing `out`'s contents. Called only where
-    /// [`StateSpace::page_bits`] is `Some`.
-    fn page_neighbours(&self, page: u64, out: &mut Vec<u64>) {
-        let _ = (page, out);
-        unreachable!("page_neighbours of a space without pages")
+    /// The speed-ups the space offers beyond its cursor's moves ([`capability`]): none by
+    /// default.
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities::default()
     }
 
     /// The planes the ranks fall into for the slabs of an MPI job ([`crate::search::slab`]):
@@ -441,23 +395,12 @@ pub fn applies_in_bulk(block: u64, run: u64) -> bool {
     run >= SHORT_RUN || block <= MAX_TABLE_BLOCK
 }
 
-/// How a residual move falls into tiles that it transposes ([`StateSpace::transposition`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Transposition {
-    /// The number of tiles of a block.
-    pub tiles: usize,
-    /// The ranks of each row of a tile.
-    pub cols: u64,
-    /// The ranks of a block (the space's size where there is one block).
-    pub period: u64,
-}
-
 /// A space's moves split into block moves and the rest.
 ///
 /// For every rank and every move, the neighbour is given either by exactly one block move whose
 /// `from` range holds the rank, or by exactly one `residual` entry (ranks, move) that holds it;
 /// those are applied with a [`Cursor`], state by state (or a tile at a time where the move
-/// transposes tiles: [`StateSpace::transposition`]). The residual set must be closed under
+/// transposes tiles: [`Tiles::transposition`]). The residual set must be closed under
 /// inverse moves: when `(r, m)` is residual, so is the way back from the neighbour to `r`.
 /// Two residual ranges are the same range or disjoint. Block moves' ranges may overlap in part
 /// (the passes cut them apart), but not inside a block of a move of short runs.

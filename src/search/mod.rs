@@ -279,7 +279,7 @@ pub fn drive<S: StateSpace, E: Engine>(
     let swept = options.policy == PassPolicy::Sweep && structured;
     // A page sweep costs what the pages near the level hold: less than a list of any but a
     // tiny level.
-    let paged = structured && space.page_bits().is_some();
+    let paged = structured && space.capabilities().pages.is_some();
     let list_limit = match options.policy {
         _ if !passes.frontier || paged => 0,
         PassPolicy::Lists => u64::MAX,

@@ -25,7 +25,7 @@ mod tiles;
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{
-    BlockMove, GpuShader, MAX_TABLE_BLOCK, PuzzleInfo, Space, StateSpace, Structure, Transposition,
+    BlockMove, Capabilities, GpuShader, MAX_TABLE_BLOCK, PuzzleInfo, Space, StateSpace, Structure,
 };
 use crate::puzzle::Rate;
 use crate::rank::nth_set_bit;
@@ -396,14 +396,12 @@ impl StateSpace for Pancake {
         true
     }
 
-    /// The flips of more than the block moves' transpose tiles (`tiles`).
-    fn transposition(&self, mv: usize) -> Option<Transposition> {
-        let k = mv + self.first_flip();
-        (!self.in_bulk(k)).then(|| self.flip_transposition(k))
-    }
-
-    fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>) {
-        self.tile_orders(mv + self.first_flip(), t, rows);
+    /// The flips of more than the block moves' transpose tiles ([`Tiles`]).
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            tiles: Some(self),
+            ..Capabilities::default()
+        }
     }
 
     fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {

@@ -1,16 +1,14 @@
 //! The flips whose blocks are too large for block moves, as transpositions
-//! ([`StateSpace::transposition`]). Flip `k` moves the ranks within each block of `W_k` (the
+//! ([`Tiles`]). Flip `k` moves the ranks within each block of `W_k` (the
 //! stacks that share the pancakes below the top `k`), the same way in every block: the flip of a
 //! whole stack of `k`. In a block, the stacks whose bottom `m = k / 2` of the top `k` are one set
 //! `U` form a tile: its rows are the orders of `U` there (burnt: and which way up each lies),
 //! each row the consecutive ranks that share those digits, one per order of the `k - m` above.
 //! The flip puts `U` on top, its order reversed: a column's stacks (one order above, every
 //! order of `U`) go to the ranks that share the new digits below `U`, consecutive, one per row.
-//!
-//! [`StateSpace::transposition`]: crate::puzzle::StateSpace::transposition
 
 use super::{MAX_PANCAKES, Pancake};
-use crate::puzzle::Transposition;
+use crate::puzzle::{Tiles, Transposition};
 
 impl Pancake {
     /// Flip `k`'s tiles: one per set of `m = k / 2` of the top `k` lying lowest among them, in
@@ -87,6 +85,18 @@ fn nth_subset(n: usize, k: usize, mut t: u64) -> [usize; MAX_PANCAKES] {
         next += 1;
     }
     set
+}
+
+/// The flips of more than the block moves transpose tiles.
+impl Tiles for Pancake {
+    fn transposition(&self, mv: usize) -> Option<Transposition> {
+        let k = mv + self.first_flip();
+        (!self.in_bulk(k)).then(|| self.flip_transposition(k))
+    }
+
+    fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>) {
+        self.tile_orders(mv + self.first_flip(), t, rows);
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use crate::table::BATCH;
 use crate::table::{
     DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, matches, spread, squeeze,
 };
-use pages::Pages;
+use pages::PageSweep;
 use rayon::prelude::*;
 use scan::*;
 use std::ops::Range;
@@ -63,8 +63,8 @@ pub struct CpuEngine<'s, S: StateSpace> {
     /// The entries not yet seen (top-down scans under the full footprint).
     unseen: Option<Unseen>,
     sweep: Option<Sweep>,
-    /// Page sweeps, for a space with pages ([`StateSpace::page_bits`]).
-    pages: Option<Pages>,
+    /// Page sweeps, for a space with pages ([`crate::puzzle::Pages`]).
+    pages: Option<PageSweep>,
     /// The states still unreached, once the remaining-list passes have begun.
     remaining: Option<Vec<u64>>,
     /// The smallest ranks set by the last pass that set any (when there is no list).
@@ -282,9 +282,11 @@ impl<S: StateSpace> Engine for CpuEngine<'_, S> {
                 self.remaining = Some(left);
                 self.found(found)
             }
-            Step::Sweep if let Some(bits) = self.space.page_bits() => {
-                let pages = (self.pages).get_or_insert_with(|| Pages::new(bits, table.entries()));
-                let found = pages.pass(self.space, table, depth, current, next, limit, progress);
+            Step::Sweep if let Some(paged) = self.space.capabilities().pages => {
+                let entries = table.entries();
+                let pages =
+                    (self.pages).get_or_insert_with(|| PageSweep::new(paged.bits(), entries));
+                let found = pages.pass(paged, table, depth, current, next, limit, progress);
                 self.found(found)
             }
             Step::Sweep => {

@@ -1,20 +1,21 @@
 //! Page sweeps, for spaces whose moves act 64 ranks at a time within pages of consecutive ranks
-//! ([`StateSpace::page_bits`]: the Towers of Hanoi with 4 or 8 pegs, whose pages share where
+//! ([`crate::puzzle::Pages`]: the Towers of Hanoi with 4 or 8 pegs, whose pages share where
 //! the largest discs lie). A level lies in few pages there: a pass visits only the pages with
 //! entries still unreached that hold the last level or lie next to a page that does, reads each
 //! once and pulls each unit's frontier from the units its moves reach, nearly all in the same
 //! page. A page is one worker's: no write is atomic.
 
-use super::{Bitmap, DistanceTable, Progress, StateSpace, UNREACHED, merge_smallest};
+use super::{Bitmap, DistanceTable, Progress, UNREACHED, merge_smallest};
+use crate::puzzle::Pages;
 use crate::search::smallest::push_unit;
-use crate::table::holding_bits;
+use crate::table::{Holding, holding_bits};
 use rayon::prelude::*;
 
 /// Pages a task of a pass visits, in rank order.
 const PAGES_PER_TASK: usize = 16;
 
 /// What page sweeps keep from one pass to the next.
-pub(super) struct Pages {
+pub(super) struct PageSweep {
     /// log2 of a page's ranks.
     bits: u32,
     /// The number of pages.
@@ -28,12 +29,12 @@ pub(super) struct Pages {
     level: Option<u64>,
 }
 
-impl Pages {
+impl PageSweep {
     /// Page sweeps over a table of `size` entries (a multiple of the `2^bits` ranks of a page).
-    pub fn new(bits: u32, size: u64) -> Pages {
+    pub fn new(bits: u32, size: u64) -> PageSweep {
         debug_assert!(bits >= 6 && size.is_multiple_of(1 << bits));
         let count = size >> bits;
-        Pages {
+        PageSweep {
             bits,
             count,
             holding: Bitmap::new(0),
@@ -45,9 +46,9 @@ impl Pages {
     /// One pass: sets every unreached entry with a neighbour holding `current` (level `depth`)
     /// to `next`; returns how many and the smallest `limit` of them.
     #[allow(clippy::too_many_arguments)]
-    pub fn pass<S: StateSpace>(
+    pub fn pass(
         &mut self,
-        space: &S,
+        space: &dyn Pages,
         table: &DistanceTable,
         depth: u64,
         current: u8,
@@ -107,7 +108,7 @@ impl Pages {
             })
             .collect();
         let reached = Bitmap::new(self.count);
-        let frontier = |unit: u64| whole_unit(table, unit, current);
+        let frontier = Holding::new(table, current);
         let found = visit
             .par_chunks(PAGES_PER_TASK)
             .map(|pages| {

@@ -2,7 +2,7 @@
 //! frontier states (each claims its unreached neighbours atomically) while they are few,
 //! *pulled* into the unreached states (each looks for a neighbour in the frontier) once those
 //! are fewer. A move over the whole space that transposes tiles of ranks
-//! ([`StateSpace::transposition`]: a pancake flip of many) is pulled a tile at a time
+//! ([`crate::puzzle::Tiles`]: a pancake flip of many) is pulled a tile at a time
 //! ([`super::transpose`]) where a pass over the table, a row of 64 ranks at
 //! [`TRANSPOSE_COST`] states, costs less than its states (scattered over a block of the table
 //! larger than [`NEAR_TABLE_BYTES`], [`FAR_FACTOR`] times as much); those go first.
@@ -57,7 +57,7 @@ fn transpose_cost() -> u64 {
 struct Plan {
     /// Whether the moves taken state by state are pushed from the frontier (else pulled).
     push: bool,
-    /// The moves pulled a tile at a time ([`StateSpace::transposition`]).
+    /// The moves pulled a tile at a time ([`crate::puzzle::Tiles::transposition`]).
     transposed: Vec<(usize, Transposition)>,
 }
 
@@ -163,11 +163,12 @@ impl Sweep {
         // A move over the whole space that transposes tiles costs a pass over it; states
         // scattered over a large block of the table (all of it where there is one) cost more.
         let size = space.size();
+        let tiles = space.capabilities().tiles;
         let transposed = (ranges.iter())
             .filter(|&&(len, ..)| len == size)
             .flat_map(|&(len, pushed, open, moves)| {
                 moves.iter().filter_map(move |&mv| {
-                    let shape = space.transposition(mv)?;
+                    let shape = tiles?.transposition(mv)?;
                     let far = match DistanceTable::bytes_for(shape.period) > NEAR_TABLE_BYTES {
                         true => FAR_FACTOR,
                         false => 1,

@@ -1,4 +1,4 @@
-//! Residual moves that transpose tiles ([`StateSpace::transposition`]), pulled a tile at a time:
+//! Residual moves that transpose tiles ([`crate::puzzle::Tiles`]), pulled a tile at a time:
 //! 64 rows by 64 columns of frontier bits read as 64 words, transposed in registers, and each
 //! word then claims 64 consecutive neighbours. A move that sends states all over a block of the
 //! table (flipping most of a stack of pancakes) costs a pass over it instead of a scattered read
@@ -34,7 +34,8 @@ impl Tile {
         shape: Transposition,
     ) -> Tile {
         let mut rows = Vec::new();
-        space.tile_rows(mv, t, &mut rows);
+        let tiles = space.capabilities().tiles;
+        (tiles.expect("a move that transposes tiles")).tile_rows(mv, t, &mut rows);
         let mut neighbour = |rank| {
             cursor.seek(rank);
             cursor.neighbour(mv)

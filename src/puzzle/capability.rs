@@ -1,0 +1,64 @@
+//! What a space offers beyond its cursor's moves, one capability each: a pass asks
+//! [`StateSpace::capabilities`](super::StateSpace::capabilities) once and takes the speed-ups
+//! there. A family that adds a speed-up adds a capability here and offers it; no other space
+//! gains a method.
+
+use crate::table::Holding;
+
+/// Moves that transpose tiles of the table over the whole space (the pancakes' flips that are
+/// not block moves): a sweep moves whole tiles of bits at a time.
+pub trait Tiles: Sync {
+    /// Residual move `mv` as a transposition, where it is one over the whole space (its only
+    /// residual range `0..size`): the move keeps each block of [`Transposition::period`]
+    /// consecutive ranks in place, and within a block the ranks fall into
+    /// [`Transposition::tiles`] tiles, tile `t` a set of rows ([`Tiles::tile_rows`]) of
+    /// [`Transposition::cols`] consecutive ranks each, whose neighbours form rows the other way:
+    /// for `R` rows there are ranks `s_j` and an order `p` of `0..R` such that the neighbour of
+    /// rank `j` of row `i` is `s_j + p(i)`. Every block has the same tiles, shifted: the
+    /// neighbour of rank `b + x` of the block from `b` is `b` plus that of `x`. `None` where
+    /// the move is no such transposition.
+    fn transposition(&self, mv: usize) -> Option<Transposition>;
+
+    /// The first ranks of the rows of tile `t` of move `mv`'s transposition in the first block,
+    /// in any order, replacing `rows`' contents (`mv` has a transposition).
+    fn tile_rows(&self, mv: usize, t: usize, rows: &mut Vec<u64>);
+}
+
+/// How a residual move falls into tiles that it transposes ([`Tiles::transposition`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transposition {
+    /// The number of tiles of a block.
+    pub tiles: usize,
+    /// The ranks of each row of a tile.
+    pub cols: u64,
+    /// The ranks of a block (the space's size where there is one block).
+    pub period: u64,
+}
+
+/// Moves that act 64 ranks at a time within pages of `2^bits` consecutive ranks (the Towers of
+/// Hanoi with 4 or 8 pegs): a 64-rank unit's neighbours lie in a few units, the same few bits of
+/// each, so that a level reaches only the pages that hold it and their neighbours, and a sweep
+/// visits only those.
+pub trait Pages: Sync {
+    /// The bits of a page's ranks: a page holds `2^bits` ranks (at least 64).
+    fn bits(&self) -> u32;
+
+    /// For each 64-rank unit `i` of page `page` (ranks `page * 2^bits + 64 i ..`) with
+    /// unreached entries (`unreached[i]` not 0), the bits of its ranks with a neighbour in the
+    /// frontier, into `found[i]` (anything where `unreached[i]` is 0); `frontier.unit(u)` gives
+    /// the frontier's bits of any unit `u` of the table.
+    fn pull_page(&self, page: u64, frontier: Holding<'_>, unreached: &[u64], found: &mut [u64]);
+
+    /// The other pages that hold a neighbour of a rank of page `page` (a page is among those
+    /// of each of its own), replacing `out`'s contents.
+    fn page_neighbours(&self, page: u64, out: &mut Vec<u64>);
+}
+
+/// The capabilities a space offers; none by default.
+#[derive(Clone, Copy, Default)]
+pub struct Capabilities<'a> {
+    /// Moves that transpose tiles over the whole space.
+    pub tiles: Option<&'a dyn Tiles>,
+    /// Moves that act within pages.
+    pub pages: Option<&'a dyn Pages>,
+}
