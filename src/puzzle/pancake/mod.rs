@@ -396,7 +396,7 @@ impl StateSpace for Pancake {
         true
     }
 
-    /// The flips of more than the block moves' transpose tiles ([`Tiles`]).
+    /// The flips of more than the block moves' transpose tiles ([`crate::puzzle::Tiles`]).
     fn capabilities(&self) -> Capabilities<'_> {
         Capabilities {
             tiles: Some(self),
