@@ -101,6 +101,23 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// The tier of a plan: `mpi`, each process of an MPI job holds a slab; `slabs`, the table
+    /// is cut into slabs (on disk, or in host memory); `device`, what the GPU does.
+    fn of(mpi: bool, slabs: Option<&SlabPlan>, device: DeviceUse) -> Tier {
+        match (mpi, slabs, device) {
+            (true, Some(_), _) => Tier::ProcessDisks,
+            (true, None, use_) => Tier::Processes {
+                gpu: use_ == DeviceUse::Table,
+            },
+            (false, Some(s), _) if s.in_memory => Tier::HostSlabs,
+            (false, Some(_), use_) => Tier::DiskSlabs {
+                gpu: use_ == DeviceUse::Slabs,
+            },
+            (false, None, DeviceUse::Table) => Tier::Device,
+            (false, None, _) => Tier::Memory,
+        }
+    }
+
     /// Whether a GPU searches or sweeps the table.
     pub fn on_gpu(self) -> bool {
         matches!(
@@ -311,78 +328,18 @@ impl Plan {
         // (the slabs' plan speaks for the GPU then).
         let device_refusal = device_refusal.filter(|_| sweeping.is_none());
         let (device, device_refusal) = match (device, sweeping) {
-            (Some((layout, budget)), Some(slabs)) => {
-                let readback_blocks = match slabs.in_memory {
-                    true => READBACK_BLOCKS,
-                    false => SLAB_READBACK_BLOCKS,
-                };
-                let slab = Layout::slab(slabs.entries, layout.window_bytes(0), readback_blocks);
-                let refusal = match &slab {
-                    Ok(slab) => (budget.as_ref())
-                        .filter(|b| slab.device_bytes() > b.bytes)
-                        .map(|b| {
-                            format!(
-                                "a slab of {} entries needs {} of GPU memory (2 bits an entry and the frontier lists), but {} gives {}: use a GPU with more memory, or {}",
-                                slab.entries,
-                                bytes(slab.device_bytes()),
-                                b.source,
-                                bytes(b.bytes),
-                                Setting::Backend.to("cpu")
-                            )
-                        }),
-                    Err(why) => Some(why.clone()),
-                };
-                (slab.ok().map(|slab| (slab, budget)), refusal)
-            }
+            (Some((layout, budget)), Some(slabs)) => slab_device(&layout, budget, slabs),
             (device, _) => (device, device_refusal),
         };
         let slabs = slab_plan.flatten();
-        let tier = match (&slab, &slabs, device_use) {
-            (Some(_), Some(_), _) => Tier::ProcessDisks,
-            (Some(_), None, use_) => Tier::Processes {
-                gpu: use_ == DeviceUse::Table,
-            },
-            (None, Some(s), _) if s.in_memory => Tier::HostSlabs,
-            (None, Some(_), use_) => Tier::DiskSlabs {
-                gpu: use_ == DeviceUse::Slabs,
-            },
-            (None, None, DeviceUse::Table) => Tier::Device,
-            (None, None, _) => Tier::Memory,
-        };
-        let mut refused = Vec::new();
-        if let Some(why) = device_refused {
-            let on_gpu = match slab.is_some() {
-                true => Tier::Processes { gpu: true },
-                false => Tier::Device,
-            };
-            refused.push((on_gpu, why));
-        }
-        let asked = "slabs on disk are asked for (--slab-bytes)".to_string();
-        match tier {
-            Tier::DiskSlabs { gpu: true } => {
-                let why = match inputs.slab_bytes {
-                    Some(_) => asked,
-                    None => format!(
-                        "no cut into slabs holds every slab's table and bits within {} ({})",
-                        bytes(inputs.memory.bytes),
-                        inputs.memory.source
-                    ),
-                };
-                refused.push((Tier::HostSlabs, why));
-            }
-            Tier::DiskSlabs { gpu: false } | Tier::ProcessDisks => {
-                let held = match slab.is_some() {
-                    true => Tier::Processes { gpu: false },
-                    false => Tier::Memory,
-                };
-                refused.extend(
-                    host_refused
-                        .or(inputs.slab_bytes.map(|_| asked))
-                        .map(|why| (held, why)),
-                );
-            }
-            _ => {}
-        }
+        let tier = Tier::of(slab.is_some(), slabs.as_ref(), device_use);
+        let why = (device_refused, host_refused);
+        let refused = refused_tiers(
+            tier,
+            slab.is_some(),
+            why,
+            (inputs.slab_bytes, &inputs.memory),
+        );
         Plan {
             tier,
             refused,
@@ -420,4 +377,82 @@ impl Plan {
         }
         out
     }
+}
+
+/// The GPU's layout for sweeping `slabs` a slab at a time (at 2 bits an entry, in pieces of
+/// [`READBACK_BLOCKS`] from host memory or [`SLAB_READBACK_BLOCKS`] from disk), from the
+/// whole table's `layout`, and why a GPU of `budget` cannot hold one, if it cannot.
+fn slab_device(
+    layout: &Layout,
+    budget: Option<Budget>,
+    slabs: &SlabPlan,
+) -> (Option<(Layout, Option<Budget>)>, Option<String>) {
+    let readback_blocks = match slabs.in_memory {
+        true => READBACK_BLOCKS,
+        false => SLAB_READBACK_BLOCKS,
+    };
+    let slab = Layout::slab(slabs.entries, layout.window_bytes(0), readback_blocks);
+    let refusal = match &slab {
+        Ok(slab) => (budget.as_ref())
+            .filter(|b| slab.device_bytes() > b.bytes)
+            .map(|b| {
+                format!(
+                    "a slab of {} entries needs {} of GPU memory (2 bits an entry and the frontier lists), but {} gives {}: use a GPU with more memory, or {}",
+                    slab.entries,
+                    bytes(slab.device_bytes()),
+                    b.source,
+                    bytes(b.bytes),
+                    Setting::Backend.to("cpu")
+                )
+            }),
+        Err(why) => Some(why.clone()),
+    };
+    (slab.ok().map(|slab| (slab, budget)), refusal)
+}
+
+/// The better tiers than `tier` that the plan refused, each with why: the GPU's where it holds
+/// no table (`device_refused`), the host's where its memory (`memory`) holds no table
+/// (`host_refused`) or slabs on disk are asked for (`slab_bytes`); `mpi`: the job's processes
+/// each hold a slab.
+fn refused_tiers(
+    tier: Tier,
+    mpi: bool,
+    (device_refused, host_refused): (Option<String>, Option<String>),
+    (slab_bytes, memory): (Option<u64>, &Budget),
+) -> Vec<(Tier, String)> {
+    let mut refused = Vec::new();
+    if let Some(why) = device_refused {
+        let on_gpu = match mpi {
+            true => Tier::Processes { gpu: true },
+            false => Tier::Device,
+        };
+        refused.push((on_gpu, why));
+    }
+    let asked = "slabs on disk are asked for (--slab-bytes)".to_string();
+    match tier {
+        Tier::DiskSlabs { gpu: true } => {
+            let why = match slab_bytes {
+                Some(_) => asked,
+                None => format!(
+                    "no cut into slabs holds every slab's table and bits within {} ({})",
+                    bytes(memory.bytes),
+                    memory.source
+                ),
+            };
+            refused.push((Tier::HostSlabs, why));
+        }
+        Tier::DiskSlabs { gpu: false } | Tier::ProcessDisks => {
+            let held = match mpi {
+                true => Tier::Processes { gpu: false },
+                false => Tier::Memory,
+            };
+            refused.extend(
+                host_refused
+                    .or(slab_bytes.map(|_| asked))
+                    .map(|why| (held, why)),
+            );
+        }
+        _ => {}
+    }
+    refused
 }
