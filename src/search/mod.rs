@@ -15,6 +15,7 @@
 //! engine in [`crate::gpu`].
 
 pub mod bitmap;
+mod choice;
 #[cfg(feature = "mpi")]
 pub mod cluster;
 pub mod cpu;
@@ -32,6 +33,7 @@ pub mod within;
 use crate::puzzle::{Cursor, StateSpace};
 use crate::setting::Setting;
 use crate::table::{DistanceTable, TableSource, TableView};
+use choice::Choice;
 pub use engine::{Engine, InPlace, Passes};
 pub use error::SearchError;
 use levels::Levels;
@@ -291,123 +293,40 @@ pub fn drive<S: StateSpace, E: Engine>(
     // Entries that hold no class are never reached: the unreached are counted without them.
     let empty = weights.as_ref().map_or(0, |w| w.empty);
     let mut weighing = Weighing::of(weights);
-    // `listed`: the length of the last level's list, while the engine holds one.
-    // `antipodes`: the smallest ranks of the last level, when found before this run.
-    // `carried`: the scan that finds the next level, as saved part way before this run.
-    let (mut levels, mut listed, mut antipodes, mut carried) = match resume {
-        None => {
-            let starts = space.starts();
-            engine.start(&starts)?;
-            let first = starts.len() as u64;
-            progress.found(first);
-            let mut levels = Levels::new();
-            let positions = weighing.as_mut().map(|w| w.start(&starts));
-            progress.level(0, first, positions, Step::Frontier);
-            match positions {
-                Some(positions) => levels.push_weighed(first, positions),
-                None => levels.push(first),
-            }
-            (levels, Some(first), None, None)
-        }
-        Some(r) => {
-            if r.pass.is_some() && !engine.pauses() {
-                // Other engines keep what the last pass set as its frontier (the GPU's seen
-                // bits, the slabs' next level), not entries a CPU scan set before it stopped.
-                return Err(format!(
-                    "the checkpoint was saved part way through level {}'s scan by the CPU engine, which alone can go on from there: go on with {} and a {} that holds the table",
-                    r.levels.len(),
-                    Setting::Backend.to("cpu"),
-                    Setting::Memory
-                ).into());
-            }
-            progress.found(r.levels.total() + r.pass.as_ref().map_or(0, |p| p.found));
-            let depth = r.levels.len() - 1;
-            let holding = r.levels.sum_mod3(depth % 3);
-            let (listed, list) = if r.pass.is_some() {
-                // The scan goes on: no list.
-                (None, None)
-            } else if r.levels.last() <= r.antipodes.len() as u64 {
-                // A level of a few states is all in its smallest ranks: exactly the list (a
-                // long thin graph goes on in tiny levels, not in scans).
-                (Some(r.levels.last()), Some(r.antipodes.clone()))
-            } else if holding <= list_limit && !swept {
-                // Listed from the table: every entry holding the level's value.
-                (Some(holding), None)
-            } else {
-                (None, None)
-            };
-            match r.table {
-                Saved::Table(table) => engine.load(table, depth, list)?,
-                Saved::InPlace(state) => engine.resume_in_place(state, depth, &r.antipodes)?,
-            }
-            if let Some(w) = &mut weighing {
-                w.take_from(engine)?;
-                if let Some(p) = &r.pass {
-                    w.restore(&p.held, &p.special)?;
-                }
-            }
-            (r.levels, listed, Some(r.antipodes), r.pass)
-        }
-    };
+    let Begun {
+        mut levels,
+        mut listed,
+        mut antipodes,
+        mut carried,
+    } = begin(
+        space,
+        engine,
+        progress,
+        &mut weighing,
+        resume,
+        (list_limit, swept),
+    )?;
     // Checkpoints that cost nothing are saved after every level, and once the search is over.
     let in_place = engine.saves_in_place();
     let mut reached = levels.total();
-    let mut bottom_up = options.policy == PassPolicy::BottomUp;
-    let mut remaining = false;
+    let mut choice = Choice {
+        passes,
+        policy: options.policy,
+        structured,
+        swept,
+        lean,
+        list_limit,
+        moves,
+        weighed: weighing.is_some(),
+        bottom_up: options.policy == PassPolicy::BottomUp,
+        remaining: false,
+    };
     // States found in thin levels since the checkpoint clock was last read.
     let mut thin_found = 0u64;
     loop {
         let depth = levels.len() - 1;
         let unreached = size - empty - reached;
-        let step = match (&carried, listed) {
-            // A scan saved part way goes on as it was.
-            (Some(p), _) => {
-                bottom_up |= p.bottom_up;
-                p.step()
-            }
-            // Thin levels go on as lists whatever the policy (bottom-up scans would also check
-            // ranks no move reaches, where a family has such: Free the Key's unfit positions).
-            (None, Some(n))
-                if (n <= list_limit || n <= TINY_LEVEL as u64) && passes.frontier && !swept =>
-            {
-                Step::Frontier
-            }
-            _ => {
-                // A top-down scan expands the last level (its list, or under the lean footprint
-                // every entry holding its value: levels d - 3, d - 6, ... too).
-                let expanded = match listed {
-                    _ if lean || engine.expands_older_levels() => levels.sum_mod3(depth % 3),
-                    Some(n) => n,
-                    None => levels.last(),
-                };
-                let auto = options.policy == PassPolicy::Auto;
-                if !structured && auto {
-                    // In a table reduced by symmetry every neighbour costs a move and a class
-                    // reading, in a check as in a claim, and most checks go through all moves
-                    // (measured on Turnstyle 14 flips: a check cost what an expansion did).
-                    let weight = match weighing {
-                        Some(_) => moves as u64,
-                        None => engine.bottom_up_weight(moves),
-                    };
-                    bottom_up |= prefer_bottom_up(unreached, expanded, moves, weight);
-                }
-                if passes.remaining
-                    && (remaining || ((bottom_up || structured) && unreached <= list_limit))
-                {
-                    remaining = true;
-                    Step::Remaining
-                } else if structured && auto && engine.scan_costs_less(expanded) {
-                    // A frontier too sparse for a pull through every block move to pay.
-                    Step::TopDown
-                } else if structured {
-                    Step::Sweep
-                } else if bottom_up && passes.bottom_up {
-                    Step::BottomUp
-                } else {
-                    Step::TopDown
-                }
-            }
-        };
+        let step = choice.next(engine, &levels, listed, carried.as_ref(), unreached);
         debug_assert!(passes.runs(step), "{step:?} is not among {passes:?}");
         let (count, carried_smallest) = match step {
             Step::TopDown | Step::BottomUp => {
@@ -490,4 +409,93 @@ pub fn drive<S: StateSpace, E: Engine>(
         engine.save(c, &levels, &antipodes, true)?;
     }
     Ok((levels, antipodes))
+}
+
+/// Where the level loop begins: the levels found, the length of the last one's list where the
+/// engine holds one (`listed`), its smallest ranks where found before this run (`antipodes`),
+/// and the scan that finds the next level as saved part way before this run (`carried`).
+struct Begun {
+    levels: Levels,
+    listed: Option<u64>,
+    antipodes: Option<Vec<u64>>,
+    carried: Option<PassSaved>,
+}
+
+/// Puts the search's start on `engine`: the solved states at level 0, or the table `resume`
+/// saved, kept as a list where its last level is one the loop expands as a list (at most
+/// `list_limit` entries, and no sweep `swept` every pass), weighed where `weighing` is.
+fn begin<S: StateSpace, E: Engine>(
+    space: &S,
+    engine: &mut E,
+    progress: &dyn Progress,
+    weighing: &mut Option<Weighing>,
+    resume: Option<Resume>,
+    (list_limit, swept): (u64, bool),
+) -> Result<Begun, SearchError> {
+    Ok(match resume {
+        None => {
+            let starts = space.starts();
+            engine.start(&starts)?;
+            let first = starts.len() as u64;
+            progress.found(first);
+            let mut levels = Levels::new();
+            let positions = weighing.as_mut().map(|w| w.start(&starts));
+            progress.level(0, first, positions, Step::Frontier);
+            match positions {
+                Some(positions) => levels.push_weighed(first, positions),
+                None => levels.push(first),
+            }
+            Begun {
+                levels,
+                listed: Some(first),
+                antipodes: None,
+                carried: None,
+            }
+        }
+        Some(r) => {
+            if r.pass.is_some() && !engine.pauses() {
+                // Other engines keep what the last pass set as its frontier (the GPU's seen
+                // bits, the slabs' next level), not entries a CPU scan set before it stopped.
+                return Err(format!(
+                    "the checkpoint was saved part way through level {}'s scan by the CPU engine, which alone can go on from there: go on with {} and a {} that holds the table",
+                    r.levels.len(),
+                    Setting::Backend.to("cpu"),
+                    Setting::Memory
+                )
+                .into());
+            }
+            progress.found(r.levels.total() + r.pass.as_ref().map_or(0, |p| p.found));
+            let depth = r.levels.len() - 1;
+            let holding = r.levels.sum_mod3(depth % 3);
+            let (listed, list) = if r.pass.is_some() {
+                // The scan goes on: no list.
+                (None, None)
+            } else if r.levels.last() <= r.antipodes.len() as u64 {
+                // A level of a few states is all in its smallest ranks: exactly the list (a
+                // long thin graph goes on in tiny levels, not in scans).
+                (Some(r.levels.last()), Some(r.antipodes.clone()))
+            } else if holding <= list_limit && !swept {
+                // Listed from the table: every entry holding the level's value.
+                (Some(holding), None)
+            } else {
+                (None, None)
+            };
+            match r.table {
+                Saved::Table(table) => engine.load(table, depth, list)?,
+                Saved::InPlace(state) => engine.resume_in_place(state, depth, &r.antipodes)?,
+            }
+            if let Some(w) = weighing {
+                w.take_from(engine)?;
+                if let Some(p) = &r.pass {
+                    w.restore(&p.held, &p.special)?;
+                }
+            }
+            Begun {
+                levels: r.levels,
+                listed,
+                antipodes: Some(r.antipodes),
+                carried: r.pass,
+            }
+        }
+    })
 }

@@ -1,0 +1,100 @@
+//! How the level loop chooses each pass ([`super::drive`]): frontier lists while levels are
+//! thin, then sweeps where the space has structure, else top-down or bottom-up scans by cost,
+//! and the list of the remaining entries at the end; only kinds the engine carries out
+//! ([`Passes`]).
+
+use super::within::PassSaved;
+use super::{Engine, Levels, PassPolicy, Passes, Step, TINY_LEVEL, prefer_bottom_up};
+
+/// What the choice of the next pass knows of the search, and what it carries from pass to pass.
+pub(super) struct Choice {
+    /// The kinds of pass the engine carries out.
+    pub passes: Passes,
+    /// The policy asked for.
+    pub policy: PassPolicy,
+    /// Whether the space is swept (it has structure, the engine sweeps, the policy allows).
+    pub structured: bool,
+    /// Whether every pass is a sweep (`PassPolicy::Sweep` on a structured space).
+    pub swept: bool,
+    /// Whether the lean footprint expands every entry holding the last level's value.
+    pub lean: bool,
+    /// The longest level expanded as a list.
+    pub list_limit: u64,
+    /// The space's moves.
+    pub moves: usize,
+    /// Whether the table is reduced by symmetry (weighed).
+    pub weighed: bool,
+    /// Whether scans have turned bottom-up (they never turn back).
+    pub bottom_up: bool,
+    /// Whether the passes have turned to the list of the remaining entries (they stay there).
+    pub remaining: bool,
+}
+
+impl Choice {
+    /// The kind of the pass that finds the level after `levels` on `engine`: `listed`, the
+    /// length of the last level's list where the engine holds one; `carried`, a scan saved part
+    /// way that goes on as it was; `unreached`, the entries still to reach.
+    pub fn next<E: Engine>(
+        &mut self,
+        engine: &E,
+        levels: &Levels,
+        listed: Option<u64>,
+        carried: Option<&PassSaved>,
+        unreached: u64,
+    ) -> Step {
+        let depth = levels.len() - 1;
+        match (carried, listed) {
+            // A scan saved part way goes on as it was.
+            (Some(p), _) => {
+                self.bottom_up |= p.bottom_up;
+                p.step()
+            }
+            // Thin levels go on as lists whatever the policy (bottom-up scans would also check
+            // ranks no move reaches, where a family has such: Free the Key's unfit positions).
+            (None, Some(n))
+                if (n <= self.list_limit || n <= TINY_LEVEL as u64)
+                    && self.passes.frontier
+                    && !self.swept =>
+            {
+                Step::Frontier
+            }
+            _ => {
+                // A top-down scan expands the last level (its list, or under the lean footprint
+                // every entry holding its value: levels d - 3, d - 6, ... too).
+                let expanded = match listed {
+                    _ if self.lean || engine.expands_older_levels() => levels.sum_mod3(depth % 3),
+                    Some(n) => n,
+                    None => levels.last(),
+                };
+                let auto = self.policy == PassPolicy::Auto;
+                let structured = self.structured;
+                if !structured && auto {
+                    // In a table reduced by symmetry every neighbour costs a move and a class
+                    // reading, in a check as in a claim, and most checks go through all moves
+                    // (measured on Turnstyle 14 flips: a check cost what an expansion did).
+                    let weight = match self.weighed {
+                        true => self.moves as u64,
+                        false => engine.bottom_up_weight(self.moves),
+                    };
+                    self.bottom_up |= prefer_bottom_up(unreached, expanded, self.moves, weight);
+                }
+                if self.passes.remaining
+                    && (self.remaining
+                        || ((self.bottom_up || structured) && unreached <= self.list_limit))
+                {
+                    self.remaining = true;
+                    Step::Remaining
+                } else if structured && auto && engine.scan_costs_less(expanded) {
+                    // A frontier too sparse for a pull through every block move to pay.
+                    Step::TopDown
+                } else if structured {
+                    Step::Sweep
+                } else if self.bottom_up && self.passes.bottom_up {
+                    Step::BottomUp
+                } else {
+                    Step::TopDown
+                }
+            }
+        }
+    }
+}
