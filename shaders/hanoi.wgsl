@@ -1,4 +1,4 @@
-// The Towers of Hanoi's ranks, the same rank order as the host's (src/puzzle/hanoi.rs):
+// The Towers of Hanoi's ranks, the same rank order as the host's (src/puzzle/hanoi/mod.rs):
 // rank = sum over discs d of (peg of d) * PEGS^d, disc 0 the smallest; the moves are
 // hanoi_moves.wgsl's, and where a move has no disc the position stays.
 //

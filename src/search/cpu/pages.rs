@@ -8,7 +8,7 @@
 use super::{Bitmap, DistanceTable, Progress, UNREACHED, merge_smallest};
 use crate::puzzle::Pages;
 use crate::search::smallest::push_unit;
-use crate::table::{Holding, holding_bits};
+use crate::table::Holding;
 use rayon::prelude::*;
 
 /// Pages a task of a pass visits, in rank order.
@@ -108,7 +108,9 @@ impl PageSweep {
             })
             .collect();
         let reached = Bitmap::new(self.count);
-        let frontier = Holding::new(table, current);
+        // Pages hold whole units: no check for the padded last unit in the innermost reads.
+        let (frontier, open_entries) =
+            (Holding::new(table, current), Holding::new(table, UNREACHED));
         let found = visit
             .par_chunks(PAGES_PER_TASK)
             .map(|pages| {
@@ -118,7 +120,7 @@ impl PageSweep {
                 for &page in pages {
                     let first = page * units as u64;
                     for (i, u) in unreached.iter_mut().enumerate() {
-                        *u = whole_unit(table, first + i as u64, UNREACHED);
+                        *u = open_entries.unit(first + i as u64);
                     }
                     space.pull_page(page, frontier, &unreached, &mut found);
                     let (set, left) =
@@ -142,14 +144,6 @@ impl PageSweep {
         self.level = Some(depth + 1);
         found
     }
-}
-
-/// [`DistanceTable::value_bits`] of a whole unit, without its check for the padded last unit:
-/// pages hold whole units, and this is the page sweep's innermost read.
-#[inline]
-fn whole_unit(table: &DistanceTable, unit: u64, value: u8) -> u64 {
-    let w = 2 * unit as usize;
-    holding_bits(table.word(w), table.word(w + 1), value)
 }
 
 /// Sets the entries of `found` still unreached (`unreached`), in the units from `first` on, to

@@ -18,16 +18,17 @@
 //! and visits only the pages that hold the level or lie next to one that does
 //! ([`Pages`]).
 //!
-//! The file holds the family whole (its options, ranks, cursor, pages, its two shaders' set-up
-//! and their tests), a little over 600 lines: the pages and the cursor share the tables of tops
-//! and are read together, and both shaders take the same moves. Its symmetries are numbered in
+//! This file holds the family (its options, ranks, cursor, its two shaders' set-up and their
+//! tests); its page pulls are in `pages.rs`, reading the same tables of tops as the cursor. Both
+//! shaders take the same moves. Its symmetries are numbered in
 //! [`crate::puzzle::symmetry::relabel`], whose tables the shader of classes reads.
+
+mod pages;
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{Capabilities, Cursor, GpuShader, Pages, PuzzleInfo, Space, StateSpace};
 use crate::puzzle::Rate;
 use crate::puzzle::symmetry::{Symmetry, relabel};
-use crate::table::Holding;
 
 /// Most pegs.
 pub const MAX_PEGS: usize = 8;
@@ -438,8 +439,8 @@ impl StateSpace for Hanoi {
         // The shader holds each disc's peg in an array of 32: 2^48 positions are 30 discs at most.
         symmetry.shader = Some(self.shader(
             concat!(
-                include_str!("../../shaders/hanoi_moves.wgsl"),
-                include_str!("../../shaders/hanoi_classes.wgsl")
+                include_str!("../../../shaders/hanoi_moves.wgsl"),
+                include_str!("../../../shaders/hanoi_classes.wgsl")
             ),
             classes.gpu_words(),
         ));
@@ -464,8 +465,8 @@ impl StateSpace for Hanoi {
     fn gpu_shader(&self) -> Option<GpuShader> {
         let powers = (self.power.iter()).flat_map(|&p| [p as u32, (p >> 32) as u32]);
         let source = concat!(
-            include_str!("../../shaders/hanoi_moves.wgsl"),
-            include_str!("../../shaders/hanoi.wgsl")
+            include_str!("../../../shaders/hanoi_moves.wgsl"),
+            include_str!("../../../shaders/hanoi.wgsl")
         );
         Some(self.shader(source, powers))
     }
@@ -481,68 +482,6 @@ pub struct HanoiCursor<'a> {
     /// The digits of the discs past the table's (the larger), and their tops.
     rest: u64,
     large: u64,
-}
-
-/// A page holds the positions that share where the largest discs are.
-impl Pages for Hanoi {
-    fn bits(&self) -> u32 {
-        let u = self.units.as_ref().expect("pages of 4 or 8 pegs");
-        u.page_discs as u32 * self.pegs.trailing_zeros()
-    }
-
-    fn pull_page(&self, page: u64, frontier: Holding<'_>, unreached: &[u64], found: &mut [u64]) {
-        let u = self.units.as_ref().expect("pages of 4 or 8 pegs");
-        let first = page * unreached.len() as u64;
-        // The page's own frontier, read once: most moves stay in the page.
-        let mut own = [0u64; 1 << (PAGE_BITS - 6)];
-        for (i, bits) in own.iter_mut().take(unreached.len()).enumerate() {
-            *bits = frontier.unit(first + i as u64);
-        }
-        for (i, (&open, found)) in unreached.iter().zip(found.iter_mut()).enumerate() {
-            if open == 0 {
-                continue;
-            }
-            let bits = own[i];
-            let mut pulled = 0;
-            // The unit's own discs' moves, where it holds the frontier.
-            if bits != 0 {
-                for &(shift, sources) in &u.within {
-                    let moved = bits & sources;
-                    pulled |= match shift > 0 {
-                        true => moved << shift,
-                        false => moved >> -shift,
-                    };
-                }
-            }
-            for &(source, apart) in &u.inside[i] {
-                pulled |= own[source] & apart;
-            }
-            *found = pulled;
-        }
-        // The page's largest discs: each move's disc comes from the page with it on the other
-        // peg, into the units with the page's smaller discs off both pegs, the same bits.
-        let page_tops = self.tops_of(page, u.page_discs, self.discs - u.page_discs);
-        for (mv, disc, on, other) in self.movers(page_tops) {
-            let step = self.power[disc as usize - u.page_discs];
-            let source =
-                (page + u64::from(other) * step - u64::from(on) * step) * unreached.len() as u64;
-            for &i in &u.beyond[mv] {
-                if unreached[i] != 0 {
-                    found[i] |= frontier.unit(source + i as u64) & u.apart[mv];
-                }
-            }
-        }
-    }
-
-    fn page_neighbours(&self, page: u64, out: &mut Vec<u64>) {
-        let u = self.units.as_ref().expect("pages of 4 or 8 pegs");
-        let page_tops = self.tops_of(page, u.page_discs, self.discs - u.page_discs);
-        out.clear();
-        out.extend(self.movers(page_tops).map(|(_, disc, on, other)| {
-            let step = self.power[disc as usize - u.page_discs];
-            page + u64::from(other) * step - u64::from(on) * step
-        }));
-    }
 }
 
 impl Cursor for HanoiCursor<'_> {
