@@ -448,7 +448,7 @@ fn pancakes_match_naive_bfs() {
     ] {
         let space = Pancake::new(n, burnt).unwrap();
         let what = format!("pancake {n} burnt {burnt}");
-        if space.has_structure() {
+        if space.capabilities().sweeps() {
             check_structure(&what, &space);
         }
         let solved: Vec<i32> = (1..=n as i32).collect();
@@ -851,7 +851,10 @@ fn check_pages<S: StateSpace>(what: &str, space: &S) {
 }
 
 fn check_structure<S: StateSpace>(what: &str, space: &S) {
-    let structure = space.structure().expect("a space with structure");
+    let structure = space
+        .capabilities()
+        .structure()
+        .expect("a space with structure");
     let mut cursor = space.cursor();
     for r in 0..space.size() {
         cursor.seek(r);
@@ -878,7 +881,14 @@ fn check_structure<S: StateSpace>(what: &str, space: &S) {
 #[test]
 fn window_moves_of_permutation_puzzles_give_every_neighbour_once() {
     let rotation = rotation::board(3, 3, 2).unwrap();
-    assert!(!rotation.structure().unwrap().blocks.is_empty());
+    assert!(
+        !rotation
+            .capabilities()
+            .structure()
+            .unwrap()
+            .blocks
+            .is_empty()
+    );
     check_structure("rotation 3x3 k=2", &rotation);
     check_structure("rotation 2x4 k=2", &rotation::board(2, 4, 2).unwrap());
     // S_7 with a window move and a long cycle (residual), and A_7 (even ranks).
@@ -1186,7 +1196,7 @@ fn moves_far_apart_are_renumbered_into_windows_and_states_keep_the_definitions_n
     )
     .unwrap();
     assert!(space.info().rank_order.contains("renumbered"));
-    let structure = space.structure().unwrap();
+    let structure = space.capabilities().structure().unwrap();
     assert_eq!(structure.residual.len(), 0);
     assert_eq!(structure.blocks.len(), 16);
     assert_eq!(space.state(space.solved()), (1..=12).collect::<Vec<u32>>());

@@ -135,7 +135,10 @@ fn ranks_round_trip_and_neighbours_match_the_moves() {
 /// The neighbours of `rank` as the space's structure gives them: through its block moves and,
 /// state by state, its residual moves.
 fn structured_neighbours(space: &Ring, rank: u64) -> Vec<u64> {
-    let structure = space.structure().expect("ring puzzles have structure");
+    let structure = space
+        .capabilities()
+        .structure()
+        .expect("ring puzzles have structure");
     let mut cursor = space.cursor();
     cursor.seek(rank);
     let mut found: Vec<u64> = structure

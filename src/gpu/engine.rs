@@ -576,7 +576,7 @@ impl Gpu {
                 Setting::Backend.to("cpu")
             )
         })?;
-        let structure = space.structure();
+        let structure = space.capabilities().structure();
         let descent = (!layout.seen).then(|| derived::descent(space));
         GpuEngine::new(
             self,

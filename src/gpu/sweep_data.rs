@@ -237,7 +237,7 @@ mod tests {
     #[test]
     fn records_hold_each_block_move_and_residual_range() {
         let ring = Ring::turnstyle(8, Metric::Lrf).unwrap();
-        let structure = ring.structure().unwrap();
+        let structure = ring.capabilities().structure().unwrap();
         let data = of(&structure).unwrap();
         let words = &data.records;
         assert_eq!(words[0] as usize, structure.blocks.len());

@@ -165,7 +165,10 @@ fn search_slabs_across<S: StateSpace>(
     let starts = space.starts();
     let mut header = Some(|chunks| store::header(&info, &starts, &levels, space.size(), chunks));
     let bounds = engine.process_bounds();
-    let (width, planes) = (space.size() / space.slab_planes(), space.slab_planes());
+    let (width, planes) = (
+        space.size() / space.capabilities().slab_planes(),
+        space.capabilities().slab_planes(),
+    );
     let mut written = None;
     engine.with_table(&mut |view| {
         let header = header.take().ok_or("the distances file is written once")?;

@@ -101,7 +101,14 @@ pub(super) fn choose<'m, S: StateSpace>(
     mpi: Option<&'m MpiJob>,
     threads: usize,
 ) -> Result<Placement<'m>, Error> {
-    let slab = mpi.map(|m| Slab::of(space.size(), space.slab_planes(), m.rank(), m.size()));
+    let slab = mpi.map(|m| {
+        Slab::of(
+            space.size(),
+            space.capabilities().slab_planes(),
+            m.rank(),
+            m.size(),
+        )
+    });
     let entries = slab.as_ref().map_or(space.size(), Slab::entries);
     // The processes of a node take its GPUs in turn.
     let index = mpi.map_or(0, MpiJob::node_rank);

@@ -46,9 +46,9 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
             }
             Some(p) => {
                 let memory = budget(job).bytes;
-                let mut text = plan::describe_slabs(s.size(), s.slab_planes(), p, memory);
+                let mut text = plan::describe_slabs(s.size(), s.capabilities().slab_planes(), p, memory);
                 // A slab beyond a process's budget: the table on the processes' disks.
-                let slab = plan::largest_slab(s.size(), s.slab_planes(), p);
+                let slab = plan::largest_slab(s.size(), s.capabilities().slab_planes(), p);
                 let slab_plan = plan_of(s, job, threads, None, Some(&slab));
                 if let Some(slabs) = &slab_plan.slab_plan {
                     let most = slabs.count.div_ceil(p);
@@ -164,10 +164,10 @@ fn plan_of<S: StateSpace>(
 ) -> Plan {
     let shape = Shape {
         entries: space.size(),
-        planes: space.slab_planes(),
+        planes: space.capabilities().slab_planes(),
         moves: space.move_count(),
-        swept: space.has_structure(),
-        structure_bytes: space.structure_bytes(),
+        swept: space.capabilities().sweeps(),
+        structure_bytes: space.capabilities().structure_bytes(),
         gpu: device.is_some(),
         host_copy: device.as_ref().is_some_and(|(layout, _)| !layout.seen),
         threads,

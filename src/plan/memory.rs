@@ -51,14 +51,14 @@ pub struct MemoryPlan {
 pub struct Shape {
     /// Table entries.
     pub entries: u64,
-    /// The planes its ranks are cut in for slabs ([`crate::puzzle::StateSpace::slab_planes`]).
+    /// The planes its ranks are cut in for slabs ([`crate::puzzle::Capabilities::planes`]).
     pub planes: u64,
     /// Moves per state.
     pub moves: usize,
     /// Whether sweeps run (the space has structure) or scans.
     pub swept: bool,
     /// The bytes the space's block moves keep beside the table
-    /// ([`crate::puzzle::StateSpace::structure_bytes`]).
+    /// ([`crate::puzzle::Blocks::bytes`]).
     pub structure_bytes: u64,
     /// Whether a GPU searches (the table on the device, read back through staging buffers).
     pub gpu: bool,

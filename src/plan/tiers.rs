@@ -44,7 +44,7 @@ impl SlabPlan {
     /// the first of `units` (columns) that fits, whose largest, with what its passes hold
     /// beside it on `threads` workers (`in_memory`: and every slab's table and bits) and the
     /// space's `structure` bytes (the block moves' maps of a table reduced by symmetry,
-    /// [`crate::puzzle::StateSpace::structure_bytes`]), fits `budget` bytes, and whose table is
+    /// [`crate::puzzle::Blocks::bytes`]), fits `budget` bytes, and whose table is
     /// at most `most` bytes, where given; at least one for each of `processes` (an MPI job's,
     /// each searching a run of them); `None` where no cut fits.
     pub fn fit(

@@ -3,7 +3,25 @@
 //! there. A family that adds a speed-up adds a capability here and offers it; no other space
 //! gains a method.
 
+use super::Structure;
 use crate::table::Holding;
+
+/// Moves that act on whole runs of consecutive ranks (block moves), so that a pass applies them
+/// to many states at once: the ring puzzles, pancakes, generator puzzles ranked in lexicographic
+/// or even order, sliding tiles on boards of odd width, and tables reduced by symmetry whose
+/// routes sweep.
+pub trait Blocks: Sync {
+    /// The block moves and the rest of the moves ([`Structure`]); building them can take a
+    /// while (their move tables).
+    fn structure(&self) -> Structure;
+
+    /// The bytes that the block moves keep beside the table, where they are more than the
+    /// plan's fixed room holds (a table reduced by symmetry's maps of a block's rests,
+    /// [`super::symmetry::Reduced`]); 0 by default.
+    fn bytes(&self) -> u64 {
+        0
+    }
+}
 
 /// Moves that transpose tiles of the table over the whole space (the pancakes' flips that are
 /// not block moves): a sweep moves whole tiles of bits at a time.
@@ -57,8 +75,37 @@ pub trait Pages: Sync {
 /// The capabilities a space offers; none by default.
 #[derive(Clone, Copy, Default)]
 pub struct Capabilities<'a> {
+    /// Moves that act on whole runs of ranks.
+    pub blocks: Option<&'a dyn Blocks>,
     /// Moves that transpose tiles over the whole space.
     pub tiles: Option<&'a dyn Tiles>,
     /// Moves that act within pages.
     pub pages: Option<&'a dyn Pages>,
+    /// The planes the ranks fall into for slabs ([`crate::search::slab`]): `rank = plane *
+    /// (size / planes) + column`, where most moves keep a state's column (a ring puzzle's
+    /// offsets of one arrangement); a plane's width is a multiple of 32 (whole table words).
+    /// `None`: slabs are ranges of ranks.
+    pub planes: Option<u64>,
+}
+
+impl Capabilities<'_> {
+    /// The block moves, where the space offers them (built now: it can take a while).
+    pub fn structure(&self) -> Option<Structure> {
+        self.blocks.map(Blocks::structure)
+    }
+
+    /// Whether a sweep can pass over the space: it has block moves or pages.
+    pub fn sweeps(&self) -> bool {
+        self.blocks.is_some() || self.pages.is_some()
+    }
+
+    /// The bytes the block moves keep beside the table ([`Blocks::bytes`]); 0 without them.
+    pub fn structure_bytes(&self) -> u64 {
+        self.blocks.map_or(0, Blocks::bytes)
+    }
+
+    /// The planes of the slabs ([`Capabilities::planes`]); 1 where slabs are ranges of ranks.
+    pub fn slab_planes(&self) -> u64 {
+        self.planes.unwrap_or(1)
+    }
 }

@@ -21,7 +21,7 @@ pub mod twisty;
 
 use crate::rank::window::WindowMove;
 use crate::table::DistanceTable;
-pub use capability::{Capabilities, Pages, Tiles, Transposition};
+pub use capability::{Blocks, Capabilities, Pages, Tiles, Transposition};
 pub use key::Key;
 pub use perm::Perm;
 pub(crate) use registry::with_space;
@@ -168,38 +168,10 @@ pub trait StateSpace: Sync {
         None
     }
 
-    /// Where the moves act on whole runs of consecutive ranks, so that a pass can apply them to
-    /// many states at once; `None` where every move is applied state by state.
-    fn structure(&self) -> Option<Structure> {
-        None
-    }
-
-    /// Whether [`StateSpace::structure`] is `Some` or the space has pages
-    /// ([`Capabilities::pages`]), without building the structure (its move tables can take a
-    /// while): whether a sweep can pass over it.
-    fn has_structure(&self) -> bool {
-        self.structure().is_some() || self.capabilities().pages.is_some()
-    }
-
-    /// The bytes that the block moves of [`StateSpace::structure`] keep beside the table, where
-    /// they are more than the plan's fixed room holds (a table reduced by symmetry's maps of a
-    /// block's rests, [`symmetry::Reduced`]); 0 by default.
-    fn structure_bytes(&self) -> u64 {
-        0
-    }
-
     /// The speed-ups the space offers beyond its cursor's moves ([`capability`]): none by
     /// default.
     fn capabilities(&self) -> Capabilities<'_> {
         Capabilities::default()
-    }
-
-    /// The planes the ranks fall into for the slabs of an MPI job ([`crate::search::slab`]):
-    /// `rank = plane * (size / planes) + column`, where most moves keep a state's column (a
-    /// ring puzzle's offsets of one arrangement). 1 (the default): slabs are ranges of ranks.
-    /// With more, a plane's width is a multiple of 32 (whole table words).
-    fn slab_planes(&self) -> u64 {
-        1
     }
 
     /// The shader that gives the GPU backend this space's ranks and moves, or `None` where the

@@ -16,7 +16,9 @@
 //! its cell and the blank's: a rotation of `cols` consecutive tiles of the order.
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
-use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure};
+use super::{
+    BlockMove, Blocks, Capabilities, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure,
+};
 use crate::puzzle::Rate;
 use crate::puzzle::symmetry::{self, Element, Symmetry};
 use crate::rank::window::{WindowMove, window_move};
@@ -113,6 +115,12 @@ impl Family for SlidingTiles {
 }
 
 impl Sliding {
+    /// Whether the board sweeps: boards of odd width have block moves ([`Blocks`]); boards
+    /// of even width have none (half their blocks rank odd orders).
+    fn swept(&self) -> bool {
+        self.cols % 2 == 1
+    }
+
     /// The puzzle of `rows x cols` cells (at least 2 each, at most [`MAX_CELLS`] cells).
     pub fn new(rows: usize, cols: usize) -> Result<Sliding, String> {
         if rows < 2 || cols < 2 || rows * cols > MAX_CELLS {
@@ -156,6 +164,14 @@ impl Sliding {
 
 impl StateSpace for Sliding {
     type Cursor<'a> = SlidingCursor<'a>;
+
+    /// Block moves on boards of odd width ([`Blocks`]).
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            blocks: self.swept().then_some(self as &dyn Blocks),
+            ..Capabilities::default()
+        }
+    }
 
     fn size(&self) -> u64 {
         self.cells() as u64 * self.half
@@ -249,14 +265,78 @@ impl StateSpace for Sliding {
         format!("sliding-{}x{}", self.rows, self.cols)
     }
 
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        out.copy_from_slice(state);
+        let blank = state.iter().position(|&t| t == 0).expect("a blank");
+        let (row, col) = (blank / self.cols, blank % self.cols);
+        // The tile that moves into the blank: below it for U, above for D, right for L, left
+        // for R.
+        let tile = match mv {
+            0 => (row + 1 < self.rows).then(|| blank + self.cols),
+            1 => (row > 0).then(|| blank - self.cols),
+            2 => (col + 1 < self.cols).then(|| blank + 1),
+            _ => (col > 0).then(|| blank - 1),
+        };
+        if let Some(tile) = tile {
+            out.swap(blank, tile);
+        }
+        true
+    }
+
+    /// On a square board, the mirror in the diagonal through the blank's corner: cells and
+    /// tiles reflected alike, `U` and `L` swapped, and `D` and `R`.
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        let m = self.rows;
+        if self.cols != m {
+            return Err("only a square board has a mirror that keeps the blank's corner".into());
+        }
+        let to: Vec<usize> = (0..m * m).map(|i| (i % m) * m + i / m).collect();
+        let mirror = Element {
+            labels: to.iter().map(|&i| i as u32).collect(),
+            positions: to,
+        };
+        symmetry::of_pieces(
+            self,
+            "the mirror in the diagonal through the blank's corner",
+            &[mirror],
+            0,
+            // The blank's place counts towards which arrangements are reachable.
+            symmetry::Half::Asked,
+            // Where a move takes a tile depends on where the blank is.
+            &[0],
+        )
+    }
+
+    /// Swept boards (odd columns) between 2x7's and 4x3's rates; the others state by state.
+    fn measured_rate(&self) -> Rate {
+        match self.swept() {
+            true => Rate {
+                per_thread: 25.0e6,
+                run: "sliding 2x7: 4.4e10 states in 461 s; 4x3: 2.4e8 in 17 s",
+            },
+            false => Rate {
+                per_thread: 7.0e6,
+                run: "sliding 3x4: 2.4e8 states in 17 s",
+            },
+        }
+    }
+
+    fn gpu_shader(&self) -> Option<GpuShader> {
+        Some(GpuShader {
+            source: include_str!("../../shaders/sliding.wgsl"),
+            constants: vec![("ROWS", self.rows as f64), ("COLS", self.cols as f64)],
+            data: vec![self.half as u32, (self.half >> 32) as u32],
+            tables: Vec::new(),
+        })
+    }
+}
+
+impl Blocks for Sliding {
     /// On boards of odd width every order is even: each blank cell's ranks are the even
     /// orders' indices, so left and right move whole blocks of them, and up and down rotate a
     /// window of `cols` tiles of the order ([`window_move`]). A move with no tile to move maps
     /// a block onto itself. Boards of even width have none (half their blocks rank odd orders).
-    fn structure(&self) -> Option<Structure> {
-        if !self.has_structure() {
-            return None;
-        }
+    fn structure(&self) -> Structure {
         let (cols, cells, half) = (self.cols, self.cells(), self.half);
         let tiles = cells - 1;
         // The tile at the end of the window comes first (up); the first goes last (down).
@@ -309,76 +389,7 @@ impl StateSpace for Sliding {
                 blocks.push(block(to, window));
             }
         }
-        Some(Structure { blocks, residual })
-    }
-
-    fn has_structure(&self) -> bool {
-        self.cols % 2 == 1
-    }
-
-    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
-        out.copy_from_slice(state);
-        let blank = state.iter().position(|&t| t == 0).expect("a blank");
-        let (row, col) = (blank / self.cols, blank % self.cols);
-        // The tile that moves into the blank: below it for U, above for D, right for L, left
-        // for R.
-        let tile = match mv {
-            0 => (row + 1 < self.rows).then(|| blank + self.cols),
-            1 => (row > 0).then(|| blank - self.cols),
-            2 => (col + 1 < self.cols).then(|| blank + 1),
-            _ => (col > 0).then(|| blank - 1),
-        };
-        if let Some(tile) = tile {
-            out.swap(blank, tile);
-        }
-        true
-    }
-
-    /// On a square board, the mirror in the diagonal through the blank's corner: cells and
-    /// tiles reflected alike, `U` and `L` swapped, and `D` and `R`.
-    fn symmetry(&self) -> Result<Symmetry, String> {
-        let m = self.rows;
-        if self.cols != m {
-            return Err("only a square board has a mirror that keeps the blank's corner".into());
-        }
-        let to: Vec<usize> = (0..m * m).map(|i| (i % m) * m + i / m).collect();
-        let mirror = Element {
-            labels: to.iter().map(|&i| i as u32).collect(),
-            positions: to,
-        };
-        symmetry::of_pieces(
-            self,
-            "the mirror in the diagonal through the blank's corner",
-            &[mirror],
-            0,
-            // The blank's place counts towards which arrangements are reachable.
-            symmetry::Half::Asked,
-            // Where a move takes a tile depends on where the blank is.
-            &[0],
-        )
-    }
-
-    /// Swept boards (odd columns) between 2x7's and 4x3's rates; the others state by state.
-    fn measured_rate(&self) -> Rate {
-        match self.has_structure() {
-            true => Rate {
-                per_thread: 25.0e6,
-                run: "sliding 2x7: 4.4e10 states in 461 s; 4x3: 2.4e8 in 17 s",
-            },
-            false => Rate {
-                per_thread: 7.0e6,
-                run: "sliding 3x4: 2.4e8 states in 17 s",
-            },
-        }
-    }
-
-    fn gpu_shader(&self) -> Option<GpuShader> {
-        Some(GpuShader {
-            source: include_str!("../../shaders/sliding.wgsl"),
-            constants: vec![("ROWS", self.rows as f64), ("COLS", self.cols as f64)],
-            data: vec![self.half as u32, (self.half >> 32) as u32],
-            tables: Vec::new(),
-        })
+        Structure { blocks, residual }
     }
 }
 

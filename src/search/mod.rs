@@ -277,7 +277,7 @@ pub fn drive<S: StateSpace, E: Engine>(
     let passes = engine.passes();
     let structured = passes.sweep
         && matches!(options.policy, PassPolicy::Auto | PassPolicy::Sweep)
-        && space.has_structure();
+        && space.capabilities().sweeps();
     let swept = options.policy == PassPolicy::Sweep && structured;
     // A page sweep costs what the pages near the level hold: less than a list of any but a
     // tiny level.

@@ -3,7 +3,7 @@
 //! ([`crate::search::disk`]); and how a process's part of a checkpoint is named.
 //!
 //! A space's ranks are `planes` planes of `width` ranks each (`rank = plane * width + column`;
-//! one plane where the space has no such structure, [`crate::puzzle::StateSpace::slab_planes`]).
+//! one plane where the space has no such structure, [`crate::puzzle::Capabilities::planes`]).
 //! A slab is a range of columns, the same in every plane, cut at whole table words: for the ring
 //! puzzles, whole arrangements with all their offsets, so that `L` and `R` (which change the
 //! plane only) never leave it. A process's table holds its slab plane by plane: its entry `i` is

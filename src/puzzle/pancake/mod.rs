@@ -16,7 +16,7 @@
 //! pancakes alone and those below on which pancakes are above them, not in what order: a flip
 //! of `k` keeps every block of `W_k` consecutive ranks (the weight of digit `k`: `k!`, burnt
 //! `2^k k!`) in place and moves the ranks within it by one map, the flip of the whole stack of
-//! `k` pancakes. So the small flips are block moves ([`StateSpace::structure`]) and the others
+//! `k` pancakes. So the small flips are block moves ([`Blocks`]) and the others
 //! transpose tiles, the same ones in every block (`tiles`); `cursor` applies any flip to one
 //! stack.
 
@@ -25,7 +25,8 @@ mod tiles;
 
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{
-    BlockMove, Capabilities, GpuShader, MAX_TABLE_BLOCK, PuzzleInfo, Space, StateSpace, Structure,
+    BlockMove, Blocks, Capabilities, GpuShader, MAX_TABLE_BLOCK, PuzzleInfo, Space, StateSpace,
+    Structure,
 };
 use crate::puzzle::Rate;
 use crate::rank::nth_set_bit;
@@ -371,34 +372,11 @@ impl StateSpace for Pancake {
         }
     }
 
-    /// The flips whose blocks are small: block moves; the rest residual, by tiles.
-    fn structure(&self) -> Option<Structure> {
-        let mut structure = Structure {
-            blocks: Vec::new(),
-            residual: Vec::new(),
-        };
-        for (mv, k) in (self.first_flip()..=self.n).enumerate() {
-            match self.in_bulk(k) {
-                true => structure.blocks.push(BlockMove {
-                    from: 0,
-                    to: 0,
-                    len: self.size(),
-                    window: WindowMove::of_map(1, self.flip_map(k)),
-                    first_block: 0,
-                }),
-                false => structure.residual.push((0..self.size(), mv)),
-            }
-        }
-        Some(structure)
-    }
-
-    fn has_structure(&self) -> bool {
-        true
-    }
-
-    /// The flips of more than the block moves' transpose tiles ([`crate::puzzle::Tiles`]).
+    /// The flips of few pancakes are block moves ([`Blocks`]); those of more transpose tiles
+    /// ([`crate::puzzle::Tiles`]).
     fn capabilities(&self) -> Capabilities<'_> {
         Capabilities {
+            blocks: Some(self),
             tiles: Some(self),
             ..Capabilities::default()
         }
@@ -434,6 +412,29 @@ impl StateSpace for Pancake {
                 .collect(),
             tables: Vec::new(),
         })
+    }
+}
+
+impl Blocks for Pancake {
+    /// The flips whose blocks are small: block moves; the rest residual, by tiles.
+    fn structure(&self) -> Structure {
+        let mut structure = Structure {
+            blocks: Vec::new(),
+            residual: Vec::new(),
+        };
+        for (mv, k) in (self.first_flip()..=self.n).enumerate() {
+            match self.in_bulk(k) {
+                true => structure.blocks.push(BlockMove {
+                    from: 0,
+                    to: 0,
+                    len: self.size(),
+                    window: WindowMove::of_map(1, self.flip_map(k)),
+                    first_block: 0,
+                }),
+                false => structure.residual.push((0..self.size(), mv)),
+            }
+        }
+        structure
     }
 }
 

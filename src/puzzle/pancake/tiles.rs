@@ -116,7 +116,7 @@ mod tests {
             }
         }
         let large = Pancake::new(10, false).unwrap();
-        assert_eq!(large.structure().unwrap().residual.len(), 1);
+        assert_eq!(large.capabilities().structure().unwrap().residual.len(), 1);
         assert_eq!(large.transposition(8), Some(large.flip_transposition(10)));
     }
 

@@ -23,7 +23,9 @@ pub mod family;
 pub mod parse;
 mod symmetry;
 
-use super::{BlockMove, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure};
+use super::{
+    BlockMove, Blocks, Capabilities, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure,
+};
 use crate::group::{self, Chain, Perm as Permutation};
 use crate::puzzle::Rate;
 use crate::rank::{self, window::window_move};
@@ -81,6 +83,12 @@ pub struct Identity {
 }
 
 impl Perm {
+    /// Whether the generators sweep: ranks in lexicographic or even order have block moves
+    /// ([`Blocks`]); listed ranks and odd orders have none.
+    fn swept(&self) -> bool {
+        matches!(self.ranking, Ranking::Lex | Ranking::Parity { odd: false })
+    }
+
     /// The puzzle with these moves, adding each move's inverse (named with `'`) unless the move
     /// is its own inverse when `add_inverses`.
     pub fn new(id: Identity, def: Definition, add_inverses: bool) -> Result<Perm, String> {
@@ -207,6 +215,14 @@ impl Perm {
 impl StateSpace for Perm {
     type Cursor<'a> = PermCursor<'a>;
 
+    /// Block moves where the ranks are lexicographic or of even orders ([`Blocks`]).
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            blocks: self.swept().then_some(self as &dyn Blocks),
+            ..Capabilities::default()
+        }
+    }
+
     fn size(&self) -> u64 {
         match &self.ranking {
             Ranking::Lex => rank::factorial(self.n),
@@ -274,12 +290,58 @@ impl StateSpace for Perm {
         self.slug.clone()
     }
 
-    fn structure(&self) -> Option<Structure> {
-        let even = match self.ranking {
-            Ranking::Lex => false,
-            Ranking::Parity { odd: false } => true,
-            _ => return None,
+    fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
+        self.symmetries()
+    }
+
+    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
+        for (slot, &f) in out.iter_mut().zip(&self.written[mv]) {
+            *slot = state[f as usize];
+        }
+        true
+    }
+
+    /// Swept where the ranks allow (rotation boards, shipped definitions); else the default's
+    /// generic path.
+    fn measured_rate(&self) -> Rate {
+        match self.swept() {
+            true => Rate {
+                per_thread: 58.0e6,
+                run: "number rotation 3x4: 4.8e8 states in 4.1 s",
+            },
+            false => crate::puzzle::GENERIC_RATE,
+        }
+    }
+
+    fn gpu_shader(&self) -> Option<GpuShader> {
+        let ranking = match self.ranking {
+            Ranking::Lex => LEX,
+            Ranking::Parity { odd: false } => EVEN,
+            Ranking::Parity { odd: true } => ODD,
+            Ranking::Listed(_) => return None,
         };
+        Some(GpuShader {
+            source: include_str!("../../../shaders/perm.wgsl"),
+            constants: vec![
+                ("POINTS", self.n as f64),
+                ("MOVES", self.moves.len() as f64),
+                ("RANKING", f64::from(ranking)),
+            ],
+            data: self
+                .moves
+                .iter()
+                .flat_map(|(_, from)| from.iter().map(|&x| x as u32))
+                .collect(),
+            tables: Vec::new(),
+        })
+    }
+}
+
+impl Blocks for Perm {
+    /// The generators that move a window of consecutive positions in bulk are block moves over
+    /// the whole space; the others apply state by state.
+    fn structure(&self) -> Structure {
+        let even = matches!(self.ranking, Ranking::Parity { odd: false });
         let size = self.size();
         let mut blocks: Vec<BlockMove> = Vec::new();
         let mut residual = Vec::new();
@@ -311,57 +373,7 @@ impl StateSpace for Perm {
                 residual.push((0..size, mv));
             }
         }
-        Some(Structure { blocks, residual })
-    }
-
-    fn has_structure(&self) -> bool {
-        matches!(self.ranking, Ranking::Lex | Ranking::Parity { odd: false })
-    }
-
-    fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
-        self.symmetries()
-    }
-
-    fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
-        for (slot, &f) in out.iter_mut().zip(&self.written[mv]) {
-            *slot = state[f as usize];
-        }
-        true
-    }
-
-    /// Swept where the ranks allow (rotation boards, shipped definitions); else the default's
-    /// generic path.
-    fn measured_rate(&self) -> Rate {
-        match self.has_structure() {
-            true => Rate {
-                per_thread: 58.0e6,
-                run: "number rotation 3x4: 4.8e8 states in 4.1 s",
-            },
-            false => crate::puzzle::GENERIC_RATE,
-        }
-    }
-
-    fn gpu_shader(&self) -> Option<GpuShader> {
-        let ranking = match self.ranking {
-            Ranking::Lex => LEX,
-            Ranking::Parity { odd: false } => EVEN,
-            Ranking::Parity { odd: true } => ODD,
-            Ranking::Listed(_) => return None,
-        };
-        Some(GpuShader {
-            source: include_str!("../../../shaders/perm.wgsl"),
-            constants: vec![
-                ("POINTS", self.n as f64),
-                ("MOVES", self.moves.len() as f64),
-                ("RANKING", f64::from(ranking)),
-            ],
-            data: self
-                .moves
-                .iter()
-                .flat_map(|(_, from)| from.iter().map(|&x| x as u32))
-                .collect(),
-            tables: Vec::new(),
-        })
+        Structure { blocks, residual }
     }
 }
 

@@ -31,7 +31,7 @@ mod turned;
 pub use cursor::RingCursor;
 pub use family::{TOPSPIN, TURNSTYLE, TopSpin, Turnstyle};
 
-use super::{BlockMove, GpuShader, PuzzleInfo, StateSpace, Structure};
+use super::{BlockMove, Blocks, Capabilities, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::puzzle::Rate;
 use crate::puzzle::symmetry::Symmetry;
 use crate::rank::{self, window::WindowMove, window::window_move};
@@ -365,14 +365,14 @@ impl StateSpace for Ring {
         0
     }
 
-    /// In metric `lrf`, the `n` offsets: `L` and `R` change only the plane, so slabs of whole
-    /// arrangements keep them local (where an arrangement count fills whole table words: from
-    /// 9 pieces on).
-    fn slab_planes(&self) -> u64 {
-        if self.arrangements.is_multiple_of(ENTRIES_PER_WORD) {
-            self.planes()
-        } else {
-            1
+    /// Block moves ([`Blocks`]), and in metric `lrf` the `n` offsets as the slabs' planes: `L`
+    /// and `R` change only the plane, so slabs of whole arrangements keep them local (where an
+    /// arrangement count fills whole table words: from 9 pieces on).
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            blocks: Some(self),
+            planes: (self.arrangements.is_multiple_of(ENTRIES_PER_WORD)).then(|| self.planes()),
+            ..Capabilities::default()
         }
     }
 
@@ -480,44 +480,6 @@ impl StateSpace for Ring {
         }
     }
 
-    fn structure(&self) -> Option<Structure> {
-        let a = self.arrangements;
-        let n = self.n as u64;
-        let mut blocks = Vec::new();
-        let mut residual = Vec::new();
-        match self.metric {
-            Metric::Lrf => {
-                for o in 0..n {
-                    let here = o * a;
-                    for to in [(o + n - 1) % n, (o + 1) % n] {
-                        blocks.push(BlockMove {
-                            from: here,
-                            to: to * a,
-                            len: a,
-                            window: WindowMove::identity(a),
-                            first_block: 0,
-                        });
-                    }
-                    // F acts on ring positions 0..k, which start at arrangement position -o.
-                    let w = ((n - o) % n) as usize;
-                    match self.block_move(w, here, here) {
-                        Some(b) => blocks.push(b),
-                        None => residual.push((here..here + a, 2)),
-                    }
-                }
-            }
-            Metric::Flips => {
-                for w in 0..self.n {
-                    match self.block_move(w, 0, 0) {
-                        Some(b) => blocks.push(b),
-                        None => residual.push((0..a, w)),
-                    }
-                }
-            }
-        }
-        Some(Structure { blocks, residual })
-    }
-
     fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
         self.move_pieces(state, mv, out);
         true
@@ -576,5 +538,47 @@ impl StateSpace for Ring {
             data: Vec::new(),
             tables: Vec::new(),
         })
+    }
+}
+
+impl Blocks for Ring {
+    /// In metric `lrf`, `L` and `R` move whole planes of arrangements, and `F` a window within
+    /// one where it can; in metric `flips`, each flip a window where it can.
+    fn structure(&self) -> Structure {
+        let a = self.arrangements;
+        let n = self.n as u64;
+        let mut blocks = Vec::new();
+        let mut residual = Vec::new();
+        match self.metric {
+            Metric::Lrf => {
+                for o in 0..n {
+                    let here = o * a;
+                    for to in [(o + n - 1) % n, (o + 1) % n] {
+                        blocks.push(BlockMove {
+                            from: here,
+                            to: to * a,
+                            len: a,
+                            window: WindowMove::identity(a),
+                            first_block: 0,
+                        });
+                    }
+                    // F acts on ring positions 0..k, which start at arrangement position -o.
+                    let w = ((n - o) % n) as usize;
+                    match self.block_move(w, here, here) {
+                        Some(b) => blocks.push(b),
+                        None => residual.push((here..here + a, 2)),
+                    }
+                }
+            }
+            Metric::Flips => {
+                for w in 0..self.n {
+                    match self.block_move(w, 0, 0) {
+                        Some(b) => blocks.push(b),
+                        None => residual.push((0..a, w)),
+                    }
+                }
+            }
+        }
+        Structure { blocks, residual }
     }
 }

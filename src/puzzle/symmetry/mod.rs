@@ -35,7 +35,7 @@ pub use cursor::ReducedCursor;
 pub use element::{Element, group};
 pub use pieces::{check, of_pieces};
 
-use super::{GpuShader, PuzzleInfo, Rate, StateSpace, Structure, Weights};
+use super::{Blocks, Capabilities, GpuShader, PuzzleInfo, Rate, StateSpace, Structure, Weights};
 use serde::{Deserialize, Serialize};
 
 /// Most coordinate values times symmetries whose classes a reduced space works out as it is
@@ -313,16 +313,14 @@ impl StateSpace for Reduced {
 
     /// Block moves where routes need no symmetry and keep a window of an order's slots
     /// (`sweeps`).
-    fn structure(&self) -> Option<Structure> {
-        self.swept().cloned()
-    }
-
-    fn structure_bytes(&self) -> u64 {
-        self.map_bytes()
-    }
-
-    fn has_structure(&self) -> bool {
-        self.sweeps_routes().is_some()
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            blocks: self
+                .sweeps_routes()
+                .is_some()
+                .then_some(self as &dyn Blocks),
+            ..Capabilities::default()
+        }
     }
 
     /// The family's shader of its classes where it has one ([`Symmetry::shader`]); else, where
@@ -337,10 +335,20 @@ impl StateSpace for Reduced {
 
     fn measured_rate(&self) -> Rate {
         match self.carries {
-            true if self.has_structure() => SWEPT_RATE,
+            true if self.sweeps_routes().is_some() => SWEPT_RATE,
             true => CARRIED_RATE,
             false => REDUCED_RATE,
         }
+    }
+}
+
+impl Blocks for Reduced {
+    fn structure(&self) -> Structure {
+        self.swept().cloned().expect("routes that sweep")
+    }
+
+    fn bytes(&self) -> u64 {
+        self.map_bytes()
     }
 }
 

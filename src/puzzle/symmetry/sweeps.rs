@@ -7,7 +7,7 @@
 //! for each route of the same slots, symmetry and parity, and taken bit by bit through a table of
 //! positions. Routes into or out of a block some symmetry keeps (whose entries are the least of
 //! their classes) stay residual, taken entry by entry by the cursor; so do routes whose maps
-//! would pass [`MAX_MAP_BYTES`] (the plan counts the maps: [`Reduced`]'s `structure_bytes`).
+//! would pass [`MAX_MAP_BYTES`] (the plan counts the maps: [`crate::puzzle::Blocks::bytes`]).
 
 use super::routes::{MAX_ORDER, Routes, Slots};
 use super::{Reduced, cursor};
@@ -206,7 +206,7 @@ mod tests {
     fn every_neighbour_once<S: StateSpace + Clone + Send + 'static>(space: S, blocks: u64) {
         let symmetry = space.symmetry().unwrap();
         let reduced = Reduced::new(Box::new(Erased(space)), symmetry).unwrap();
-        let structure = reduced.structure().expect("a structure");
+        let structure = reduced.capabilities().structure().expect("a structure");
         assert!(!structure.blocks.is_empty(), "{}", reduced.slug());
         let routes = reduced.routes().unwrap();
         let all = reduced.size() / routes.fibre;

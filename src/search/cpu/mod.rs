@@ -96,7 +96,7 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
     pub fn new(space: &'s S, footprint: Footprint, limit: usize) -> Self {
         let mut cursor = space.cursor();
         let runs = cursor.seek_run(0) > 1;
-        let structure = space.structure();
+        let structure = space.capabilities().structure();
         CpuEngine {
             space,
             table: DistanceTable::new(space.size()),

@@ -20,8 +20,8 @@ use std::ops::Range;
 /// where that divides a plane and every smaller block divides it too, largest first; then a
 /// table word.
 pub fn slab_units<S: StateSpace>(space: &S) -> Vec<u64> {
-    let width = space.size() / space.slab_planes();
-    let mut blocks: Vec<u64> = (space.structure().into_iter())
+    let width = space.size() / space.capabilities().slab_planes();
+    let mut blocks: Vec<u64> = (space.capabilities().structure().into_iter())
         .flat_map(|s| s.blocks)
         .filter(|b| b.window.block != b.window.run && b.window.block < width)
         .map(|b| b.window.block)
@@ -169,7 +169,7 @@ mod tests {
     /// a level reaches each of its neighbours: pushed, or pulled by the neighbour. Returns the
     /// number of edges swept.
     fn check<S: StateSpace>(what: &str, space: &S, count: usize, unit: u64) -> usize {
-        let (size, planes) = (space.size(), space.slab_planes());
+        let (size, planes) = (space.size(), space.capabilities().slab_planes());
         let slabs: Vec<Slab> = (0..count)
             .map(|i| Slab::cut(size, planes, i, count, unit))
             .collect();

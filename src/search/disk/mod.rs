@@ -184,7 +184,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             round_bytes,
             in_memory,
         } = cut;
-        let (size, planes) = (space.size(), space.slab_planes());
+        let (size, planes) = (space.size(), space.capabilities().slab_planes());
         let slabs: Vec<Slab> = (0..slabs)
             .map(|i| Slab::cut(size, planes, i, slabs, unit))
             .collect();

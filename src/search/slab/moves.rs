@@ -127,7 +127,7 @@ impl SlabMoves {
 /// The moves of `space`: its block moves, and ranges of ranks with the move applied there state
 /// by state (every move, everywhere, where it has no structure).
 pub fn parts<S: StateSpace>(space: &S) -> (Vec<BlockMove>, Vec<(Range<u64>, usize)>) {
-    match space.structure() {
+    match space.capabilities().structure() {
         Some(s) => (s.blocks, s.residual),
         None => (
             Vec::new(),
@@ -306,7 +306,12 @@ mod tests {
     /// too where `planes`), walking up and then jumping about; returns how many plane moves a
     /// rank has.
     fn check<S: StateSpace>(what: &str, space: &S, processes: usize) -> usize {
-        let slab = Slab::of(space.size(), space.slab_planes(), 0, processes);
+        let slab = Slab::of(
+            space.size(),
+            space.capabilities().slab_planes(),
+            0,
+            processes,
+        );
         let moves = SlabMoves::new(space, &slab);
         let mut walker = moves.walker(space.cursor());
         let mut cursor = space.cursor();

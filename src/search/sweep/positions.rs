@@ -79,7 +79,7 @@ impl Positions {
     /// it). Blocks past [`MAX_TABLE_BLOCK`] get theirs whatever the room: only the maps of a
     /// reduced table's rests are such block moves (families keep others residual,
     /// [`crate::puzzle::applies_in_bulk`]), and the plan counts their tables
-    /// ([`crate::puzzle::StateSpace::structure_bytes`]).
+    /// ([`crate::puzzle::Blocks::bytes`]).
     pub(super) fn new(w: &WindowMove, room: &mut u64) -> Option<Positions> {
         let maps = w.maps().len();
         let bytes = 2 * maps as u64 * w.block * 4;

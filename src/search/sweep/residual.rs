@@ -428,7 +428,10 @@ mod tests {
             footprint,
         };
         for (space, residual, published) in cases {
-            assert_eq!(space.structure().unwrap().residual.len(), residual);
+            assert_eq!(
+                space.capabilities().structure().unwrap().residual.len(),
+                residual
+            );
             let scanned = search(
                 &space,
                 &options(PassPolicy::TopDown, Footprint::Lean),
