@@ -25,7 +25,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         if (!over && self.lists.is_some()) || self.tail.is_some() {
             return Ok(());
         }
-        if self.files.in_memory() {
+        if self.store.in_memory() {
             // The table at its last whole level; nothing once the search is over.
             if over {
                 return Ok(());
@@ -34,20 +34,20 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             return Ok(checkpoints.save(Saving::Table(&view), levels, antipodes)?);
         }
         self.lay_out()?;
-        self.files.sync()?;
-        let (generations, inboxes, merged) = self.files.holding(levels.len());
+        self.store.sync()?;
+        let named = self.store.named(levels.len())?;
         let state = SlabsState {
             slabs: self.slabs.len(),
             unit: self.unit,
-            generations,
+            generations: named.generations,
             found: self.found.clone(),
-            inboxes,
-            merged,
+            inboxes: named.inboxes,
+            merged: named.merged,
             steps: self.steps.clone(),
-            io: self.files.io,
+            io: self.store.io,
         };
         checkpoints.save(Saving::InPlace(&state.in_place()), levels, antipodes)?;
-        Ok(self.files.commit()?)
+        Ok(self.store.commit()?)
     }
 
     /// Takes up the slabs' files as `state` names them, after level `depth` (whose smallest
@@ -58,7 +58,7 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         depth: u64,
         antipodes: &[u64],
     ) -> Result<(), String> {
-        if self.files.in_memory() {
+        if self.store.in_memory() {
             return Err("the checkpoint names slabs on disk, and this run keeps its slabs in host memory: go on with the memory budget of the run that saved it".into());
         }
         let n = self.slabs.len();
@@ -74,10 +74,10 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                 state.slabs
             ));
         }
-        (self.files).resume(&state.generations, &state.inboxes, &state.merged, depth + 1)?;
+        (self.store).resume(&state.generations, &state.inboxes, &state.merged, depth + 1)?;
         self.found = state.found;
         self.steps = state.steps;
-        self.files.io = state.io;
+        self.store.io = state.io;
         self.smallest = antipodes.iter().copied().take(self.limit).collect();
         self.lists = None;
         self.tail = None;

@@ -6,8 +6,8 @@
 //! ([`bits`]: the inbox's bits), so an inbox never takes more than about two bitmaps of disk.
 
 use super::bits;
-use super::files::SlabFiles;
 use super::io::{Aligned, IO_BYTES, write_error};
+use super::store::SlabStore;
 use crate::search::SearchError;
 use crate::search::bitmap::Bitmap;
 use crate::search::slab::gaps;
@@ -34,7 +34,7 @@ pub fn disk_bytes(entries: u64, round_bytes: u64) -> u64 {
     bits::disk_bytes(entries) + merge_at(entries) + 2 * round_bytes
 }
 
-impl SlabFiles {
+impl SlabStore {
     /// The slab's inbox for levels of depth `parity` mod 2: its batches.
     pub(super) fn inbox(&self, slab: usize, parity: u64) -> PathBuf {
         self.folder.join(format!("slab-{slab}.inbox-{parity}"))
@@ -64,7 +64,9 @@ impl SlabFiles {
         self.pending[slab] = [0, 0];
         self.inbox_bytes[slab] = [0, 0];
         self.merged[slab] = [false, false];
-        self.held_inboxes[slab] = [None, None];
+        if let Some(held) = self.held() {
+            held.inboxes[slab] = [None, None];
+        }
     }
 
     /// Sets the bits of `ranks` (`local`: a rank's entry in the slab) in slab `slab`'s inbox for
@@ -81,7 +83,8 @@ impl SlabFiles {
         }
         let parity = (depth % 2) as usize;
         let entries = self.entries[slab];
-        let bits = self.held_inboxes[slab][parity].get_or_insert_with(|| Bitmap::new(entries));
+        let held = self.held().expect("slabs held in memory");
+        let bits = held.inboxes[slab][parity].get_or_insert_with(|| Bitmap::new(entries));
         (ranks.par_chunks(1 << 16)).for_each(|chunk| {
             for &r in chunk {
                 bits.insert(local(r));
@@ -99,7 +102,9 @@ impl SlabFiles {
             debug_assert_eq!(self.pending[slab][parity], 0, "an inbox not read");
             self.inbox_bytes[slab][parity] = 0;
             self.merged[slab][parity] = false;
-            self.held_inboxes[slab][parity] = None;
+            if let Some(held) = self.held() {
+                held.inboxes[slab][parity] = None;
+            }
             self.remove_inbox(slab, depth % 2)?;
         }
         Ok(())
@@ -112,7 +117,7 @@ impl SlabFiles {
 
     /// Appends batches of ranks to slab `slab`'s inbox for level `depth`: each batch its number
     /// of ranks and their gaps' bytes ([`gaps::encode_in_place`]), at most [`IO_BYTES`]` / 8`
-    /// ranks. Returns whether its batches have grown to be merged ([`SlabFiles::merge`]).
+    /// ranks. Returns whether its batches have grown to be merged ([`SlabStore::merge`]).
     pub(super) fn send(
         &mut self,
         slab: usize,
@@ -144,9 +149,9 @@ impl SlabFiles {
         Ok(self.inbox_bytes[slab][parity] >= merge_at(self.entries[slab]))
     }
 
-    /// Appends batches that another process's pass sent (as [`SlabFiles::send`] writes them:
+    /// Appends batches that another process's pass sent (as [`SlabStore::send`] writes them:
     /// each its number of ranks, its bytes' length, its bytes) to slab `slab`'s inbox for level
-    /// `depth`. Returns whether its batches have grown to be merged ([`SlabFiles::merge`]).
+    /// `depth`. Returns whether its batches have grown to be merged ([`SlabStore::merge`]).
     pub(super) fn append(
         &mut self,
         slab: usize,
@@ -289,7 +294,8 @@ impl SlabFiles {
                 .sum::<u64>()
         };
         let mut claimed = 0;
-        if let Some(bitmap) = self.held_inboxes[slab][parity].take() {
+        let held = self.held().and_then(|h| h.inboxes[slab][parity].take());
+        if let Some(bitmap) = held {
             claimed += claim_bits(&bitmap);
         } else if self.merged[slab][parity] {
             let (bitmap, buffer) = self.take_merging(self.entries[slab]);
@@ -386,7 +392,7 @@ mod tests {
         let folder = std::env::temp_dir().join(format!("gpusearch-inbox-{}", std::process::id()));
         // Slab 1 holds the ranks from 1000 on: its entries are the ranks less 1000.
         let entries = 70_000u64;
-        let mut files = SlabFiles::new(&folder, vec![10, entries], false).unwrap();
+        let mut files = SlabStore::new(&folder, vec![10, entries], false).unwrap();
         let local = |r: u64| r - 1000;
         let (mut want, mut merges) = (vec![false; entries as usize], 0);
         for round in 0..40u64 {

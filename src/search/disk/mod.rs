@@ -19,7 +19,6 @@
 
 mod bits;
 mod checkpoint;
-mod files;
 pub mod footprint;
 mod inbox;
 mod io;
@@ -29,6 +28,7 @@ mod owners;
 mod peers;
 mod rounds;
 mod state;
+mod store;
 mod tail;
 mod transfer;
 mod view;
@@ -50,13 +50,13 @@ use crate::search::smallest::merge_smallest;
 use crate::search::sweep::Sweep;
 use crate::search::{Checkpoints, Progress, SearchError, Silent, Step};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, TableSource, TableView};
-use files::SlabFiles;
 use lists::Lists;
 use owners::Owners;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Mutex;
+use store::SlabStore;
 use tail::Tail;
 
 /// How a table on disk is cut ([`DiskEngine::new`]).
@@ -140,7 +140,7 @@ pub struct DiskEngine<'s, S: StateSpace> {
     pushed: SlabMoves,
     /// Each slab's entries where pushed moves apply.
     pushed_at: Vec<Vec<Range<u64>>>,
-    files: SlabFiles,
+    store: SlabStore,
     /// The states of the next level that each slab found in itself.
     found: Vec<u64>,
     /// How many of the smallest ranks of a level are kept.
@@ -203,7 +203,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             swept: split.swept,
             pushed: split.pushed,
             pushed_at: split.pushed_at,
-            files: SlabFiles::new(
+            store: SlabStore::new(
                 folder,
                 slabs.iter().map(|s| s.entries()).collect(),
                 in_memory,
@@ -237,7 +237,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 
     /// The bytes read and written so far, and the seconds it took.
     pub fn io(&self) -> Io {
-        self.files.io
+        self.store.io
     }
 
     /// The bytes read and written by each step: laying the slabs out (at the level the search
@@ -249,14 +249,14 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 
     /// Records the bytes moved since `before` as the next step's.
     fn step(&mut self, before: Io) {
-        let now = self.files.io;
+        let now = self.store.io;
         self.steps
             .push([now.read - before.read, now.written - before.written]);
     }
 
     /// Removes the slabs' files (the distances file holds the table).
     pub fn remove_files(&self) -> Result<(), String> {
-        self.files.remove_all(self.slabs.len())
+        self.store.remove_all(self.slabs.len())
     }
 
     /// Lays out every slab's table from `source`, and expands its level `depth` in it.
@@ -265,7 +265,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         let mut smallest = Vec::new();
         for i in self.mine() {
             let slab = self.slabs[i].clone();
-            let part = self.files.unreached_table(slab.entries());
+            let part = self.store.unreached_table(slab.entries());
             let level = match source {
                 Source::Table(table, list) => {
                     let mut bytes = Vec::new();
@@ -297,16 +297,16 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                 }
             };
             smallest = self.keep_smallest(i, &level, smallest);
-            let next = self.files.bits(slab.entries());
+            let next = self.store.bits(slab.entries());
             next.clear();
             self.found[i] = self.expand(i, &part, &level, &next, depth)?;
-            self.files.write(i, part, next)?;
+            self.store.write(i, part, next)?;
             // Not written behind: the lists take the room of the slab before ([`Lists`]).
-            self.files.flush()?;
-            self.files.keep_bits(level);
+            self.store.flush()?;
+            self.store.keep_bits(level);
         }
         self.smallest = self.job_smallest(smallest);
-        self.files.flush()?;
+        self.store.flush()?;
         self.ship(depth + 1)
     }
 
@@ -326,16 +326,16 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         let mut remaining = Vec::new();
         for i in self.mine() {
             let slab = &self.slabs[i];
-            let loaded = self.files.read(i, slab.entries())?;
+            let loaded = self.store.read(i, slab.entries())?;
             remaining.extend(tail::open_ranks(
                 self.space,
                 slab,
                 &loaded.table,
                 &loaded.next,
             ));
-            self.files.leave(i, loaded);
+            self.store.leave(i, loaded);
             self.found[i] = 0;
-            self.files.forget_inboxes(i);
+            self.store.forget_inboxes(i);
         }
         let mut remaining = self.job_ranks(remaining);
         remaining.par_sort_unstable();
@@ -374,7 +374,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             }
             new
         };
-        self.files.receive(i, depth, &claim, &|r| slab.local(r))
+        self.store.receive(i, depth, &claim, &|r| slab.local(r))
     }
 
     /// Expands slab `i`'s states of level `depth` (`level`): their unreached neighbours in the
@@ -406,7 +406,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
 
 impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     fn start(&mut self, starts: &[u64]) -> Result<(), SearchError> {
-        self.files.clear()?;
+        self.store.clear()?;
         self.lists = Some(Lists::new(starts, self.list_bytes));
         self.smallest = starts.iter().copied().take(self.limit).collect();
         self.steps.push([0, 0]);
@@ -419,8 +419,8 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         depth: u64,
         list: Option<Vec<u64>>,
     ) -> Result<(), SearchError> {
-        self.files.clear()?;
-        let before = self.files.io;
+        self.store.clear()?;
+        let before = self.store.io;
         self.steps = vec![[0, 0]; depth as usize];
         let list = list.unwrap_or_default();
         self.prime(Source::Table(table.as_ref(), &list), depth)?;
@@ -439,7 +439,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         debug_assert_eq!(step, Step::TopDown);
         self.resumed = false;
         self.ran = Step::Frontier;
-        let before = self.files.io;
+        let before = self.store.io;
         if let Some(lists) = &mut self.lists {
             if lists.room_for_next(self.space.move_count()) {
                 let count = lists.pass(self.space);
@@ -456,7 +456,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         let unreached = self.space.entries_to_reach() - levels.total();
         let (size, moves) = (self.space.size(), self.space.move_count());
         if self.tail.is_none() && Tail::pays(unreached, size, moves, self.list_bytes) {
-            self.files.let_go(); // the tail's list takes the room of the slabs' memory
+            self.store.let_go(); // the tail's list takes the room of the slabs' memory
             self.tail = Some(self.unreached()?);
         }
         if let Some(tail) = &mut self.tail {
@@ -479,21 +479,21 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         let mut count = 0;
         let mut smallest = Vec::new();
         let order: Vec<usize> = (self.mine())
-            .filter(|&i| self.found[i] > 0 || self.files.has_inbox(i, depth))
+            .filter(|&i| self.found[i] > 0 || self.store.has_inbox(i, depth))
             .collect();
-        self.files.clear_inboxes(depth + 1)?;
+        self.store.clear_inboxes(depth + 1)?;
         // The first slab is read now; then, while one is searched, the one before is written
-        // and the one after read into its memory ([`SlabFiles::move_behind`]).
+        // and the one after read into its memory ([`SlabStore::move_behind`]).
         let sizes: Vec<(usize, u64)> = (order.iter())
             .map(|&i| (i, self.slabs[i].entries()))
             .collect();
         let read_at = |at: usize| sizes.get(at).copied();
         let mut loaded = match read_at(0) {
-            Some((i, entries)) => Some(self.files.read(i, entries)?),
+            Some((i, entries)) => Some(self.store.read(i, entries)?),
             None => None,
         };
         if order.len() > 1 {
-            self.files.move_behind(None, read_at(1))?;
+            self.store.move_behind(None, read_at(1))?;
         }
         for (at, &i) in order.iter().enumerate() {
             let (table, level) = match loaded.take() {
@@ -504,17 +504,17 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
             progress.found(here);
             count += here;
             smallest = self.keep_smallest(i, &level, std::mem::take(&mut smallest));
-            let next = self.files.bits(table.entries());
+            let next = self.store.bits(table.entries());
             next.clear();
             self.found[i] = self.expand(i, &table, &level, &next, depth)?;
             if at + 1 < order.len() {
-                loaded = Some(self.files.take_loaded()?);
+                loaded = Some(self.store.take_loaded()?);
             }
-            self.files
+            self.store
                 .move_behind(Some((i, table, next)), read_at(at + 2))?;
-            self.files.keep_bits(level);
+            self.store.keep_bits(level);
         }
-        self.files.flush()?;
+        self.store.flush()?;
         // The job's level: its neighbours in other processes' slabs sent there, its count and
         // smallest ranks over the processes.
         self.ship(depth + 1)?;
@@ -548,7 +548,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     /// The slabs' files are the checkpoint; slabs held in memory save the whole table, as the
     /// in-memory engines do.
     fn saves_in_place(&self) -> bool {
-        !self.files.in_memory()
+        !self.store.in_memory()
     }
 
     fn save(
@@ -579,13 +579,13 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     ) -> Result<(), SearchError> {
         self.lay_out()?;
         // The distances file is written in the room the slabs took.
-        self.files.let_go();
+        self.store.let_go();
         Ok(f(&self.view()?)?)
     }
 
     fn into_table(mut self) -> Result<DistanceTable, SearchError> {
         self.lay_out()?;
-        self.files.let_go();
+        self.store.let_go();
         let view = self.view()?;
         let mut bytes = Vec::new();
         view.append_le_bytes(

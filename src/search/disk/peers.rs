@@ -53,7 +53,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
     /// ([`owned`]), in its folder, and sends the others the neighbours it finds in theirs.
     pub fn across(mut self, peers: &'s dyn Peers) -> Self {
         self.peers = Some(peers);
-        self.files.own = self.mine();
+        self.store.own = self.mine();
         self
     }
 
@@ -119,9 +119,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
         let mine = self.mine();
         let mut spools = Vec::new();
         for slab in (0..self.slabs.len()).filter(|i| !mine.contains(i)) {
-            let len = self.files.inbox_bytes[slab][parity];
+            let len = self.store.inbox_bytes[slab][parity];
             if len > 0 {
-                let path = self.files.inbox(slab, depth % 2);
+                let path = self.store.inbox(slab, depth % 2);
                 let file = File::open(&path)
                     .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
                 spools.push(Spool {
@@ -141,7 +141,7 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                     more = true;
                     continue;
                 }
-                let piece = self.files.spooled(spool, SHIP_BYTES)?;
+                let piece = self.store.spooled(spool, SHIP_BYTES)?;
                 let out = &mut outgoing[to];
                 out.extend((spool.slab as u64).to_le_bytes());
                 out.extend((piece.len() as u64).to_le_bytes());
@@ -160,9 +160,9 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
                             format!("batches for slab {slab} came to the wrong process").into()
                         );
                     }
-                    if self.files.append(slab, depth, batches)? {
+                    if self.store.append(slab, depth, batches)? {
                         let s = &self.slabs[slab];
-                        self.files.merge(slab, depth, &|r| s.local(r))?;
+                        self.store.merge(slab, depth, &|r| s.local(r))?;
                     }
                     rest = &rest[16 + len..];
                 }
@@ -172,13 +172,13 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             }
         }
         for spool in spools {
-            self.files.drop_spool(spool.slab, depth)?;
+            self.store.drop_spool(spool.slab, depth)?;
         }
         Ok(())
     }
 }
 
-impl super::files::SlabFiles {
+impl super::store::SlabStore {
     /// The next whole batches of `spool`, at most `most` bytes of them (at least one batch).
     fn spooled(&mut self, spool: &mut Spool, most: usize) -> Result<Vec<u8>, String> {
         let fail = |e: std::io::Error| format!("cannot read slab {}'s batches: {e}", spool.slab);

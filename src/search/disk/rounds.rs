@@ -93,13 +93,13 @@ impl<S: StateSpace> DiskEngine<'_, S> {
         let mut sorted = std::mem::take(&mut self.sorted);
         let bits = self.owners.rank_bits();
         let lengths = by_owner(&mut round, &mut sorted, self.slabs.len(), bits);
-        if self.files.in_memory() {
+        if self.store.in_memory() {
             // Slabs in memory take their ranks as bits at once.
             let mut rest = &round[..];
             for (owner, &n) in lengths.iter().enumerate() {
                 let (mine, after) = rest.split_at(n);
                 let slab = &self.slabs[owner];
-                (self.files).deliver(owner, depth, mine, &|r| slab.local(r));
+                (self.store).deliver(owner, depth, mine, &|r| slab.local(r));
                 rest = after;
             }
             round.clear();
@@ -128,9 +128,9 @@ impl<S: StateSpace> DiskEngine<'_, S> {
                 })
                 .collect();
             // Another process's slab is merged by its owner, once sent there.
-            if self.files.send(owner, depth, &mine)? && self.files.own.contains(&owner) {
+            if self.store.send(owner, depth, &mine)? && self.store.own.contains(&owner) {
                 let slab = &self.slabs[owner];
-                self.files.merge(owner, depth, &|r| slab.local(r))?;
+                self.store.merge(owner, depth, &|r| slab.local(r))?;
             }
             at += n;
         }

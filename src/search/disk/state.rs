@@ -18,7 +18,7 @@ pub struct SlabsState {
     pub found: Vec<u64>,
     /// The ranks and the bytes of each slab's inbox for the next level.
     pub inboxes: Vec<[u64; 2]>,
-    /// Whether each slab's inbox for the next level has bits (`super::SlabFiles` merges its
+    /// Whether each slab's inbox for the next level has bits (`super::SlabStore` merges its
     /// batches into them); empty in checkpoints saved before there were any.
     #[serde(default)]
     pub merged: Vec<bool>,

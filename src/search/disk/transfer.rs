@@ -129,7 +129,7 @@ pub(super) fn write_and_read(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::disk::files::SlabFiles;
+    use crate::search::disk::store::SlabStore;
 
     /// A slab of `entries` entries whose words follow from `seed`: its table, and its bits
     /// dense in the first piece and sparse after.
@@ -164,7 +164,7 @@ mod tests {
         let folder = std::env::temp_dir().join(format!("gpusearch-files-{}", std::process::id()));
         // Slab 0 larger than slab 1, each more than a piece of its files.
         let sizes = [(40 << 20) + 5, (36 << 20) + 3];
-        let mut files = SlabFiles::new(&folder, sizes.to_vec(), false).unwrap();
+        let mut files = SlabStore::new(&folder, sizes.to_vec(), false).unwrap();
         let first: Vec<_> = (0..2).map(|i| slab(sizes[i], i as u64)).collect();
         for i in 0..2 {
             let (table, next) = load(sizes[i], &first[i]);

@@ -266,9 +266,9 @@ impl<S: StateSpace> DiskEngine<'_, S> {
             .map(|i| match mine.contains(&i) {
                 // Read from a file only where the slab found some.
                 true => {
-                    let read = self.files.in_memory() || self.found[i] > 0;
+                    let read = self.store.in_memory() || self.found[i] > 0;
                     let next = (found_unreached && read).then(|| self.slabs[i].entries());
-                    self.files.slab_table(i, next)
+                    self.store.slab_table(i, next)
                 }
                 false => Ok(SlabTable::Away),
             })

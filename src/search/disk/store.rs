@@ -1,24 +1,24 @@
-//! The disk engine's files in its folder: each slab's table (2 bits an entry), the bits of the
-//! states of the next level found in it so far, and its inboxes (the ranks of the next level and
-//! of the one after that other slabs found in it, applied when it is next loaded); and the
-//! bytes they moved.
+//! The slabs' store: each slab's table (2 bits an entry), the bits of the states of the next
+//! level found in it so far, and its inboxes (the ranks of the next level and of the one after
+//! that other slabs found in it, applied when it is next loaded); and the bytes they moved. The
+//! slab engine reads, writes and sends through [`SlabStore`] alone, whatever its [`Backing`]:
+//! files in a folder (the disk tier) or host memory (the host tier).
 //!
-//! The files are the checkpoint ([`SlabFiles::commit`]). A slab's table and bits are kept in two
-//! generations: each write goes to the one the last checkpoint does not name, so a run killed
-//! at any moment finds every slab as that checkpoint left it. An inbox read by a pass is kept
-//! until the checkpoint after the pass, and one that a pass killed began to fill is emptied when
-//! the run goes on ([`SlabFiles::resume`]).
+//! **In files**, the slabs are the checkpoint ([`SlabStore::commit`]). A slab's table and bits
+//! are kept in two generations: each write goes to the one the last checkpoint does not name, so
+//! a run killed at any moment finds every slab as that checkpoint left it. An inbox read by a
+//! pass is kept until the checkpoint after the pass, and one that a pass killed began to fill is
+//! emptied when the run goes on ([`SlabStore::resume`]). Tables and bitmaps move with direct I/O
+//! (`O_DIRECT`) where the file system allows: between the disk and a block-aligned buffer, with
+//! no copy into the page cache and none kept there, as a table larger than memory would see it.
+//! Elsewhere (tmpfs, say) they are written, synced and dropped from the page cache instead.
+//! Their files are padded to whole blocks. A slab is written on a thread of its own while the
+//! engine goes on with the next ([`SlabStore::write`]).
 //!
-//! Tables and bitmaps move with direct I/O (`O_DIRECT`) where the file system allows: between
-//! the disk and a block-aligned buffer, with no copy into the page cache and none kept there, as
-//! a table larger than memory would see it. Elsewhere (tmpfs, say) they are written, synced and
-//! dropped from the page cache instead. Their files are padded to whole blocks. A slab is
-//! written on a thread of its own while the engine goes on with the next ([`SlabFiles::write`]).
-//!
-//! Where the slabs live in host memory (the host tier, for a GPU that cannot hold the table),
-//! their tables and bits are held, not written: a slab written is kept, a slab read is taken,
-//! with no copy; their inboxes are bits in memory ([`SlabFiles::deliver`]), and a checkpoint is
-//! the whole table at its last level, as the in-memory engines save it.
+//! **Held in host memory** (the host tier, for a GPU that cannot hold the table), a slab written
+//! is kept and a slab read is taken, with no copy; the inboxes are bits in memory
+//! ([`SlabStore::deliver`]), and a checkpoint is the whole table at its last level, as the
+//! in-memory engines save it.
 
 use super::bits;
 use super::io::{Aligned, Io};
@@ -32,7 +32,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
-/// What moved in the background ([`SlabFiles::move_behind`]): the bytes written and the buffer
+/// What moved in the background ([`SlabStore::move_behind`]): the bytes written and the buffer
 /// they went through, the slab read, and the memory let go.
 struct Moved {
     io: Io,
@@ -41,8 +41,48 @@ struct Moved {
     freed: Option<(DistanceTable, Bitmap)>,
 }
 
-/// The files of the slabs in `folder`.
-pub(super) struct SlabFiles {
+/// Where the slabs' tables and bits live between passes: the one difference between the two
+/// slab tiers, chosen when the store is made.
+enum Backing {
+    /// In files of the folder, in two generations.
+    Files(Generations),
+    /// In host memory (the host tier).
+    Held(Held),
+}
+
+/// Slabs in files: which generation holds each, which the last checkpoint names, and what is
+/// being written and read in the background.
+struct Generations {
+    /// The generation of each slab's files that holds it now.
+    current: Vec<u8>,
+    /// The generation of each slab's files that the last checkpoint names (`None`: none does).
+    committed: Vec<Option<u8>>,
+    /// The buffer of writes (with the slab being written while it is).
+    buffer: Option<Aligned>,
+    /// What moves in the background ([`SlabStore::move_behind`]).
+    behind: Option<JoinHandle<Result<Moved, SearchError>>>,
+}
+
+/// Slabs in host memory: each slab's table and bits while no pass has it, and its inboxes as
+/// bits, for levels of even and of odd depth ([`SlabStore::deliver`]).
+pub(super) struct Held {
+    slabs: Vec<Option<(DistanceTable, Bitmap)>>,
+    pub(super) inboxes: Vec<[Option<Bitmap>; 2]>,
+}
+
+/// What a checkpoint names of the slabs' files ([`SlabStore::named`]).
+pub(super) struct Named {
+    /// Each slab's generation of files that holds it now.
+    pub generations: Vec<u8>,
+    /// The ranks and bytes of each slab's inbox for the level the checkpoint's pass finds.
+    pub inboxes: Vec<[u64; 2]>,
+    /// Whether that inbox has bits.
+    pub merged: Vec<bool>,
+}
+
+/// The slabs of a table cut into slabs, in files of `folder` or held in host memory
+/// ([`Backing`]), with their inboxes and the bytes they moved.
+pub(super) struct SlabStore {
     pub(super) folder: PathBuf,
     /// Each slab's entries.
     pub(super) entries: Vec<u64>,
@@ -52,40 +92,28 @@ pub(super) struct SlabFiles {
     /// Bytes of the batches in each slab's inboxes, for levels of even and of odd depth.
     pub(super) inbox_bytes: Vec<[u64; 2]>,
     /// Whether each slab's inboxes, for levels of even and of odd depth, have bits
-    /// ([`SlabFiles::merge`]).
+    /// ([`SlabStore::merge`]).
     pub(super) merged: Vec<[bool; 2]>,
     /// A bitmap of a slab's entries and a buffer, to merge an inbox's batches into its bits
     /// and read them back, kept from inbox to inbox.
     pub(super) merging: Option<(Bitmap, Aligned)>,
-    /// The generation of each slab's files that holds it now.
-    current: Vec<u8>,
-    /// The generation of each slab's files that the last checkpoint names (`None`: none does).
-    committed: Vec<Option<u8>>,
+    /// Where the slabs live.
+    backing: Backing,
     pub(super) io: Io,
-    /// The buffer of writes (with the slab being written while it is).
-    buffer: Option<Aligned>,
     /// A group of an inbox's batches, read to be decoded, kept from group to group.
     pub(super) batch: Vec<u8>,
-    /// What moves in the background ([`SlabFiles::move_behind`]).
-    behind: Option<JoinHandle<Result<Moved, SearchError>>>,
-    /// The slab read in the background, until it is taken ([`SlabFiles::take_loaded`]).
+    /// The slab read in the background, until it is taken ([`SlabStore::take_loaded`]).
     loaded: Option<Loaded>,
     /// Tables and bitmaps of slabs done with, for the next ones (at most one table and two
     /// bitmaps: what a pass takes at a time).
     spare_tables: Vec<DistanceTable>,
     spare_bits: Vec<Bitmap>,
-    /// Each slab's table and bits where the slabs live in host memory, not in files: a slab's
-    /// while no pass has it.
-    held: Option<Vec<Option<(DistanceTable, Bitmap)>>>,
-    /// Each slab's inboxes as bits, for levels of even and of odd depth, where the slabs live
-    /// in host memory ([`SlabFiles::deliver`]).
-    pub(super) held_inboxes: Vec<[Option<Bitmap>; 2]>,
     /// The slabs this process owns (all, but in an MPI job): of the others it keeps only the
     /// batches it sends them, until they go ([`super::DiskEngine::ship`]).
     pub(super) own: std::ops::Range<usize>,
 }
 
-impl SlabFiles {
+impl SlabStore {
     /// The files of slabs of `entries` entries each in `folder` (made where missing), none of
     /// them written yet; `in_memory`: the slabs' tables, bits and inboxes are held in host
     /// memory instead, and no folder is made.
@@ -93,37 +121,68 @@ impl SlabFiles {
         folder: &Path,
         entries: Vec<u64>,
         in_memory: bool,
-    ) -> Result<SlabFiles, String> {
+    ) -> Result<SlabStore, String> {
         let slabs = entries.len();
         if !in_memory {
             std::fs::create_dir_all(folder)
                 .map_err(|e| format!("cannot make the slab folder {}: {e}", folder.display()))?;
         }
-        Ok(SlabFiles {
+        Ok(SlabStore {
             folder: folder.to_path_buf(),
             entries,
             pending: vec![[0; 2]; slabs],
             inbox_bytes: vec![[0; 2]; slabs],
             merged: vec![[false; 2]; slabs],
             merging: None,
-            current: vec![0; slabs],
-            committed: vec![None; slabs],
+            backing: match in_memory {
+                true => Backing::Held(Held {
+                    slabs: (0..slabs).map(|_| None).collect(),
+                    inboxes: (0..slabs).map(|_| [None, None]).collect(),
+                }),
+                false => Backing::Files(Generations {
+                    current: vec![0; slabs],
+                    committed: vec![None; slabs],
+                    buffer: Some(Aligned::new()),
+                    behind: None,
+                }),
+            },
             io: Io::default(),
-            buffer: Some(Aligned::new()),
-            behind: None,
             loaded: None,
             batch: Vec::new(),
             spare_tables: Vec::new(),
             spare_bits: Vec::new(),
-            held: in_memory.then(|| (0..slabs).map(|_| None).collect()),
-            held_inboxes: (0..slabs).map(|_| [None, None]).collect(),
             own: 0..slabs,
         })
     }
 
     /// Whether the slabs' tables and bits are held in host memory, not in files.
     pub(super) fn in_memory(&self) -> bool {
-        self.held.is_some()
+        matches!(self.backing, Backing::Held(_))
+    }
+
+    /// The slabs held in host memory, where they are.
+    pub(super) fn held(&mut self) -> Option<&mut Held> {
+        match &mut self.backing {
+            Backing::Held(held) => Some(held),
+            Backing::Files(_) => None,
+        }
+    }
+
+    /// The generations of the slabs' files, where they are in files (the checkpoints of slabs
+    /// held in memory are the whole table, [`super::checkpoint`]).
+    fn generations(&self) -> Result<&Generations, String> {
+        match &self.backing {
+            Backing::Files(files) => Ok(files),
+            Backing::Held(_) => Err("slabs held in memory have no files".into()),
+        }
+    }
+
+    /// [`SlabStore::generations`], to change.
+    fn generations_mut(&mut self) -> Result<&mut Generations, String> {
+        match &mut self.backing {
+            Backing::Files(files) => Ok(files),
+            Backing::Held(_) => Err("slabs held in memory have no files".into()),
+        }
     }
 
     /// Empties every inbox, left by a run before (a search that starts afresh).
@@ -160,16 +219,19 @@ impl SlabFiles {
     /// entries), into memory kept from earlier slabs where there is some, and counts the bytes;
     /// a slab held in memory is taken as it is.
     pub(super) fn read(&mut self, slab: usize, entries: u64) -> Result<Loaded, String> {
-        if let Some(held) = &mut self.held {
-            let (table, next) =
-                (held[slab].take()).ok_or_else(|| format!("slab {slab} is not in memory"))?;
-            return Ok(Loaded {
-                table,
-                next,
-                io: Io::default(),
-            });
-        }
-        let paths = self.paths(slab, self.current[slab]);
+        let generation = match &mut self.backing {
+            Backing::Held(held) => {
+                let (table, next) = (held.slabs[slab].take())
+                    .ok_or_else(|| format!("slab {slab} is not in memory"))?;
+                return Ok(Loaded {
+                    table,
+                    next,
+                    io: Io::default(),
+                });
+            }
+            Backing::Files(files) => files.current[slab],
+        };
+        let paths = self.paths(slab, generation);
         let (table, next) = (self.table(entries), self.bits(entries));
         let io = read_slab(paths, &table, &next, entries, &|_, _| ())?;
         self.count(io);
@@ -178,8 +240,8 @@ impl SlabFiles {
 
     /// Leaves slab `slab` as it was read: held in memory again, or as its files hold it.
     pub(super) fn leave(&mut self, slab: usize, loaded: Loaded) {
-        if let Some(held) = &mut self.held {
-            held[slab] = Some((loaded.table, loaded.next));
+        if let Some(held) = self.held() {
+            held.slabs[slab] = Some((loaded.table, loaded.next));
         }
     }
 
@@ -239,7 +301,7 @@ impl SlabFiles {
         self.merging = None;
     }
 
-    /// Counts the bytes read by a [`SlabFiles::read`].
+    /// Counts the bytes read by a [`SlabStore::read`].
     pub(super) fn count(&mut self, io: Io) {
         self.io.read += io.read;
         self.io.written += io.written;
@@ -247,7 +309,7 @@ impl SlabFiles {
     }
 
     /// Writes slab `slab`'s table and the bits of its states of the next level in the
-    /// background ([`SlabFiles::move_behind`]).
+    /// background ([`SlabStore::move_behind`]).
     pub(super) fn write(
         &mut self,
         slab: usize,
@@ -261,8 +323,8 @@ impl SlabFiles {
     /// of its states of the next level (`write`: the slab, its table and bits) into the
     /// generation the last checkpoint does not name, then reads a slab (`read`: the slab and its
     /// entries) into the memory just written from, so that a slab written behind and one read
-    /// ahead take the room of one. [`SlabFiles::take_loaded`] waits for the slab read,
-    /// [`SlabFiles::flush`] for all; the memory of a slab written and none read is kept for the
+    /// ahead take the room of one. [`SlabStore::take_loaded`] waits for the slab read,
+    /// [`SlabStore::flush`] for all; the memory of a slab written and none read is kept for the
     /// next slabs.
     pub(super) fn move_behind(
         &mut self,
@@ -270,28 +332,38 @@ impl SlabFiles {
         read: Option<(usize, u64)>,
     ) -> Result<(), SearchError> {
         self.flush()?;
-        if let Some(held) = &mut self.held {
+        if let Some(held) = self.held() {
             if let Some((slab, table, next)) = write {
-                held[slab] = Some((table, next));
+                held.slabs[slab] = Some((table, next));
             }
             if let Some((slab, entries)) = read {
                 self.loaded = Some(self.read(slab, entries)?);
             }
             return Ok(());
         }
-        let write = write.map(|(slab, table, next)| {
-            let to = self.committed[slab].map_or(0, |g| 1 - g);
-            self.current[slab] = to;
-            let entries = table.entries();
-            (self.paths(slab, to), table, next, entries)
-        });
-        let read = read.map(|(slab, entries)| (self.paths(slab, self.current[slab]), entries));
+        let write = match write {
+            Some((slab, table, next)) => {
+                let files = self.generations_mut()?;
+                let to = files.committed[slab].map_or(0, |g| 1 - g);
+                files.current[slab] = to;
+                let entries = table.entries();
+                Some((self.paths(slab, to), table, next, entries))
+            }
+            None => None,
+        };
+        let read = match read {
+            Some((slab, entries)) => {
+                let generation = self.generations()?.current[slab];
+                Some((self.paths(slab, generation), entries))
+            }
+            None => None,
+        };
         // Memory to read into, where no slab written lets some go.
         let freed = match (&write, &read) {
             (None, Some((_, entries))) => Some((self.table(*entries), self.bits(*entries))),
             _ => None,
         };
-        let mut buffer = self.buffer.take().unwrap_or_else(Aligned::new);
+        let mut buffer = (self.generations_mut()?.buffer.take()).unwrap_or_else(Aligned::new);
         let job = move || -> Result<Moved, SearchError> {
             let (io, loaded, freed) = match (write, read) {
                 (Some(write), Some(read)) => {
@@ -321,19 +393,22 @@ impl SlabFiles {
             .name("slab-io".into())
             .spawn(job)
             .map_err(|e| format!("cannot start moving a slab: {e}"))?;
-        self.behind = Some(handle);
+        self.generations_mut()?.behind = Some(handle);
         Ok(())
     }
 
     /// Waits for what moves in the background, if anything: its bytes are counted, the slab
-    /// read is kept for [`SlabFiles::take_loaded`] and the memory let go for the next slabs.
+    /// read is kept for [`SlabStore::take_loaded`] and the memory let go for the next slabs.
     pub(super) fn flush(&mut self) -> Result<(), SearchError> {
-        let Some(handle) = self.behind.take() else {
+        let Backing::Files(files) = &mut self.backing else {
+            return Ok(());
+        };
+        let Some(handle) = files.behind.take() else {
             return Ok(());
         };
         let moved = (handle.join()).map_err(|_| "moving a slab failed".to_string())??;
+        files.buffer = Some(moved.buffer);
         self.count(moved.io);
-        self.buffer = Some(moved.buffer);
         if let Some(loaded) = moved.loaded {
             self.count(loaded.io);
             self.loaded = Some(loaded);
@@ -347,7 +422,7 @@ impl SlabFiles {
         Ok(())
     }
 
-    /// The slab read in the background ([`SlabFiles::move_behind`]), once it is in.
+    /// The slab read in the background ([`SlabStore::move_behind`]), once it is in.
     pub(super) fn take_loaded(&mut self) -> Result<Loaded, SearchError> {
         self.flush()?;
         (self.loaded.take()).ok_or_else(|| "no slab was being read".into())
@@ -361,31 +436,35 @@ impl SlabFiles {
         slab: usize,
         found_unreached: Option<u64>,
     ) -> Result<SlabTable<'_>, String> {
-        if let Some(held) = &self.held {
-            let (table, next) =
-                (held[slab].as_ref()).ok_or_else(|| format!("slab {slab} is not in memory"))?;
-            return Ok(SlabTable::Held(table, found_unreached.map(|_| next)));
-        }
-        let path = self.table_path(slab, self.current[slab]);
+        let generation = match &self.backing {
+            Backing::Held(held) => {
+                let (table, next) = (held.slabs[slab].as_ref())
+                    .ok_or_else(|| format!("slab {slab} is not in memory"))?;
+                return Ok(SlabTable::Held(table, found_unreached.map(|_| next)));
+            }
+            Backing::Files(files) => files.current[slab],
+        };
+        let path = self.table_path(slab, generation);
         let file = File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let next = found_unreached.map(|entries| Next {
-            path: self.next_path(slab, self.current[slab]),
+            path: self.next_path(slab, generation),
             entries,
             bits: std::sync::OnceLock::new(),
         });
         Ok(SlabTable::File(file, next))
     }
 
-    /// Each slab's generation of files that holds it now, the ranks and bytes of its inbox for
-    /// level `depth`, and whether that inbox has bits: what a checkpoint names
-    /// ([`SlabFiles::commit`]).
-    pub(super) fn holding(&self, depth: u64) -> (Vec<u8>, Vec<[u64; 2]>, Vec<bool>) {
+    /// What a checkpoint after level `depth - 1` names of the files as they are now
+    /// ([`SlabStore::commit`]).
+    pub(super) fn named(&self, depth: u64) -> Result<Named, String> {
         let parity = (depth % 2) as usize;
-        let inboxes = (self.pending.iter().zip(&self.inbox_bytes))
-            .map(|(ranks, bytes)| [ranks[parity], bytes[parity]])
-            .collect();
-        let merged = self.merged.iter().map(|m| m[parity]).collect();
-        (self.current.clone(), inboxes, merged)
+        Ok(Named {
+            generations: self.generations()?.current.clone(),
+            inboxes: (self.pending.iter().zip(&self.inbox_bytes))
+                .map(|(ranks, bytes)| [ranks[parity], bytes[parity]])
+                .collect(),
+            merged: self.merged.iter().map(|m| m[parity]).collect(),
+        })
     }
 
     /// Puts everything written so far on the disk (the slabs written behind, the inboxes
@@ -410,9 +489,10 @@ impl SlabFiles {
     /// A checkpoint names the files as they are now: the generations and inboxes it does not
     /// name go.
     pub(super) fn commit(&mut self) -> Result<(), String> {
-        for slab in 0..self.current.len() {
-            let now = self.current[slab];
-            self.committed[slab] = Some(now);
+        for slab in 0..self.entries.len() {
+            let files = self.generations_mut()?;
+            let now = files.current[slab];
+            files.committed[slab] = Some(now);
             self.remove(&self.table_path(slab, 1 - now))?;
             self.remove(&self.next_path(slab, 1 - now))?;
             for parity in 0..2 {
@@ -446,7 +526,7 @@ impl SlabFiles {
         };
         let len = |path: &Path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let parity = (depth % 2) as usize;
-        for slab in 0..self.current.len() {
+        for slab in 0..self.entries.len() {
             if !self.own.contains(&slab) {
                 // Batches for another process's slab: no checkpoint names them.
                 self.remove_inbox(slab, 0)?;
@@ -455,8 +535,9 @@ impl SlabFiles {
             }
             let entries = self.entries[slab];
             let g = generations[slab];
-            self.current[slab] = g;
-            self.committed[slab] = Some(g);
+            let files = self.generations_mut()?;
+            files.current[slab] = g;
+            files.committed[slab] = Some(g);
             let table = DistanceTable::bytes_for(entries);
             let path = self.table_path(slab, g);
             if len(&path) < table {
