@@ -179,6 +179,7 @@ fn run_space<S: StateSpace>(
     let Setup {
         placement,
         plan,
+        tier,
         resume,
     } = match cluster {
         Some(c) => first_failure_ends_all(c, setup)?,
@@ -207,7 +208,7 @@ fn run_space<S: StateSpace>(
                 bytes(plan.disk.needed(0))
             ),
         };
-        let time = Estimate::of(space.size(), space.measured_rate(), threads, plan.tier);
+        let time = Estimate::of(space.size(), space.measured_rate(), threads, tier);
         eprintln!(
             "gpusearch: {} strategy: {}; {checkpoints}; about {} of search expected (an estimate)",
             plan::footprint_name(plan.memory.footprint),
@@ -272,8 +273,17 @@ fn run_space<S: StateSpace>(
         started,
         report_only: job.report_only,
     };
-    let searched = pool
-        .install(|| search_placed(space, &placement, &plan, job.quiet, &saver, &writer, resume));
+    let searched = pool.install(|| {
+        search_placed(
+            space,
+            &placement,
+            (&plan, tier),
+            job.quiet,
+            &saver,
+            &writer,
+            resume,
+        )
+    });
     let Found {
         levels,
         antipodes,
@@ -290,7 +300,7 @@ fn run_space<S: StateSpace>(
     })?;
     let finished = match distances {
         Some(PendingDistances { file, sha, seconds }) => {
-            let device = placement.device().filter(|_| plan.tier.on_gpu());
+            let device = placement.device().filter(|_| tier.on_gpu());
             let backend = match (device, cluster) {
                 (Some(_), Some(c)) => format!("gpu, {} MPI processes", c.size()),
                 (Some(_), None) => "gpu".into(),
@@ -334,7 +344,7 @@ fn run_space<S: StateSpace>(
 fn search_placed<S: StateSpace>(
     space: &S,
     placement: &Placement,
-    plan: &Plan,
+    (plan, tier): (&Plan, Tier),
     quiet: bool,
     saver: &FileCheckpoints,
     writer: &DistancesWriter,
@@ -349,10 +359,10 @@ fn search_placed<S: StateSpace>(
     let unopened = |what: &str| {
         format!(
             "the plan's tier ({}) needs {what}, which was not opened",
-            plan.tier.name()
+            tier.name()
         )
     };
-    match plan.tier {
+    match tier {
         Tier::Processes { .. } | Tier::ProcessDisks => {
             let Placement::Slab { mpi, slab, device } = placement else {
                 return Err(unopened("an MPI job").into());
@@ -381,7 +391,7 @@ fn search_placed<S: StateSpace>(
             let mut engine = DiskEngine::new(space, cut, &slabs.folder, limit)?;
             // A GPU that cannot hold the table sweeps each slab's block moves, in windows of at
             // most the whole table's (as the plan lays a slab out).
-            if let Some((gpu, table)) = placement.device().filter(|_| plan.tier.on_gpu()) {
+            if let Some((gpu, table)) = placement.device().filter(|_| tier.on_gpu()) {
                 let window = Some(table.window_bytes(0));
                 let sweeper = GpuSweeper::new(gpu, window, table.readback_blocks);
                 engine = engine.sweeping_with(Box::new(sweeper));

@@ -6,7 +6,7 @@ use super::engine::{Backend, Placement, choose, gpu_refusal, thread_count};
 use super::{CHECKPOINT, Error, Job, MpiJob};
 use crate::gpu::layout::{ASSUMED_BINDING_BYTES, Layout};
 use crate::gpu::{Adapters, Gpu};
-use crate::plan::{self, Budget, DiskPlan, Estimate, Inputs, Plan, Shape, SlabPlan};
+use crate::plan::{self, Budget, DiskPlan, Estimate, Inputs, Plan, Shape, SlabPlan, Tier};
 use crate::puzzle::family::one_line;
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
@@ -73,7 +73,7 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
             Some((slab_plan, p)) => (slab_plan, threads * p),
             None => (&plan, threads),
         };
-        let time = Estimate::of(s.size(), s.measured_rate(), all_threads, decides.tier);
+        let time = (decides.tier).map(|t| Estimate::of(s.size(), s.measured_rate(), all_threads, t));
         let refusal = (decides.refusal.clone()).or_else(|| gpu_refusal(job, s));
         Ok(DryRun {
             plan: format!(
@@ -82,7 +82,7 @@ pub fn dry_run(job: &Job) -> Result<DryRun, Error> {
                 job.backend.name(),
                 s.size(),
                 plan.describe(),
-                time.describe(),
+                time.map(|t| t.describe()).unwrap_or_default(),
             ),
             refusal,
         })
@@ -201,6 +201,8 @@ pub(super) struct Setup<'m> {
     pub(super) placement: Placement<'m>,
     /// The plan it follows.
     pub(super) plan: Plan,
+    /// The plan's tier, which runs the search.
+    pub(super) tier: Tier,
     /// The state to go on from, and the seconds searched up to it.
     pub(super) resume: Option<(Resume, f64)>,
 }
@@ -236,6 +238,7 @@ pub(super) fn setup<'m, S: StateSpace>(
     if let Some(why) = &plan.refusal {
         return Err(Error::Input(why.clone()));
     }
+    let tier = (plan.tier).ok_or_else(|| Error::Run("the plan chose no tier".into()))?;
     let saved = Saved::find(out, cluster.map_or(1, MpiJob::size))?;
     if job.resume && saved.level.is_none() {
         return Err(Error::Input(format!(
@@ -336,6 +339,7 @@ pub(super) fn setup<'m, S: StateSpace>(
     Ok(Setup {
         placement,
         plan,
+        tier,
         resume,
     })
 }

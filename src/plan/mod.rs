@@ -63,17 +63,6 @@ pub struct Inputs<'a> {
     pub slab_bytes: Option<u64>,
 }
 
-/// What the GPU of a plan does, on the way to its [`Tier`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DeviceUse {
-    /// Nothing: there is none, or it cannot hold the table and the CPU searches.
-    None,
-    /// It holds the whole table.
-    Table,
-    /// It sweeps the slabs of a table on disk, one at a time.
-    Slabs,
-}
-
 /// What runs a search, chosen once by [`Plan::make`]: the candidates the job's backend allows,
 /// in order of preference (the whole table on a GPU, then in host memory: on the CPU, or in
 /// slabs a GPU sweeps; then slabs on disk), the first that fits winning. The run builds its
@@ -101,20 +90,16 @@ pub enum Tier {
 }
 
 impl Tier {
-    /// The tier of a plan: `mpi`, each process of an MPI job holds a slab; `slabs`, the table
-    /// is cut into slabs (on disk, or in host memory); `device`, what the GPU does.
-    fn of(mpi: bool, slabs: Option<&SlabPlan>, device: DeviceUse) -> Tier {
-        match (mpi, slabs, device) {
-            (true, Some(_), _) => Tier::ProcessDisks,
-            (true, None, use_) => Tier::Processes {
-                gpu: use_ == DeviceUse::Table,
-            },
-            (false, Some(s), _) if s.in_memory => Tier::HostSlabs,
-            (false, Some(_), use_) => Tier::DiskSlabs {
-                gpu: use_ == DeviceUse::Slabs,
-            },
-            (false, None, DeviceUse::Table) => Tier::Device,
-            (false, None, _) => Tier::Memory,
+    /// The tiers a run may take, best first: on `mpi` processes each holding a slab, or in one
+    /// process; with a `device` or not; `gpu_sweeps_slabs`, a GPU that cannot hold the table
+    /// sweeps its slabs (the GPU backend asked for) rather than the CPU searching it.
+    fn candidates(mpi: bool, device: bool, gpu_sweeps_slabs: bool) -> &'static [Tier] {
+        match (mpi, device, gpu_sweeps_slabs) {
+            (true, true, _) => &[Tier::Processes { gpu: true }],
+            (true, false, _) => &[Tier::Processes { gpu: false }, Tier::ProcessDisks],
+            (false, true, true) => &[Tier::Device, Tier::HostSlabs, Tier::DiskSlabs { gpu: true }],
+            (false, true, false) => &[Tier::Device, Tier::Memory, Tier::DiskSlabs { gpu: false }],
+            (false, false, _) => &[Tier::Memory, Tier::DiskSlabs { gpu: false }],
         }
     }
 
@@ -147,9 +132,11 @@ impl Tier {
 /// The whole plan of a run ([`Plan::make`]).
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// What runs the search.
-    pub tier: Tier,
-    /// The tiers preferred to it that were refused, each with why, best first.
+    /// What runs the search: the first of the candidates that fits (`None`: none does, and
+    /// [`Plan::refusal`] says why the run cannot go ahead).
+    pub tier: Option<Tier>,
+    /// The candidates preferred to it that were refused, each with why, best first (every
+    /// candidate, where none fits).
     pub refused: Vec<(Tier, String)>,
     /// The host memory of the table this process searches (the whole, or its slab).
     pub memory: MemoryPlan,
@@ -318,12 +305,6 @@ impl Plan {
             .as_ref()
             .and_then(Option::as_ref)
             .filter(|_| sweeps);
-        let device_use = match (&device, sweeping) {
-            (None, _) => DeviceUse::None,
-            (Some(_), Some(_)) => DeviceUse::Slabs,
-            (Some(_), None) if unused => DeviceUse::None,
-            (Some(_), None) => DeviceUse::Table,
-        };
         // A table the GPU cannot hold but sweeps in slabs is refused only where no slab fits
         // (the slabs' plan speaks for the GPU then).
         let device_refusal = device_refusal.filter(|_| sweeping.is_none());
@@ -331,21 +312,38 @@ impl Plan {
             (Some((layout, budget)), Some(slabs)) => slab_device(&layout, budget, slabs),
             (device, _) => (device, device_refusal),
         };
+        let refusal = too_large.clone().or(device_refusal).or(host_refusal);
+        let fits = Fits {
+            too_large,
+            device: device_refused,
+            host: host_refused,
+            slabs: &slab_plan,
+            sweeps,
+            slab_device: refusal.clone().filter(|_| sweeping.is_some()),
+            slab_bytes: inputs.slab_bytes,
+            memory: &inputs.memory,
+        };
+        let mut refused = Vec::new();
+        let mut tier = None;
+        for &candidate in
+            Tier::candidates(slab.is_some(), device.is_some(), inputs.gpu_sweeps_slabs)
+        {
+            match fits.why_not(candidate) {
+                Some(why) => refused.push((candidate, why)),
+                None => {
+                    tier = Some(candidate);
+                    break;
+                }
+            }
+        }
+        debug_assert_eq!(tier.is_none(), refusal.is_some(), "{tier:?} {refusal:?}");
         let slabs = slab_plan.flatten();
-        let tier = Tier::of(slab.is_some(), slabs.as_ref(), device_use);
-        let why = (device_refused, host_refused);
-        let refused = refused_tiers(
-            tier,
-            slab.is_some(),
-            why,
-            (inputs.slab_bytes, &inputs.memory),
-        );
         Plan {
             tier,
             refused,
             disk,
             device,
-            refusal: too_large.or(device_refusal).or(host_refusal),
+            refusal,
             memory,
             slab,
             slab_plan: slabs,
@@ -354,7 +352,10 @@ impl Plan {
 
     /// The plan as text, as `--dry-run` prints it: host memory, disk, then the device.
     pub fn describe(&self) -> String {
-        let mut out = format!("tier: {}\n", self.tier.name());
+        let mut out = match self.tier {
+            Some(tier) => format!("tier: {}\n", tier.name()),
+            None => "tier: none fits\n".to_string(),
+        };
         for (tier, why) in &self.refused {
             out += &format!("  not {}: {why}\n", tier.name());
         }
@@ -365,10 +366,10 @@ impl Plan {
         out += &self.disk.describe();
         if let Some((layout, budget)) = &self.device {
             match self.tier {
-                Tier::HostSlabs | Tier::DiskSlabs { gpu: true } => {
+                Some(Tier::HostSlabs | Tier::DiskSlabs { gpu: true }) => {
                     out += "the GPU sweeps each slab's block moves, a slab at a time:\n"
                 }
-                tier if !tier.on_gpu() => {
+                Some(tier) if !tier.on_gpu() => {
                     out += "the GPU cannot hold the table: the CPU searches it\n"
                 }
                 _ => {}
@@ -410,49 +411,71 @@ fn slab_device(
     (slab.ok().map(|slab| (slab, budget)), refusal)
 }
 
-/// The better tiers than `tier` that the plan refused, each with why: the GPU's where it holds
-/// no table (`device_refused`), the host's where its memory (`memory`) holds no table
-/// (`host_refused`) or slabs on disk are asked for (`slab_bytes`); `mpi`: the job's processes
-/// each hold a slab.
-fn refused_tiers(
-    tier: Tier,
-    mpi: bool,
-    (device_refused, host_refused): (Option<String>, Option<String>),
-    (slab_bytes, memory): (Option<u64>, &Budget),
-) -> Vec<(Tier, String)> {
-    let mut refused = Vec::new();
-    if let Some(why) = device_refused {
-        let on_gpu = match mpi {
-            true => Tier::Processes { gpu: true },
-            false => Tier::Device,
+/// Why a GPU sweeps no slabs of a space.
+const UNSWEPT: &str =
+    "the GPU sweeps no slabs of this space (none of its block moves are the kernels' to take)";
+
+/// What decides whether each candidate tier fits ([`Fits::why_not`]).
+struct Fits<'a> {
+    /// Why no plan holds the table, where none does.
+    too_large: Option<String>,
+    /// Why the GPU holds no table, where it cannot.
+    device: Option<String>,
+    /// Why the host (or an MPI process) holds no table (or slab), where it cannot.
+    host: Option<String>,
+    /// The table's slabs: `None` where it is not cut into slabs, `Some(None)` where no cut fits.
+    slabs: &'a Option<Option<SlabPlan>>,
+    /// Whether a GPU that cannot hold the table sweeps its slabs.
+    sweeps: bool,
+    /// Why the GPU that sweeps the slabs cannot hold one, where it cannot.
+    slab_device: Option<String>,
+    /// The largest slab asked for (`--slab-bytes`: slabs on disk, to test them).
+    slab_bytes: Option<u64>,
+    /// The host memory budget.
+    memory: &'a Budget,
+}
+
+impl Fits<'_> {
+    /// Why `tier` cannot run the search, or `None` where it can.
+    fn why_not(&self, tier: Tier) -> Option<String> {
+        if let Some(why) = &self.too_large {
+            return Some(why.clone());
+        }
+        let asked = || "slabs on disk are asked for (--slab-bytes)".to_string();
+        let slabs = self.slabs.as_ref().map(Option::as_ref);
+        let no_cut = || {
+            format!(
+                "no cut into slabs holds every slab's table and bits within {} ({})",
+                bytes(self.memory.bytes),
+                self.memory.source
+            )
         };
-        refused.push((on_gpu, why));
-    }
-    let asked = "slabs on disk are asked for (--slab-bytes)".to_string();
-    match tier {
-        Tier::DiskSlabs { gpu: true } => {
-            let why = match slab_bytes {
-                Some(_) => asked,
-                None => format!(
-                    "no cut into slabs holds every slab's table and bits within {} ({})",
-                    bytes(memory.bytes),
-                    memory.source
-                ),
-            };
-            refused.push((Tier::HostSlabs, why));
+        // Whether the table is in slabs `held` in host memory (or on disk), where `gpu` sweeps
+        // them (or the CPU).
+        let in_slabs = |held: bool, gpu: bool| match slabs {
+            Some(Some(s)) if s.in_memory == held => None,
+            Some(Some(_)) if held => Some(no_cut()),
+            Some(Some(_)) => Some(self.slab_device.clone().unwrap_or_else(no_cut)),
+            Some(None) => Some(no_cut()),
+            None if gpu && !self.sweeps => Some(UNSWEPT.into()),
+            None => Some(format!(
+                "a strategy asked for ({}) keeps the table whole in host memory, unless slabs are asked for too",
+                Setting::Footprint
+            )),
+        };
+        let asked_for = || self.slab_bytes.map(|_| asked());
+        match tier {
+            Tier::Device | Tier::Processes { gpu: true } => {
+                self.device.clone().or_else(|| self.host.clone())
+            }
+            Tier::Memory | Tier::Processes { gpu: false } => self.host.clone().or_else(asked_for),
+            Tier::HostSlabs => asked_for()
+                .or_else(|| in_slabs(true, true))
+                .or_else(|| self.slab_device.clone()),
+            Tier::DiskSlabs { gpu } => {
+                in_slabs(false, gpu).or_else(|| self.slab_device.clone().filter(|_| gpu))
+            }
+            Tier::ProcessDisks => in_slabs(false, false),
         }
-        Tier::DiskSlabs { gpu: false } | Tier::ProcessDisks => {
-            let held = match mpi {
-                true => Tier::Processes { gpu: false },
-                false => Tier::Memory,
-            };
-            refused.extend(
-                host_refused
-                    .or(slab_bytes.map(|_| asked))
-                    .map(|why| (held, why)),
-            );
-        }
-        _ => {}
     }
-    refused
 }
