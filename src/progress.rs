@@ -136,6 +136,11 @@ impl LevelBar {
         }
     }
 
+    /// Whether it prints nothing (`--quiet`, or an MPI job's processes but the first).
+    pub fn quiet(&self) -> bool {
+        self.quiet
+    }
+
     /// A line for a log within a long level, every [`LOG_NOTE_SECONDS`]: the bar shows none.
     fn note(&self) {
         let now = self.started.elapsed().as_secs();

@@ -1,26 +1,25 @@
 //! A run as one of the processes of an MPI job: the search across them, and how a failure of
 //! one ends them all alike.
 
-#[cfg(feature = "mpi")]
-use super::PendingDistances;
 use super::checkpoints::FileCheckpoints;
+use super::output::DistancesWriter;
+#[cfg(feature = "mpi")]
+use super::output::PendingDistances;
+#[cfg(feature = "mpi")]
+use super::tier::{Outputs, TierEngine, search_on};
 use super::{Error, Found};
 use crate::gpu::Gpu;
 use crate::gpu::layout::Layout;
 use crate::plan::SlabPlan;
-use crate::progress::LevelBar;
 use crate::puzzle::StateSpace;
 use crate::search::SearchError;
 use crate::search::slab::Slab;
-#[cfg(feature = "mpi")]
-use crate::search::{Engine, disk::DiskEngine};
 use crate::search::{Options, Resume};
 use crate::store::atomic;
 #[cfg(feature = "mpi")]
 use crate::{gpu, search, search::Footprint, store};
 #[cfg(feature = "mpi")]
-use crate::{report::DiskReport, search::levels::Levels};
-use std::path::Path;
+use crate::{report::DiskReport, search::Engine, search::disk::DiskEngine, search::levels::Levels};
 
 /// The processes of an MPI job ([`crate::search::cluster`]); none in a build without MPI.
 #[cfg(feature = "mpi")]
@@ -68,22 +67,30 @@ impl MpiJob {
     }
 }
 
-/// A search across the processes of `cluster`, each writing its part of the distances file
-/// `gsd`: each process's `slab` in its memory (on `device` where given), or the table cut into
-/// `disk` slabs, each process searching a run of them from its disk.
+/// A search across the processes of `cluster` (`on`: the job, this process's `slab`, the plan
+/// of slabs on disk where the table is cut into them, and this process's GPU where it searches
+/// its slab), each writing its part of the distances file: each process's slab in its memory,
+/// or the table cut into slabs on disk, each process searching a run of them from its disk.
 #[cfg(feature = "mpi")]
 pub(super) fn search_across<S: StateSpace>(
     space: &S,
-    cluster: &MpiJob,
-    (slab, disk): (&Slab, Option<&SlabPlan>),
-    device: Option<&(Gpu, Layout)>,
+    (cluster, slab, disk, device): (&MpiJob, &Slab, Option<&SlabPlan>, Option<&(Gpu, Layout)>),
     options: &Options,
-    run: &MpiRun,
+    saver: &FileCheckpoints,
+    writer: &DistancesWriter,
     resume: Option<Resume>,
 ) -> Result<Found, SearchError> {
     use search::cluster::CpuSlabEngine;
-    if let Some(slabs) = disk {
-        return search_slabs_across(space, cluster, slabs, options, run, resume);
+    if let Some(plan) = disk {
+        let folder = plan.folder.join(format!("process-{}", cluster.rank()));
+        let engine = DiskEngine::new(space, plan.cut(), &folder, options.antipode_limit)?;
+        let engine = engine.across(cluster);
+        let slabs = SlabsAcross {
+            engine,
+            cluster,
+            plan,
+        };
+        return search_on(space, slabs, options, saver, writer, resume);
     }
     // A slab engine keeps its last level apart from the table (as bits or a list): a top-down
     // pass expands that level alone, as under the full footprint.
@@ -91,182 +98,179 @@ pub(super) fn search_across<S: StateSpace>(
         footprint: Footprint::Full,
         ..options.clone()
     };
-    let (levels, antipodes, exchanged, table) = match device {
+    match device {
         Some((gpu, layout)) => {
             let shader = (space.gpu_shader()).ok_or("the puzzle has no GPU shader")?;
             let moves = space.move_count();
             let device = gpu::engine::GpuEngine::on_slab(gpu, layout, &shader, slab)?;
             let engine = gpu::cluster::GpuSlabEngine::new(device, cluster, slab.clone(), moves);
-            slab_search(space, engine, options, run, resume)?
+            let slab = ProcessSlab { engine, cluster };
+            search_on(space, slab, options, saver, writer, resume)
         }
         None => {
             let engine = CpuSlabEngine::new(space, cluster, slab.clone())?;
-            slab_search(space, engine, options, run, resume)?
+            let slab = ProcessSlab { engine, cluster };
+            search_on(space, slab, options, saver, writer, resume)
         }
-    };
-    let seconds = run.saver.earlier + run.saver.started.elapsed().as_secs_f64();
-    run.bar.finish();
-    if !run.quiet && cluster.rank() == 0 {
-        let levels: Vec<String> = (exchanged.compressed.iter().zip(&exchanged.ranks))
-            .map(|(bytes, ranks)| format!("{bytes}/{ranks}"))
-            .collect();
-        eprintln!(
-            "gpusearch: {} processes; exchanged per level (compressed bytes/ranks): {}",
-            cluster.size(),
-            levels.join(" ")
-        );
     }
-    let info = space.info();
-    let starts = space.starts();
-    let header = |chunks| store::header(&info, &starts, &levels, space.size(), chunks);
-    let written = store::cluster::write_distances(
-        cluster,
-        slab,
-        &table,
-        space.size(),
-        header,
-        run.gsd,
-        run.frame_memory,
-    )
-    .unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", run.gsd.display()), 1));
-    Ok(Found {
-        levels,
-        antipodes,
-        distances: written.map(|(file, sha)| PendingDistances {
-            file: Some(file),
-            sha,
-            seconds,
-        }),
-        picture: None,
-        disk: None,
-    })
 }
 
-/// The search of a table cut into `slabs` on the processes' disks, each process searching a
-/// run of them ([`DiskEngine::across`]) in its own folder, then writing the distances file's
-/// chunks that start in its slabs.
+/// This process's slab of an MPI job, in its memory: each process writes its part of the file
+/// from its slab.
 #[cfg(feature = "mpi")]
-fn search_slabs_across<S: StateSpace>(
-    space: &S,
-    cluster: &MpiJob,
-    slabs: &SlabPlan,
-    options: &Options,
-    run: &MpiRun,
-    resume: Option<Resume>,
-) -> Result<Found, SearchError> {
-    let folder = slabs.folder.join(format!("process-{}", cluster.rank()));
-    let engine = DiskEngine::new(space, slabs.cut(), &folder, options.antipode_limit)?;
-    let mut engine = engine.across(cluster);
-    let saver = Some(run.saver as &dyn search::Checkpoints);
-    let (levels, antipodes) = search::drive(space, &mut engine, options, run.bar, saver, resume)?;
-    let seconds = run.saver.earlier + run.saver.started.elapsed().as_secs_f64();
-    run.bar.finish();
-    let info = space.info();
-    let starts = space.starts();
-    let mut header = Some(|chunks| store::header(&info, &starts, &levels, space.size(), chunks));
-    let bounds = engine.process_bounds();
-    let (width, planes) = (
-        space.size() / space.capabilities().slab_planes(),
-        space.capabilities().slab_planes(),
-    );
-    let mut written = None;
-    engine.with_table(&mut |view| {
-        let header = header.take().ok_or("the distances file is written once")?;
-        let columns = (&bounds[..], width, planes);
-        written = store::cluster::write_shared(cluster, columns, view, header, run.gsd, 0)
-            .unwrap_or_else(|e| {
-                cluster.abort(&format!("cannot write {}: {e}", run.gsd.display()), 1)
-            });
-        Ok(())
-    })?;
-    engine.remove_files()?;
-    // The processes' folders are gone: the job's goes too, where nothing else is in it.
-    cluster.everywhere(Ok(()));
-    if cluster.rank() == 0 {
-        let _ = std::fs::remove_dir(&slabs.folder);
+struct ProcessSlab<'a, E> {
+    engine: E,
+    cluster: &'a MpiJob,
+}
+
+#[cfg(feature = "mpi")]
+impl<S: StateSpace, E: search::cluster::SlabEngine> TierEngine<S> for ProcessSlab<'_, E> {
+    type Engine = E;
+
+    fn engine(&mut self) -> &mut E {
+        &mut self.engine
     }
-    // The job's bytes: every process's summed, step by step.
-    let io = engine.io();
-    let [read_bytes, written_bytes] = cluster.sum([io.read, io.written]);
-    let steps: Vec<u64> = engine.steps().iter().flatten().copied().collect();
-    let all = cluster.gather_all(&steps);
-    let levels_io = (0..steps.len() / 2)
-        .map(|s| {
-            let at = |k: usize| all.chunks(steps.len()).map(|p| p[2 * s + k]).sum();
-            [at(0), at(1)]
+
+    fn finish(
+        self,
+        space: &S,
+        levels: &Levels,
+        writer: &DistancesWriter,
+    ) -> Result<Outputs, SearchError> {
+        let cluster = self.cluster;
+        let exchanged = self.engine.exchanged().clone();
+        let slab = self.engine.slab().clone();
+        let table = self.engine.into_table()?;
+        let seconds = writer.earlier + writer.started.elapsed().as_secs_f64();
+        writer.bar.finish();
+        if !writer.bar.quiet() {
+            let levels: Vec<String> = (exchanged.compressed.iter().zip(&exchanged.ranks))
+                .map(|(bytes, ranks)| format!("{bytes}/{ranks}"))
+                .collect();
+            eprintln!(
+                "gpusearch: {} processes; exchanged per level (compressed bytes/ranks): {}",
+                cluster.size(),
+                levels.join(" ")
+            );
+        }
+        let (info, starts) = (&writer.info, &writer.starts);
+        let header = |chunks| store::header(info, starts, levels, space.size(), chunks);
+        let gsd = &writer.gsd;
+        let written = store::cluster::write_distances(
+            cluster,
+            &slab,
+            &table,
+            space.size(),
+            header,
+            gsd,
+            writer.frame_memory,
+        )
+        .unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", gsd.display()), 1));
+        Ok(Outputs {
+            distances: written.map(|(file, sha)| PendingDistances {
+                file: Some(file),
+                sha,
+                seconds,
+            }),
+            picture: None,
+            disk: None,
         })
-        .collect();
-    let io_seconds = cluster
-        .gather_all(&[io.seconds])
-        .into_iter()
-        .fold(0.0, f64::max);
-    let disk = DiskReport {
-        slabs: slabs.count,
-        in_memory: false,
-        read_bytes,
-        written_bytes,
-        io_seconds: (io_seconds * 10.0).round() / 10.0,
-        levels: levels_io,
-    };
-    Ok(Found {
-        levels,
-        antipodes,
-        distances: written.map(|(file, sha)| PendingDistances {
-            file: Some(file),
-            sha,
-            seconds,
-        }),
-        picture: None,
-        disk: Some(disk),
-    })
+    }
 }
 
-/// The search of this process's slab on `engine`: the level counts, the antipodes, what the
-/// exchanges moved, and the slab's table.
+/// A table cut into slabs on the processes' disks, each process searching a run of them
+/// ([`DiskEngine::across`]) in its own folder, then writing the distances file's chunks that
+/// start in its slabs.
 #[cfg(feature = "mpi")]
-fn slab_search<S: StateSpace, E: search::cluster::SlabEngine>(
-    space: &S,
-    mut engine: E,
-    options: &Options,
-    run: &MpiRun,
-    resume: Option<Resume>,
-) -> Result<
-    (
-        Levels,
-        Vec<u64>,
-        search::cluster::Exchanged,
-        crate::table::DistanceTable,
-    ),
-    SearchError,
-> {
-    let saver = Some(run.saver as &dyn search::Checkpoints);
-    let (levels, antipodes) = search::drive(space, &mut engine, options, run.bar, saver, resume)?;
-    let exchanged = engine.exchanged().clone();
-    Ok((levels, antipodes, exchanged, engine.into_table()?))
+struct SlabsAcross<'a, S: StateSpace> {
+    engine: DiskEngine<'a, S>,
+    cluster: &'a MpiJob,
+    plan: &'a SlabPlan,
+}
+
+#[cfg(feature = "mpi")]
+impl<'a, S: StateSpace> TierEngine<S> for SlabsAcross<'a, S> {
+    type Engine = DiskEngine<'a, S>;
+
+    fn engine(&mut self) -> &mut Self::Engine {
+        &mut self.engine
+    }
+
+    fn finish(
+        mut self,
+        space: &S,
+        levels: &Levels,
+        writer: &DistancesWriter,
+    ) -> Result<Outputs, SearchError> {
+        let (cluster, engine) = (self.cluster, &mut self.engine);
+        let seconds = writer.earlier + writer.started.elapsed().as_secs_f64();
+        writer.bar.finish();
+        let (info, starts) = (&writer.info, &writer.starts);
+        let mut header = Some(|chunks| store::header(info, starts, levels, space.size(), chunks));
+        let bounds = engine.process_bounds();
+        let planes = space.capabilities().slab_planes();
+        let width = space.size() / planes;
+        let gsd = &writer.gsd;
+        let mut written = None;
+        engine.with_table(&mut |view| {
+            let header = header.take().ok_or("the distances file is written once")?;
+            let columns = (&bounds[..], width, planes);
+            written = store::cluster::write_shared(cluster, columns, view, header, gsd, 0)
+                .unwrap_or_else(|e| {
+                    cluster.abort(&format!("cannot write {}: {e}", gsd.display()), 1)
+                });
+            Ok(())
+        })?;
+        engine.remove_files()?;
+        // The processes' folders are gone: the job's goes too, where nothing else is in it.
+        cluster.everywhere(Ok(()));
+        if cluster.rank() == 0 {
+            let _ = std::fs::remove_dir(&self.plan.folder);
+        }
+        // The job's bytes: every process's summed, step by step.
+        let io = engine.io();
+        let [read_bytes, written_bytes] = cluster.sum([io.read, io.written]);
+        let steps: Vec<u64> = engine.steps().iter().flatten().copied().collect();
+        let all = cluster.gather_all(&steps);
+        let levels_io = (0..steps.len() / 2)
+            .map(|s| {
+                let at = |k: usize| all.chunks(steps.len()).map(|p| p[2 * s + k]).sum();
+                [at(0), at(1)]
+            })
+            .collect();
+        let io_seconds = cluster
+            .gather_all(&[io.seconds])
+            .into_iter()
+            .fold(0.0, f64::max);
+        Ok(Outputs {
+            distances: written.map(|(file, sha)| PendingDistances {
+                file: Some(file),
+                sha,
+                seconds,
+            }),
+            picture: None,
+            disk: Some(DiskReport {
+                slabs: self.plan.count,
+                in_memory: false,
+                read_bytes,
+                written_bytes,
+                io_seconds: (io_seconds * 10.0).round() / 10.0,
+                levels: levels_io,
+            }),
+        })
+    }
 }
 
 #[cfg(not(feature = "mpi"))]
 pub(super) fn search_across<S: StateSpace>(
     _: &S,
-    cluster: &MpiJob,
-    _: (&Slab, Option<&SlabPlan>),
-    _: Option<&(Gpu, Layout)>,
+    (cluster, ..): (&MpiJob, &Slab, Option<&SlabPlan>, Option<&(Gpu, Layout)>),
     _: &Options,
-    _: &MpiRun,
+    _: &FileCheckpoints,
+    _: &DistancesWriter,
     _: Option<Resume>,
 ) -> Result<Found, SearchError> {
     match *cluster {}
-}
-
-/// What a search across processes needs of its run besides the space.
-// Read only by the MPI build's search.
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-pub(super) struct MpiRun<'a> {
-    pub(super) bar: &'a LevelBar,
-    pub(super) saver: &'a FileCheckpoints<'a>,
-    pub(super) quiet: bool,
-    pub(super) gsd: &'a Path,
-    pub(super) frame_memory: u64,
 }
 
 /// `result` where every process of `cluster` succeeded. Otherwise the first failing process

@@ -4,6 +4,7 @@
 //! - [`setup`]: every check before a search, and the plan `--dry-run` prints;
 //! - [`checkpoints`]: the checkpoints in the output folder, saved and read back;
 //! - [`cluster`]: a run as one process of an MPI job;
+//! - `tier`: the one run path of every tier, its engine behind one interface;
 //! - `output`: the distances file and the report's files, each written whole or not at all.
 
 pub mod checkpoints;
@@ -11,6 +12,7 @@ pub mod cluster;
 pub mod engine;
 mod output;
 pub mod setup;
+mod tier;
 
 pub use checkpoints::CHECKPOINT;
 pub use cluster::MpiJob;
@@ -30,17 +32,18 @@ use crate::search::SearchError;
 use crate::search::cpu::CpuEngine;
 use crate::search::disk::DiskEngine;
 use crate::search::levels::Levels;
-use crate::search::{self, Checkpoints, Engine, Footprint, Options, Resume};
+use crate::search::{Footprint, Options, Resume};
 use crate::store::atomic;
 use crate::units::bytes;
 use checkpoints::{FileCheckpoints, saved_hint};
-use cluster::{MpiRun, first_failure_ends_all, search_across};
+use cluster::{first_failure_ends_all, search_across};
 pub(crate) use output::PendingDistances;
 use output::{DISTANCES_FILE, DistancesWriter, Searched, report_of, write_files};
 use setup::{Setup, setup};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
+use tier::search_on;
 
 /// Why a run did not complete.
 #[derive(Debug)]
@@ -273,17 +276,8 @@ fn run_space<S: StateSpace>(
         started,
         report_only: job.report_only,
     };
-    let searched = pool.install(|| {
-        search_placed(
-            space,
-            &placement,
-            (&plan, tier),
-            job.quiet,
-            &saver,
-            &writer,
-            resume,
-        )
-    });
+    let searched =
+        pool.install(|| search_placed(space, &placement, (&plan, tier), &saver, &writer, resume));
     let Found {
         levels,
         antipodes,
@@ -340,12 +334,13 @@ fn run_space<S: StateSpace>(
     Ok(finished)
 }
 
-/// The search where `placement` puts it, under `plan`, and its distances file written.
+/// The search where `placement` puts it, on the plan's tier, and its distances file written:
+/// the tier builds its engine here (or, for an MPI job, in [`cluster`]), and every tier's run
+/// goes the one way ([`tier::search_on`]).
 fn search_placed<S: StateSpace>(
     space: &S,
     placement: &Placement,
     (plan, tier): (&Plan, Tier),
-    quiet: bool,
     saver: &FileCheckpoints,
     writer: &DistancesWriter,
     resume: Option<Resume>,
@@ -367,23 +362,9 @@ fn search_placed<S: StateSpace>(
             let Placement::Slab { mpi, slab, device } = placement else {
                 return Err(unopened("an MPI job").into());
             };
-            let run = MpiRun {
-                bar: writer.bar,
-                saver,
-                quiet,
-                gsd: &writer.gsd,
-                frame_memory: plan.memory.frame_memory,
-            };
             let disk = plan.slab_plan.as_ref();
-            search_across(
-                space,
-                mpi,
-                (slab, disk),
-                device.as_ref(),
-                options,
-                &run,
-                resume,
-            )
+            let on = (*mpi, slab, disk, device.as_ref());
+            search_across(space, on, options, saver, writer, resume)
         }
         Tier::HostSlabs | Tier::DiskSlabs { .. } => {
             let slabs = (plan.slab_plan.as_ref()).ok_or_else(|| unopened("slabs"))?;
@@ -396,21 +377,11 @@ fn search_placed<S: StateSpace>(
                 let sweeper = GpuSweeper::new(gpu, window, table.readback_blocks);
                 engine = engine.sweeping_with(Box::new(sweeper));
             }
-            let found = search_where_it_lies(space, &mut engine, options, saver, writer, resume)?;
-            engine.remove_files()?;
-            let io = engine.io();
-            let disk = DiskReport {
-                slabs: slabs.count,
-                in_memory: slabs.in_memory,
-                read_bytes: io.read,
-                written_bytes: io.written,
-                io_seconds: (io.seconds * 10.0).round() / 10.0,
-                levels: engine.steps().to_vec(),
+            let slabs = tier::Slabs {
+                engine,
+                plan: slabs,
             };
-            Ok(Found {
-                disk: Some(disk),
-                ..found
-            })
+            search_on(space, slabs, options, saver, writer, resume)
         }
         Tier::Device => {
             let Placement::Gpu(gpu, layout) = placement else {
@@ -418,55 +389,14 @@ fn search_placed<S: StateSpace>(
             };
             // The file is written from the table where it lies: a host copy, or the
             // device's table read back chunk by chunk.
-            let mut engine = gpu.engine(space, layout, plan.memory.host_table)?;
-            search_where_it_lies(space, &mut engine, options, saver, writer, resume)
+            let engine = gpu.engine(space, layout, plan.memory.host_table)?;
+            search_on(space, engine, options, saver, writer, resume)
         }
         Tier::Memory => {
-            let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
-            let saver = Some(saver as &dyn Checkpoints);
-            let (levels, antipodes) =
-                search::drive(space, &mut engine, options, writer.bar, saver, resume)?;
-            let table = engine.into_table()?;
-            let distances = Some(writer.write(&table, &levels)?);
-            let picture = space.picture(&table);
-            Ok(Found {
-                levels,
-                antipodes,
-                distances,
-                picture,
-                disk: None,
-            })
+            let engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
+            search_on(space, engine, options, saver, writer, resume)
         }
     }
-}
-
-/// A search on `engine` whose table stays where it lies (a GPU, slabs on disk): the levels, the
-/// antipodes and the distances file, written from the table there.
-fn search_where_it_lies<S: StateSpace, E: Engine>(
-    space: &S,
-    engine: &mut E,
-    options: &Options,
-    saver: &FileCheckpoints,
-    writer: &DistancesWriter,
-    resume: Option<Resume>,
-) -> Result<Found, SearchError> {
-    let saver = Some(saver as &dyn Checkpoints);
-    let (levels, antipodes) = search::drive(space, engine, options, writer.bar, saver, resume)?;
-    let mut written = writer.report_only.then(|| writer.leave_out());
-    if written.is_none() {
-        engine.with_table(&mut |table| {
-            written = Some(writer.write(table, &levels)?);
-            Ok(())
-        })?;
-    }
-    let distances = Some(written.ok_or("the table was never read")?);
-    Ok(Found {
-        levels,
-        antipodes,
-        distances,
-        picture: None,
-        disk: None,
-    })
 }
 
 /// Tables of this many entries say which strategy they run with.
