@@ -52,9 +52,10 @@ impl Choice {
             // Thin levels go on as lists whatever the policy (bottom-up scans would also check
             // ranks no move reaches, where a family has such: Free the Key's unfit positions).
             (None, Some(n))
-                if (n <= self.list_limit || n <= TINY_LEVEL as u64)
-                    && self.passes.frontier
-                    && !self.swept =>
+                if self.passes.frontier
+                    && !self.swept
+                    && (engine.lists_next(n))
+                        .unwrap_or(n <= self.list_limit || n <= TINY_LEVEL as u64) =>
             {
                 Step::Frontier
             }
@@ -78,10 +79,11 @@ impl Choice {
                     };
                     self.bottom_up |= prefer_bottom_up(unreached, expanded, self.moves, weight);
                 }
-                if self.passes.remaining
-                    && (self.remaining
-                        || ((self.bottom_up || structured) && unreached <= self.list_limit))
-                {
+                let listed_remaining = || {
+                    (engine.lists_remaining(unreached))
+                        .unwrap_or((self.bottom_up || structured) && unreached <= self.list_limit)
+                };
+                if self.passes.remaining && (self.remaining || listed_remaining()) {
                     self.remaining = true;
                     Step::Remaining
                 } else if structured && auto && engine.scan_costs_less(expanded) {

@@ -47,15 +47,10 @@ impl Passes {
     };
     /// Top-down and bottom-up scans only (the engines of an MPI job's slabs).
     pub const SCANS: Passes = Passes {
-        bottom_up: true,
-        ..Passes::TOP_DOWN
-    };
-    /// Top-down scans only (the slabs on disk, whose neighbours elsewhere are not at hand).
-    pub const TOP_DOWN: Passes = Passes {
         frontier: false,
         sweep: false,
         remaining: false,
-        bottom_up: false,
+        bottom_up: true,
     };
 
     /// Whether a pass of kind `step` is among these.
@@ -117,17 +112,25 @@ pub trait Engine {
         false
     }
 
-    /// The kind of pass the last [`Engine::pass`] ran, asked for `asked`: the same, unless the
-    /// engine chooses within a pass (the slabs' engine, [`crate::search::disk`], runs its
-    /// frontier lists, its tail of the unreached or its slabs' sweeps and rounds under one
-    /// top-down pass). Progress lines name it.
-    fn ran(&self, asked: Step) -> Step {
-        asked
-    }
-
     /// The kinds of pass this engine carries out; the loop asks for no other.
     fn passes(&self) -> Passes {
         Passes::ALL
+    }
+
+    /// Whether the engine has room to find the next level from its list of the last (`listed`
+    /// states long), where its own memory decides (the slabs' engine, whose lists take the room
+    /// of a slab); `None` (the default): the loop's list limit decides.
+    fn lists_next(&self, listed: u64) -> Option<bool> {
+        let _ = listed;
+        None
+    }
+
+    /// Whether the engine lists the `unreached` states for the passes that find the last levels
+    /// among them ([`Step::Remaining`]), where its own memory and costs decide (the slabs'
+    /// engine); `None` (the default): the loop's rule decides.
+    fn lists_remaining(&self, unreached: u64) -> Option<bool> {
+        let _ = unreached;
+        None
     }
 
     /// What one unreached entry costs a bottom-up pass, in neighbours a top-down pass expands

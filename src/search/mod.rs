@@ -362,8 +362,7 @@ pub fn drive<S: StateSpace, E: Engine>(
             Some(w) => Some(w.level(engine, depth + 1, count)?),
             None => None,
         };
-        // The progress line names the pass that ran (the slabs' engine chooses its own).
-        progress.level(depth + 1, count, positions, engine.ran(step));
+        progress.level(depth + 1, count, positions, step);
         match positions {
             Some(positions) => levels.push_weighed(count, positions),
             None => levels.push(count),

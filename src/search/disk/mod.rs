@@ -169,8 +169,6 @@ pub struct DiskEngine<'s, S: StateSpace> {
     /// Taken up from slabs on disk, with no pass since: their states of the next level found
     /// so far are read as unreached where the level loop weighs the table it goes on from.
     resumed: bool,
-    /// The kind of pass the last one ran ([`Engine::ran`]).
-    ran: Step,
 }
 
 impl<'s, S: StateSpace> DiskEngine<'s, S> {
@@ -221,7 +219,6 @@ impl<'s, S: StateSpace> DiskEngine<'s, S> {
             sweeper: None,
             peers: None,
             resumed: false,
-            ran: Step::TopDown,
             slabs,
             unit,
         })
@@ -428,20 +425,22 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         Ok(())
     }
 
-    /// A top-down pass slab by slab. The slabs' engine runs no bottom-up pass ([`Passes`]): its
-    /// neighbours in other slabs are on disk.
+    /// A pass of kind `step`, as the level loop chose it ([`Engine::passes`]): the lists of the
+    /// first levels while they have room (a frontier pass), the tail of the unreached once it
+    /// pays (a remaining pass), or else a pass over the slabs, sweeping their block moves where
+    /// they have some. The slabs' engine runs no bottom-up pass: its neighbours in other slabs
+    /// are on disk.
     fn pass(
         &mut self,
         step: Step,
         levels: &Levels,
         progress: &dyn Progress,
     ) -> Result<u64, SearchError> {
-        debug_assert_eq!(step, Step::TopDown);
         self.resumed = false;
-        self.ran = Step::Frontier;
         let before = self.store.io;
-        if let Some(lists) = &mut self.lists {
-            if lists.room_for_next(self.space.move_count()) {
+        match step {
+            Step::Frontier => {
+                let lists = (self.lists.as_mut()).ok_or("the first levels are no longer lists")?;
                 let count = lists.pass(self.space);
                 progress.found(count);
                 if count > 0 {
@@ -450,31 +449,25 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
                 self.step(before);
                 return Ok(count);
             }
-            self.lay_out()?;
-        }
-        // Entries that hold no class (a table reduced by symmetry) are never reached.
-        let unreached = self.space.entries_to_reach() - levels.total();
-        let (size, moves) = (self.space.size(), self.space.move_count());
-        if self.tail.is_none() && Tail::pays(unreached, size, moves, self.list_bytes) {
-            self.store.let_go(); // the tail's list takes the room of the slabs' memory
-            self.tail = Some(self.unreached()?);
-        }
-        if let Some(tail) = &mut self.tail {
-            self.ran = Step::Remaining;
-            let count = tail.pass(self.space, levels.len());
-            progress.found(count);
-            if count > 0 {
-                self.smallest = tail.smallest(self.limit);
+            Step::Remaining => {
+                self.lay_out()?;
+                if self.tail.is_none() {
+                    self.store.let_go(); // the tail's list takes the room of the slabs' memory
+                    self.tail = Some(self.unreached()?);
+                }
+                let tail = (self.tail.as_mut()).ok_or("no tail of the unreached")?;
+                let count = tail.pass(self.space, levels.len());
+                progress.found(count);
+                if count > 0 {
+                    self.smallest = tail.smallest(self.limit);
+                }
+                self.step(before);
+                return Ok(count);
             }
-            self.step(before);
-            return Ok(count);
+            _ => self.lay_out()?,
         }
         // The pass completes level `depth` and expands it: slab by slab, sweeping their block
         // moves where they have some, pushing the rest in rounds.
-        self.ran = match self.swept.iter().any(|s| !s.is_empty()) {
-            true => Step::Sweep,
-            false => Step::TopDown,
-        };
         let depth = levels.len();
         let mut count = 0;
         let mut smallest = Vec::new();
@@ -528,12 +521,28 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
         Ok(count)
     }
 
+    /// Lists of the first levels, the tail of the unreached, and passes over the slabs: sweeps
+    /// where the slabs keep block moves, else top-down.
     fn passes(&self) -> Passes {
-        Passes::TOP_DOWN
+        Passes {
+            frontier: true,
+            remaining: true,
+            sweep: self.swept.iter().any(|s| !s.is_empty()),
+            bottom_up: false,
+        }
     }
 
-    fn ran(&self, _: Step) -> Step {
-        self.ran
+    /// While the first levels are lists, as long as the next has room beside them.
+    fn lists_next(&self, _: u64) -> Option<bool> {
+        let moves = self.space.move_count();
+        Some((self.lists.as_ref()).is_some_and(|l| l.room_for_next(moves)))
+    }
+
+    /// Once the unreached fit the lists' room and a binary search among them costs less than a
+    /// pass over the slabs ([`Tail::pays`]).
+    fn lists_remaining(&self, unreached: u64) -> Option<bool> {
+        let (size, moves) = (self.space.size(), self.space.move_count());
+        Some(self.tail.is_some() || Tail::pays(unreached, size, moves, self.list_bytes))
     }
 
     fn resume_in_place(
