@@ -23,6 +23,7 @@ pub mod disk;
 pub mod engine;
 mod error;
 pub mod levels;
+mod list;
 pub mod segments;
 pub mod slab;
 pub mod smallest;

@@ -20,6 +20,7 @@ mod scan;
 use super::bitmap::Bitmap;
 use super::engine::Engine;
 use super::levels::Levels;
+use super::list::{self, STATES_PER_TASK};
 use super::smallest::{Smallest, merge_smallest};
 use super::sweep::Sweep;
 use super::sweep::frontier::count_holding;
@@ -35,8 +36,6 @@ use rayon::prelude::*;
 use scan::*;
 use std::ops::Range;
 
-/// Frontier states per list task.
-const STATES_PER_TASK: usize = 4096;
 /// Table words per task when listing unreached ranks.
 const WORDS_PER_LIST_TASK: usize = 1 << 14;
 /// A claim of a top-down scan (a scattered neighbour) costs about as much as a sweep's pull of
@@ -142,7 +141,7 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
             progress.found(new.len() as u64);
             new
         } else {
-            expand_list(self.space, &self.table, &list, next, progress)
+            list::expand(self.space, &list, |n| self.table.claim(n, next), progress)
         };
         if new.is_empty() {
             self.list = Some(list);
@@ -384,38 +383,6 @@ fn last_level(table: &DistanceTable, list: Option<&[u64]>, current: u8) -> Bitma
         Some(list) => Bitmap::from_ranks(table.entries(), list),
         None => Bitmap::from_fn(table.entries(), |w| table.value_bits(w, current)),
     }
-}
-
-/// Top-down from an explicit frontier list: claims every unreached neighbour.
-fn expand_list<S: StateSpace>(
-    space: &S,
-    table: &DistanceTable,
-    list: &[u64],
-    next: u8,
-    progress: &dyn Progress,
-) -> Vec<u64> {
-    let moves = space.move_count();
-    let parts: Vec<Vec<u64>> = list
-        .par_chunks(STATES_PER_TASK)
-        .map_init(
-            || space.cursor(),
-            |cursor, chunk| {
-                let mut new = Vec::new();
-                for &rank in chunk {
-                    cursor.seek(rank);
-                    for mv in 0..moves {
-                        let neighbour = cursor.neighbour(mv);
-                        if table.claim(neighbour, next) {
-                            new.push(neighbour);
-                        }
-                    }
-                }
-                progress.found(new.len() as u64);
-                new
-            },
-        )
-        .collect();
-    parts.concat()
 }
 
 /// Every rank whose entry holds `value`, ascending.

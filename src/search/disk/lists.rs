@@ -2,14 +2,12 @@
 //! memory, with no slab laid out yet, so that the thin levels of a search cost no pass over the
 //! disk. Once the next level's list would not fit, the slabs are laid out from the lists.
 
-use crate::puzzle::{Cursor, StateSpace};
+use crate::puzzle::StateSpace;
 use crate::search::slab::Slab;
+use crate::search::{Silent, list};
 use crate::table::UNREACHED;
 use rayon::prelude::*;
 use std::ops::Range;
-
-/// States a list task expands.
-const STATES_PER_TASK: usize = 1 << 12;
 
 /// Every level found so far, each as its states, ascending.
 pub(super) struct Lists {
@@ -47,27 +45,15 @@ impl Lists {
     /// level before (in an undirected graph no other level holds any). Keeps it unless empty;
     /// returns how many states it has.
     pub(super) fn pass<S: StateSpace>(&mut self, space: &S) -> u64 {
-        let moves = space.move_count();
         let depth = self.levels.len() - 1;
         let last = &self.levels[depth];
         let before = depth.checked_sub(1).map(|d| &self.levels[d]);
-        let mut next: Vec<u64> = (last.par_chunks(STATES_PER_TASK))
-            .flat_map_iter(|chunk| {
-                let mut cursor = space.cursor();
-                let mut out = Vec::with_capacity(chunk.len() * moves);
-                for &rank in chunk {
-                    cursor.seek(rank);
-                    out.extend((0..moves).map(|m| cursor.neighbour(m)));
-                }
-                out
-            })
-            .collect();
-        next.par_sort_unstable();
-        next.dedup();
         let seen = |r: &u64| {
             last.binary_search(r).is_ok() || before.is_some_and(|b| b.binary_search(r).is_ok())
         };
-        let next: Vec<u64> = next.into_par_iter().filter(|r| !seen(r)).collect();
+        let mut next = list::expand(space, last, |r| !seen(&r), &Silent);
+        next.par_sort_unstable();
+        next.dedup();
         let count = next.len() as u64;
         if count > 0 {
             self.levels.push(next);

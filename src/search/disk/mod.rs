@@ -29,6 +29,7 @@ mod peers;
 mod rounds;
 mod state;
 mod store;
+mod sweeper;
 mod tail;
 mod transfer;
 mod view;
@@ -39,6 +40,7 @@ pub use io::{IO_BYTES, Io};
 pub use local::slab_units;
 pub use peers::{Peers, SHIP_BYTES, owned};
 pub use state::SlabsState;
+pub use sweeper::SlabSweep;
 
 use crate::puzzle::{BlockMove, StateSpace, Structure};
 use crate::search::bitmap::Bitmap;
@@ -95,35 +97,6 @@ enum Source<'a> {
     Table(&'a dyn TableView, &'a [u64]),
     /// The lists of the first levels.
     Lists(&'a Lists),
-}
-
-/// Sweeps a slab's block moves elsewhere than on the host's cores (the GPU: [`crate::gpu`]).
-pub trait SlabSweep {
-    /// Sets the unreached neighbours of a slab's states of level `depth` by `blocks` (moves
-    /// that stay in the slab, in its entries) to level `depth + 1` in `table`, and their bits
-    /// in `next`, as `Sweep::pass_bits` does; returns how many. `table` holds every level of
-    /// the slab up to `depth` and none after, so the entries holding `depth`'s value are its
-    /// states, and older levels of that value (which have no unreached neighbour).
-    fn sweep(
-        &mut self,
-        blocks: &[BlockMove],
-        table: &DistanceTable,
-        next: &Bitmap,
-        depth: u64,
-    ) -> Result<u64, String>;
-}
-
-/// A sweeper lent to an engine: one kept across searches keeps its kernels.
-impl<T: SlabSweep + ?Sized> SlabSweep for &mut T {
-    fn sweep(
-        &mut self,
-        blocks: &[BlockMove],
-        table: &DistanceTable,
-        next: &Bitmap,
-        depth: u64,
-    ) -> Result<u64, String> {
-        (**self).sweep(blocks, table, next, depth)
-    }
 }
 
 /// The engine of a table whose slabs live on disk.
@@ -539,7 +512,7 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     }
 
     /// Once the unreached fit the lists' room and a binary search among them costs less than a
-    /// pass over the slabs ([`Tail::pays`]).
+    /// pass over the slabs (`Tail::pays`).
     fn lists_remaining(&self, unreached: u64) -> Option<bool> {
         let (size, moves) = (self.space.size(), self.space.move_count());
         Some(self.tail.is_some() || Tail::pays(unreached, size, moves, self.list_bytes))

@@ -6,12 +6,11 @@
 use crate::puzzle::{Cursor, StateSpace};
 use crate::search::bitmap::Bitmap;
 use crate::search::isolated;
+use crate::search::list::STATES_PER_TASK;
 use crate::search::slab::Slab;
 use crate::table::{DistanceTable, UNREACHED};
 use rayon::prelude::*;
 
-/// States a tail task checks.
-const STATES_PER_TASK: usize = 1 << 12;
 /// Table words a task reads when the tail lists a slab's unreached states.
 const WORDS_PER_TASK: usize = 1 << 12;
 
