@@ -17,6 +17,8 @@ use crate::search::slab::Slab;
 use crate::search::{Options, Resume};
 use crate::store::atomic;
 #[cfg(feature = "mpi")]
+use crate::store::atomic::AtomicFile;
+#[cfg(feature = "mpi")]
 use crate::{gpu, search, search::Footprint, store};
 #[cfg(feature = "mpi")]
 use crate::{report::DiskReport, search::Engine, search::disk::DiskEngine, search::levels::Levels};
@@ -167,11 +169,7 @@ impl<S: StateSpace, E: search::cluster::SlabEngine> TierEngine<S> for ProcessSla
         )
         .unwrap_or_else(|e| cluster.abort(&format!("cannot write {}: {e}", gsd.display()), 1));
         Ok(Outputs {
-            distances: written.map(|(file, sha)| PendingDistances {
-                file: Some(file),
-                sha,
-                seconds,
-            }),
+            distances: pending(written, seconds),
             picture: None,
             disk: None,
         })
@@ -243,11 +241,7 @@ impl<'a, S: StateSpace> TierEngine<S> for SlabsAcross<'a, S> {
             .into_iter()
             .fold(0.0, f64::max);
         Ok(Outputs {
-            distances: written.map(|(file, sha)| PendingDistances {
-                file: Some(file),
-                sha,
-                seconds,
-            }),
+            distances: pending(written, seconds),
             picture: None,
             disk: Some(DiskReport {
                 slabs: self.plan.count,
@@ -259,6 +253,17 @@ impl<'a, S: StateSpace> TierEngine<S> for SlabsAcross<'a, S> {
             }),
         })
     }
+}
+
+/// The distances file a process `written` (process 0's: the others write none), searched for
+/// `seconds`, as the report takes it.
+#[cfg(feature = "mpi")]
+fn pending(written: Option<(AtomicFile, String)>, seconds: f64) -> Option<PendingDistances> {
+    written.map(|(file, sha)| PendingDistances {
+        file: Some(file),
+        sha,
+        seconds,
+    })
 }
 
 #[cfg(not(feature = "mpi"))]

@@ -40,7 +40,7 @@ use cluster::{first_failure_ends_all, search_across};
 pub(crate) use output::PendingDistances;
 use output::{DISTANCES_FILE, DistancesWriter, Searched, report_of, write_files};
 use setup::{Setup, setup};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 use tier::search_on;
@@ -198,56 +198,14 @@ fn run_space<S: StateSpace>(
         eprintln!("gpusearch: note: {note}");
     }
     if !job.quiet && root && space.size() >= NOTE_PLAN_ENTRIES {
-        let checkpoints = match &plan.slab_plan {
-            Some(slabs) if !slabs.in_memory => format!(
-                "the slabs are the checkpoint, after every level; up to {} of disk",
-                bytes(slabs.disk().max(slabs.generation + plan.disk.needed(0)))
-            ),
-            _ if job.report_only => "the report alone, no checkpoints".into(),
-            _ => format!(
-                "a checkpoint every {:.0} s (~{:.0} s each); up to {} of disk",
-                plan.disk.every,
-                plan.disk.checkpoint_seconds,
-                bytes(plan.disk.needed(0))
-            ),
-        };
-        let time = Estimate::of(space.size(), space.measured_rate(), threads, tier);
-        eprintln!(
-            "gpusearch: {} strategy: {}; {checkpoints}; about {} of search expected (an estimate)",
-            plan::footprint_name(plan.memory.footprint),
-            plan.memory.why,
-            plan::duration(time.seconds),
-        );
+        note_plan(space, job, &plan, tier, threads);
     }
     // Seconds of search before this run, when it goes on from a checkpoint.
     let (resume, earlier) = match resume {
         Some((r, seconds)) => (Some(r), seconds),
         None => (None, 0.0),
     };
-    match &resume {
-        Some(r) => {
-            let level = r.levels.len() - 1;
-            let percent = (r.pass.as_ref()).map(|p| p.percent(space.size().div_ceil(32)));
-            if root && !job.quiet {
-                let within = match (&r.pass, percent) {
-                    (Some(p), Some(percent)) => format!(
-                        ", {percent:.0}% into level {}'s scan ({} entries set)",
-                        level + 1,
-                        p.found
-                    ),
-                    _ => String::new(),
-                };
-                eprintln!(
-                    "gpusearch: going on from the checkpoint after level {level}{within} ({} states found, {earlier:.0} s searched)",
-                    r.levels.total()
-                );
-            }
-            atomic::set_resume_hint(saved_hint(&out, level, percent));
-        }
-        None => atomic::set_resume_hint(
-            "no checkpoint was saved yet: run the same command again to start over".into(),
-        ),
-    }
+    say_how_to_go_on(space, &out, resume.as_ref(), earlier, root && !job.quiet);
     let started = Instant::now();
     let saver = FileCheckpoints {
         folder: out.clone(),
@@ -332,6 +290,66 @@ fn run_space<S: StateSpace>(
     // The run is complete: nothing to resume any more.
     saver.remove_all().map_err(Error::Run)?;
     Ok(finished)
+}
+
+/// Says on stderr what the run's plan chose (its strategy, checkpoints, the disk and the time
+/// it expects), before a search of a space large enough to take a while.
+fn note_plan<S: StateSpace>(space: &S, job: &Job, plan: &Plan, tier: Tier, threads: usize) {
+    let checkpoints = match &plan.slab_plan {
+        Some(slabs) if !slabs.in_memory => format!(
+            "the slabs are the checkpoint, after every level; up to {} of disk",
+            bytes(slabs.disk().max(slabs.generation + plan.disk.needed(0)))
+        ),
+        _ if job.report_only => "the report alone, no checkpoints".into(),
+        _ => format!(
+            "a checkpoint every {:.0} s (~{:.0} s each); up to {} of disk",
+            plan.disk.every,
+            plan.disk.checkpoint_seconds,
+            bytes(plan.disk.needed(0))
+        ),
+    };
+    let time = Estimate::of(space.size(), space.measured_rate(), threads, tier);
+    eprintln!(
+        "gpusearch: {} strategy: {}; {checkpoints}; about {} of search expected (an estimate)",
+        plan::footprint_name(plan.memory.footprint),
+        plan.memory.why,
+        plan::duration(time.seconds),
+    );
+}
+
+/// Says on stderr where a run goes on from (`resume`, searched for `earlier` seconds before),
+/// where it `say`s anything, and sets what an interrupt says about going on.
+fn say_how_to_go_on<S: StateSpace>(
+    space: &S,
+    out: &Path,
+    resume: Option<&Resume>,
+    earlier: f64,
+    say: bool,
+) {
+    match resume {
+        Some(r) => {
+            let level = r.levels.len() - 1;
+            let percent = (r.pass.as_ref()).map(|p| p.percent(space.size().div_ceil(32)));
+            if say {
+                let within = match (&r.pass, percent) {
+                    (Some(p), Some(percent)) => format!(
+                        ", {percent:.0}% into level {}'s scan ({} entries set)",
+                        level + 1,
+                        p.found
+                    ),
+                    _ => String::new(),
+                };
+                eprintln!(
+                    "gpusearch: going on from the checkpoint after level {level}{within} ({} states found, {earlier:.0} s searched)",
+                    r.levels.total()
+                );
+            }
+            atomic::set_resume_hint(saved_hint(out, level, percent));
+        }
+        None => atomic::set_resume_hint(
+            "no checkpoint was saved yet: run the same command again to start over".into(),
+        ),
+    }
 }
 
 /// The search where `placement` puts it, on the plan's tier, and its distances file written:

@@ -323,19 +323,9 @@ impl Plan {
             slab_bytes: inputs.slab_bytes,
             memory: &inputs.memory,
         };
-        let mut refused = Vec::new();
-        let mut tier = None;
-        for &candidate in
-            Tier::candidates(slab.is_some(), device.is_some(), inputs.gpu_sweeps_slabs)
-        {
-            match fits.why_not(candidate) {
-                Some(why) => refused.push((candidate, why)),
-                None => {
-                    tier = Some(candidate);
-                    break;
-                }
-            }
-        }
+        let candidates =
+            Tier::candidates(slab.is_some(), device.is_some(), inputs.gpu_sweeps_slabs);
+        let (tier, refused) = fits.choose(candidates);
         debug_assert_eq!(tier.is_none(), refusal.is_some(), "{tier:?} {refusal:?}");
         let slabs = slab_plan.flatten();
         Plan {
@@ -436,6 +426,18 @@ struct Fits<'a> {
 }
 
 impl Fits<'_> {
+    /// The first of `candidates` that fits, if any, and those before it, each with why not.
+    fn choose(&self, candidates: &[Tier]) -> (Option<Tier>, Vec<(Tier, String)>) {
+        let mut refused = Vec::new();
+        for &candidate in candidates {
+            match self.why_not(candidate) {
+                Some(why) => refused.push((candidate, why)),
+                None => return (Some(candidate), refused),
+            }
+        }
+        (None, refused)
+    }
+
     /// Why `tier` cannot run the search, or `None` where it can.
     fn why_not(&self, tier: Tier) -> Option<String> {
         if let Some(why) = &self.too_large {
