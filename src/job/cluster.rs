@@ -143,8 +143,7 @@ impl<S: StateSpace, E: search::cluster::SlabEngine> TierEngine<S> for ProcessSla
         let exchanged = self.engine.exchanged().clone();
         let slab = self.engine.slab().clone();
         let table = self.engine.into_table()?;
-        let seconds = writer.earlier + writer.started.elapsed().as_secs_f64();
-        writer.bar.finish();
+        let seconds = writer.searched();
         if !writer.bar.quiet() {
             let levels: Vec<String> = (exchanged.compressed.iter().zip(&exchanged.ranks))
                 .map(|(bytes, ranks)| format!("{bytes}/{ranks}"))
@@ -201,8 +200,7 @@ impl<'a, S: StateSpace> TierEngine<S> for SlabsAcross<'a, S> {
         writer: &DistancesWriter,
     ) -> Result<Outputs, SearchError> {
         let (cluster, engine) = (self.cluster, &mut self.engine);
-        let seconds = writer.earlier + writer.started.elapsed().as_secs_f64();
-        writer.bar.finish();
+        let seconds = writer.searched();
         let (info, starts) = (&writer.info, &writer.starts);
         let mut header = Some(|chunks| store::header(info, starts, levels, space.size(), chunks));
         let bounds = engine.process_bounds();

@@ -117,8 +117,7 @@ impl DistancesWriter<'_> {
         if self.report_only {
             return Ok(self.leave_out());
         }
-        let seconds = self.earlier + self.started.elapsed().as_secs_f64();
-        self.bar.finish();
+        let seconds = self.searched();
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.gsd.display());
         let mut file = AtomicFile::create(&self.gsd).map_err(fail)?;
         let sha = store::write(
@@ -139,12 +138,18 @@ impl DistancesWriter<'_> {
 
     /// No file, for the report alone: the seconds of search.
     pub(super) fn leave_out(&self) -> PendingDistances {
-        self.bar.finish();
         PendingDistances {
             file: None,
             sha: String::new(),
-            seconds: self.earlier + self.started.elapsed().as_secs_f64(),
+            seconds: self.searched(),
         }
+    }
+
+    /// The search is over: its progress bar is finished, and its seconds (all runs of it
+    /// together) are returned.
+    pub(super) fn searched(&self) -> f64 {
+        self.bar.finish();
+        self.earlier + self.started.elapsed().as_secs_f64()
     }
 }
 

@@ -515,7 +515,8 @@ impl<S: StateSpace> Engine for DiskEngine<'_, S> {
     /// pass over the slabs (`Tail::pays`).
     fn lists_remaining(&self, unreached: u64) -> Option<bool> {
         let (size, moves) = (self.space.size(), self.space.move_count());
-        Some(self.tail.is_some() || Tail::pays(unreached, size, moves, self.list_bytes))
+        // Once chosen, the loop keeps to remaining passes without asking again.
+        Some(Tail::pays(unreached, size, moves, self.list_bytes))
     }
 
     fn resume_in_place(
