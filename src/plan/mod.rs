@@ -452,8 +452,8 @@ impl Fits<'_> {
                 self.memory.source
             )
         };
-        // Whether the table is in slabs `held` in host memory (or on disk), where `gpu` sweeps
-        // them (or the CPU).
+        // Why the table is not in slabs held in host memory (`held`) or on disk, swept by a GPU
+        // (`gpu`) or by the CPU; `None` where it is.
         let in_slabs = |held: bool, gpu: bool| match slabs {
             Some(Some(s)) if s.in_memory == held => None,
             Some(Some(_)) if held => Some(no_cut()),
