@@ -929,7 +929,7 @@ fn loops_a_driver_cuts_short_are_reported_not_published() {
 
 /// `space` reduced by its symmetries.
 fn reduced<S: StateSpace + Clone + Send + 'static>(space: S) -> Reduced {
-    let symmetry = space.symmetry().unwrap();
+    let symmetry = space.capabilities().symmetry().unwrap();
     Reduced::new(Box::new(Erased(space)), symmetry).unwrap()
 }
 

@@ -1,9 +1,10 @@
 //! What a space offers beyond its cursor's moves, one capability each: a pass asks
 //! [`StateSpace::capabilities`](super::StateSpace::capabilities) once and takes the speed-ups
-//! there. A family that adds a speed-up adds a capability here and offers it; no other space
-//! gains a method.
+//! there, and `--symmetry` takes the symmetries. A family that adds a speed-up adds a
+//! capability here and offers it; no other space gains a method.
 
 use super::Structure;
+use super::symmetry::Symmetry;
 use crate::table::Holding;
 
 /// Moves that act on whole runs of consecutive ranks (block moves), so that a pass applies them
@@ -72,6 +73,31 @@ pub trait Pages: Sync {
     fn page_neighbours(&self, page: u64, out: &mut Vec<u64>);
 }
 
+/// The symmetries of a space's graph that fix its start ([`super::symmetry`]), stated or found
+/// by its family.
+pub trait Symmetric: Sync {
+    /// The symmetries with the class coordinate they act on, or why there are none after all
+    /// (a sliding board that is not square, a definition whose moves no relabelling keeps):
+    /// finding them can take a while.
+    fn symmetry(&self) -> Result<Symmetry, String>;
+}
+
+/// Whether a space offers symmetries ([`Capabilities::symmetries`]): every family says, and
+/// where it has none, why (the reason `--symmetry`'s refusal gives).
+#[derive(Clone, Copy)]
+pub enum Symmetries<'a> {
+    /// Symmetries the family states or finds.
+    Offered(&'a dyn Symmetric),
+    /// Why the family has none.
+    None(&'static str),
+}
+
+impl Default for Symmetries<'_> {
+    fn default() -> Self {
+        Symmetries::None("no symmetry maps its moves onto its moves and its start onto its start")
+    }
+}
+
 /// The capabilities a space offers; none by default.
 #[derive(Clone, Copy, Default)]
 pub struct Capabilities<'a> {
@@ -86,6 +112,8 @@ pub struct Capabilities<'a> {
     /// offsets of one arrangement); a plane's width is a multiple of 32 (whole table words).
     /// `None`: slabs are ranges of ranks.
     pub planes: Option<u64>,
+    /// The symmetries that fix the start, or why there are none.
+    pub symmetries: Symmetries<'a>,
 }
 
 impl Capabilities<'_> {
@@ -107,5 +135,13 @@ impl Capabilities<'_> {
     /// The planes of the slabs ([`Capabilities::planes`]); 1 where slabs are ranges of ranks.
     pub fn slab_planes(&self) -> u64 {
         self.planes.unwrap_or(1)
+    }
+
+    /// The symmetries that fix the start ([`Symmetric::symmetry`]), or why there are none.
+    pub fn symmetry(&self) -> Result<Symmetry, String> {
+        match self.symmetries {
+            Symmetries::Offered(family) => family.symmetry(),
+            Symmetries::None(why) => Err(why.into()),
+        }
     }
 }

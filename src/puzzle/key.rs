@@ -13,6 +13,7 @@
 //! slide back on. Moves: `L` slides towards the handle, `R` towards the free end, `CW` and `CCW`
 //! turn the disk one cut; a move that does not fit leaves the disk where it is.
 
+use super::capability::{Capabilities, Symmetries};
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Sample};
 use super::{Cursor, PuzzleInfo, Space, StateSpace};
 use crate::puzzle::path::path_to_solved;
@@ -349,8 +350,11 @@ impl StateSpace for Key {
         }
     }
 
-    fn symmetry(&self) -> Result<super::symmetry::Symmetry, String> {
-        Err("gpusearch knows no symmetry of a key's maze".into())
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            symmetries: Symmetries::None("gpusearch knows no symmetry of a key's maze"),
+            ..Capabilities::default()
+        }
     }
 
     fn measured_rate(&self) -> super::Rate {

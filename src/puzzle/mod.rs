@@ -180,12 +180,6 @@ pub trait StateSpace: Sync {
         None
     }
 
-    /// The symmetries of the space that fix its start, with the class coordinate they act on,
-    /// or why it has none ([`symmetry`]).
-    fn symmetry(&self) -> Result<symmetry::Symmetry, String> {
-        Err("no symmetry maps its moves onto its moves and its start onto its start".into())
-    }
-
     /// How many positions each entry stands for, where an entry may stand for more than one
     /// (a space reduced by its symmetries, [`symmetry::Reduced`]); `None` (the default) where
     /// each entry is one position.

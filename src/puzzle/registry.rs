@@ -101,7 +101,7 @@ pub fn reduce(space: Space) -> Result<Space, PuzzleError> {
         puzzle: info.puzzle.clone(),
         why,
     };
-    let symmetry = with_space!(&space, s => s.symmetry()).map_err(refused)?;
+    let symmetry = with_space!(&space, s => s.capabilities().symmetry()).map_err(refused)?;
     let reduced = Reduced::new(space.into_base(), symmetry).map_err(refused)?;
     Ok(Space::Reduced(reduced))
 }

@@ -10,6 +10,7 @@
 //!
 //! Rank order: the state itself, `sum of b_k * 2^(k-1)` with `b_k = 1` when ring `k` is off.
 
+use super::capability::{Capabilities, Symmetries};
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{Cursor, PuzzleInfo, Space, StateSpace};
 
@@ -165,11 +166,13 @@ impl StateSpace for Rings {
         }
     }
 
-    fn symmetry(&self) -> Result<super::symmetry::Symmetry, String> {
-        Err(
-            "its graph is one path with the start at one end, which nothing but the identity keeps"
-                .into(),
-        )
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            symmetries: Symmetries::None(
+                "its graph is one path with the start at one end, which nothing but the identity keeps",
+            ),
+            ..Capabilities::default()
+        }
     }
 
     fn measured_rate(&self) -> super::Rate {

@@ -15,6 +15,7 @@
 //! is: the blank's cell changes by one. One moving up or down passes the `cols - 1` tiles between
 //! its cell and the blank's: a rotation of `cols` consecutive tiles of the order.
 
+use super::capability::{Symmetric, Symmetries};
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{
     BlockMove, Blocks, Capabilities, Cursor, GpuShader, PuzzleInfo, Space, StateSpace, Structure,
@@ -162,6 +163,32 @@ impl Sliding {
     }
 }
 
+impl Symmetric for Sliding {
+    /// On a square board, the mirror in the diagonal through the blank's corner: cells and
+    /// tiles reflected alike, `U` and `L` swapped, and `D` and `R`.
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        let m = self.rows;
+        if self.cols != m {
+            return Err("only a square board has a mirror that keeps the blank's corner".into());
+        }
+        let to: Vec<usize> = (0..m * m).map(|i| (i % m) * m + i / m).collect();
+        let mirror = Element {
+            labels: to.iter().map(|&i| i as u32).collect(),
+            positions: to,
+        };
+        symmetry::of_pieces(
+            self,
+            "the mirror in the diagonal through the blank's corner",
+            &[mirror],
+            0,
+            // The blank's place counts towards which arrangements are reachable.
+            symmetry::Half::Asked,
+            // Where a move takes a tile depends on where the blank is.
+            &[0],
+        )
+    }
+}
+
 impl StateSpace for Sliding {
     type Cursor<'a> = SlidingCursor<'a>;
 
@@ -169,6 +196,7 @@ impl StateSpace for Sliding {
     fn capabilities(&self) -> Capabilities<'_> {
         Capabilities {
             blocks: self.swept().then_some(self as &dyn Blocks),
+            symmetries: Symmetries::Offered(self),
             ..Capabilities::default()
         }
     }
@@ -281,30 +309,6 @@ impl StateSpace for Sliding {
             out.swap(blank, tile);
         }
         true
-    }
-
-    /// On a square board, the mirror in the diagonal through the blank's corner: cells and
-    /// tiles reflected alike, `U` and `L` swapped, and `D` and `R`.
-    fn symmetry(&self) -> Result<Symmetry, String> {
-        let m = self.rows;
-        if self.cols != m {
-            return Err("only a square board has a mirror that keeps the blank's corner".into());
-        }
-        let to: Vec<usize> = (0..m * m).map(|i| (i % m) * m + i / m).collect();
-        let mirror = Element {
-            labels: to.iter().map(|&i| i as u32).collect(),
-            positions: to,
-        };
-        symmetry::of_pieces(
-            self,
-            "the mirror in the diagonal through the blank's corner",
-            &[mirror],
-            0,
-            // The blank's place counts towards which arrangements are reachable.
-            symmetry::Half::Asked,
-            // Where a move takes a tile depends on where the blank is.
-            &[0],
-        )
     }
 
     /// Swept boards (odd columns) between 2x7's and 4x3's rates; the others state by state.

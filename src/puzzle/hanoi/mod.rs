@@ -25,6 +25,7 @@
 
 mod pages;
 
+use super::capability::{Symmetric, Symmetries};
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::{Capabilities, Cursor, GpuShader, Pages, PuzzleInfo, Space, StateSpace};
 use crate::puzzle::Rate;
@@ -341,6 +342,25 @@ fn tops(small: u64, large: u64) -> u64 {
     (small & !empty) | (large & empty)
 }
 
+impl Symmetric for Hanoi {
+    /// Every exchange of the pegs other than the first (where the discs start): `(pegs - 1)!`
+    /// symmetries, whose classes are numbered as restricted-growth strings and searched on the
+    /// GPU by `shaders/hanoi_classes.wgsl`.
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        let mut symmetry = relabel::exchanges(self, self.discs, self.pegs, "pegs")?;
+        let classes = relabel::Relabelled::new(self.discs, self.pegs);
+        // The shader holds each disc's peg in an array of 32: 2^48 positions are 30 discs at most.
+        symmetry.shader = Some(self.shader(
+            concat!(
+                include_str!("../../../shaders/hanoi_moves.wgsl"),
+                include_str!("../../../shaders/hanoi_classes.wgsl")
+            ),
+            classes.gpu_words(),
+        ));
+        Ok(symmetry)
+    }
+}
+
 impl StateSpace for Hanoi {
     type Cursor<'a> = HanoiCursor<'a>;
 
@@ -430,27 +450,11 @@ impl StateSpace for Hanoi {
         true
     }
 
-    /// Every exchange of the pegs other than the first (where the discs start): `(pegs - 1)!`
-    /// symmetries, whose classes are numbered as restricted-growth strings and searched on the
-    /// GPU by `shaders/hanoi_classes.wgsl`.
-    fn symmetry(&self) -> Result<Symmetry, String> {
-        let mut symmetry = relabel::exchanges(self, self.discs, self.pegs, "pegs")?;
-        let classes = relabel::Relabelled::new(self.discs, self.pegs);
-        // The shader holds each disc's peg in an array of 32: 2^48 positions are 30 discs at most.
-        symmetry.shader = Some(self.shader(
-            concat!(
-                include_str!("../../../shaders/hanoi_moves.wgsl"),
-                include_str!("../../../shaders/hanoi_classes.wgsl")
-            ),
-            classes.gpu_words(),
-        ));
-        Ok(symmetry)
-    }
-
     /// Pages with 4 or 8 pegs ([`Pages`]).
     fn capabilities(&self) -> Capabilities<'_> {
         Capabilities {
             pages: self.units.is_some().then_some(self as &dyn Pages),
+            symmetries: Symmetries::Offered(self),
             ..Capabilities::default()
         }
     }

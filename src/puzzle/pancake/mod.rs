@@ -29,6 +29,7 @@ use super::{
     Structure,
 };
 use crate::puzzle::Rate;
+use crate::puzzle::capability::Symmetries;
 use crate::rank::nth_set_bit;
 use crate::rank::window::WindowMove;
 use crate::setting::Setting;
@@ -378,12 +379,11 @@ impl StateSpace for Pancake {
         Capabilities {
             blocks: Some(self),
             tiles: Some(self),
+            symmetries: Symmetries::None(
+                "the only relabelling of a pancake graph that keeps the start and maps flips to flips is the identity",
+            ),
             ..Capabilities::default()
         }
-    }
-
-    fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
-        Err("the only relabelling of a pancake graph that keeps the start and maps flips to flips is the identity".into())
     }
 
     fn measured_rate(&self) -> Rate {

@@ -28,6 +28,8 @@ use super::{
 };
 use crate::group::{self, Chain, Perm as Permutation};
 use crate::puzzle::Rate;
+use crate::puzzle::capability::{Symmetric, Symmetries};
+use crate::puzzle::symmetry::Symmetry;
 use crate::rank::{self, window::window_move};
 use parse::Definition;
 
@@ -212,6 +214,12 @@ impl Perm {
     }
 }
 
+impl Symmetric for Perm {
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        self.symmetries()
+    }
+}
+
 impl StateSpace for Perm {
     type Cursor<'a> = PermCursor<'a>;
 
@@ -219,6 +227,7 @@ impl StateSpace for Perm {
     fn capabilities(&self) -> Capabilities<'_> {
         Capabilities {
             blocks: self.swept().then_some(self as &dyn Blocks),
+            symmetries: Symmetries::Offered(self),
             ..Capabilities::default()
         }
     }
@@ -288,10 +297,6 @@ impl StateSpace for Perm {
 
     fn slug(&self) -> String {
         self.slug.clone()
-    }
-
-    fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
-        self.symmetries()
     }
 
     fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {

@@ -31,6 +31,7 @@ mod turned;
 pub use cursor::RingCursor;
 pub use family::{TOPSPIN, TURNSTYLE, TopSpin, Turnstyle};
 
+use super::capability::{Symmetric, Symmetries};
 use super::{BlockMove, Blocks, Capabilities, GpuShader, PuzzleInfo, StateSpace, Structure};
 use crate::puzzle::Rate;
 use crate::puzzle::symmetry::Symmetry;
@@ -340,6 +341,15 @@ fn tail_labels(arr: &[u8]) -> ([u8; MAX_PIECES], usize) {
     (p, arr.len() - 1)
 }
 
+impl Symmetric for Ring {
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        match self.metric {
+            Metric::Lrf => self.mirror(),
+            Metric::Flips => self.turns(),
+        }
+    }
+}
+
 impl StateSpace for Ring {
     type Cursor<'a> = RingCursor<'a>;
 
@@ -372,6 +382,7 @@ impl StateSpace for Ring {
         Capabilities {
             blocks: Some(self),
             planes: (self.arrangements.is_multiple_of(ENTRIES_PER_WORD)).then(|| self.planes()),
+            symmetries: Symmetries::Offered(self),
             ..Capabilities::default()
         }
     }
@@ -483,13 +494,6 @@ impl StateSpace for Ring {
     fn move_state(&self, state: &[u32], mv: usize, out: &mut [u32]) -> bool {
         self.move_pieces(state, mv, out);
         true
-    }
-
-    fn symmetry(&self) -> Result<Symmetry, String> {
-        match self.metric {
-            Metric::Lrf => self.mirror(),
-            Metric::Flips => self.turns(),
-        }
     }
 
     fn measured_rate(&self) -> Rate {

@@ -3,7 +3,7 @@
 //! A *symmetry* of a puzzle relabels its positions and pieces ([`Element`]) so that the start
 //! stays the start and every move becomes a move: a position and its image lie at the same
 //! distance. A family's symmetries form a group `G` ([`Symmetry`], from
-//! [`crate::puzzle::StateSpace::symmetry`]); a *class* is a position with all its images.
+//! the `symmetries` capability, [`crate::puzzle::Capabilities::symmetry`]); a *class* is a position with all its images.
 //!
 //! A [`Reduced`] space has one entry per class, numbered densely by a [`Classes`]: from a class
 //! coordinate ([`ByCoordinate`], Kociemba's way) or the family's own numbering (the Towers of
@@ -387,7 +387,7 @@ mod tests {
     /// Searches `space` with and without its symmetries: the same positions at each distance,
     /// and each position's entry holding the position's distance.
     fn same_levels<S: StateSpace + Clone + Send + 'static>(space: S) -> Reduced {
-        let symmetry = space.symmetry().unwrap();
+        let symmetry = space.capabilities().symmetry().unwrap();
         let reduced = Reduced::new(Box::new(Erased(space.clone())), symmetry).unwrap();
         assert_eq!(reduced.positions(), space.size(), "{}", space.slug());
         let whole = search(&space, &Options::default(), &Silent);
@@ -453,7 +453,7 @@ mod tests {
             Ring::turnstyle(8, Metric::Lrf).unwrap(),
             Ring::topspin(8, 4, Metric::Lrf).unwrap(),
         ] {
-            let symmetry = space.symmetry().unwrap();
+            let symmetry = space.capabilities().symmetry().unwrap();
             let reduced = Reduced::new(Box::new(Erased(space)), symmetry).unwrap();
             let (found, symmetric) = kept_by_orders(&reduced);
             assert!(symmetric > 0);
@@ -499,7 +499,7 @@ mod tests {
     /// whole table's and replays to solved.
     fn solves_alike<S: StateSpace + Clone + Send + 'static>(space: S) {
         let whole = search(&space, &Options::default(), &Silent);
-        let symmetry = space.symmetry().unwrap();
+        let symmetry = space.capabilities().symmetry().unwrap();
         let reduced = Reduced::new(Box::new(Erased(space.clone())), symmetry).unwrap();
         let classes = search(&reduced, &Options::default(), &Silent);
         let mut entries = ByPosition {
@@ -577,7 +577,12 @@ mod tests {
             let reduced = same_levels(Sliding::new(m, m).unwrap());
             assert_eq!(reduced.elements().len(), 2);
         }
-        let wide = Sliding::new(2, 3).unwrap().symmetry().err().unwrap();
+        let wide = Sliding::new(2, 3)
+            .unwrap()
+            .capabilities()
+            .symmetry()
+            .err()
+            .unwrap();
         assert!(wide.contains("square"), "{wide}");
     }
 }

@@ -209,7 +209,7 @@ mod tests {
 
     /// Every entry's neighbours as the routes give them are the cursor's.
     fn every_neighbour_agrees<S: StateSpace + Clone + Send + 'static>(space: S) {
-        let symmetry = space.symmetry().unwrap();
+        let symmetry = space.capabilities().symmetry().unwrap();
         let reduced = Reduced::new(Box::new(super::super::Erased(space)), symmetry).unwrap();
         let routes = Routes::of(&reduced).expect("routes");
         let mut cursor = reduced.cursor();
@@ -238,7 +238,7 @@ mod tests {
     #[test]
     fn classes_not_numbered_by_landings_have_no_routes() {
         let hanoi = Hanoi::new(4, 4).unwrap();
-        let symmetry = hanoi.symmetry().unwrap();
+        let symmetry = hanoi.capabilities().symmetry().unwrap();
         let reduced = Reduced::new(Box::new(super::super::Erased(hanoi)), symmetry).unwrap();
         assert!(Routes::of(&reduced).is_none());
     }

@@ -204,7 +204,7 @@ mod tests {
     /// block some symmetry keeps, up to as many) through the block moves and the residual
     /// moves are the cursor's, each once; and some of them are block moves.
     fn every_neighbour_once<S: StateSpace + Clone + Send + 'static>(space: S, blocks: u64) {
-        let symmetry = space.symmetry().unwrap();
+        let symmetry = space.capabilities().symmetry().unwrap();
         let reduced = Reduced::new(Box::new(Erased(space)), symmetry).unwrap();
         let structure = reduced.capabilities().structure().expect("a structure");
         assert!(!structure.blocks.is_empty(), "{}", reduced.slug());
@@ -262,7 +262,7 @@ mod tests {
         // maps, a route is a block move only if its way back is one too.
         let reduced = || {
             let space = Ring::turnstyle(9, Metric::Flips).unwrap();
-            let symmetry = space.symmetry().unwrap();
+            let symmetry = space.capabilities().symmetry().unwrap();
             Reduced::new(Box::new(Erased(space)), symmetry).unwrap()
         };
         let (scanned, swept) = (reduced(), reduced());

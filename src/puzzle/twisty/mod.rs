@@ -35,6 +35,8 @@ mod potential;
 mod stickers;
 mod symmetry;
 
+use super::capability::{Capabilities, Symmetric, Symmetries};
+use super::symmetry::Symmetry;
 use super::{Cursor, GpuShader, PuzzleInfo, StateSpace};
 use crate::puzzle::Rate;
 use crate::rank;
@@ -287,6 +289,12 @@ impl Twisty {
     }
 }
 
+impl Symmetric for Twisty {
+    fn symmetry(&self) -> Result<Symmetry, String> {
+        self.symmetries()
+    }
+}
+
 impl StateSpace for Twisty {
     type Cursor<'a> = TwistyCursor<'a>;
 
@@ -398,8 +406,12 @@ impl StateSpace for Twisty {
         self.slug.clone()
     }
 
-    fn symmetry(&self) -> Result<crate::puzzle::symmetry::Symmetry, String> {
-        self.symmetries()
+    /// The symmetries found from the moves ([`Symmetric`]).
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            symmetries: Symmetries::Offered(self),
+            ..Capabilities::default()
+        }
     }
 
     fn measured_rate(&self) -> Rate {

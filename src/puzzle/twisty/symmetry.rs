@@ -479,7 +479,7 @@ mod tests {
         use crate::puzzle::symmetry::{Erased, Reduced};
         use crate::search::cpu::search;
         use crate::search::{Options, Silent};
-        let symmetry = space.symmetry().unwrap();
+        let symmetry = space.capabilities().symmetry().unwrap();
         let reduced = Reduced::new(Box::new(Erased(space.clone())), symmetry).unwrap();
         assert_eq!(reduced.positions(), space.size());
         let whole = search(&space, &Options::default(), &Silent);
@@ -522,7 +522,11 @@ mod tests {
         let order = same_levels(space);
         assert!(order >= 6, "{order}");
         // No set without orientations for the rest: refused, naming why.
-        let why = shipped("cube-2x2x2.tws", "htm").symmetry().err().unwrap();
+        let why = shipped("cube-2x2x2.tws", "htm")
+            .capabilities()
+            .symmetry()
+            .err()
+            .unwrap();
         assert!(why.contains("without orientations"), "{why}");
     }
 }

@@ -503,7 +503,7 @@ mod tests {
     #[test]
     fn the_remaining_list_leaves_out_entries_that_hold_no_class() {
         let space = Ring::turnstyle(10, Metric::Lrf).unwrap();
-        let symmetry = space.symmetry().unwrap();
+        let symmetry = space.capabilities().symmetry().unwrap();
         let reduced = Reduced::new(Box::new(Erased(space)), symmetry).unwrap();
         let empty = reduced.weights().unwrap().empty;
         assert!(empty > 0, "Turnstyle 10 lrf has blocks the mirror keeps");
