@@ -352,7 +352,7 @@ fn main() -> ExitCode {
     let cluster = gpusearch::search::cluster::MpiJob::join();
     #[cfg(not(feature = "mpi"))]
     let cluster: Option<job::MpiJob> = None;
-    if let Err(e) = atomic::remove_partial_files_on_interrupt() {
+    if let Err(e) = atomic::remove_partial_files_on_interrupt(cluster.is_some()) {
         eprintln!("gpusearch: {e}");
         return ExitCode::from(1);
     }
@@ -409,6 +409,7 @@ fn main() -> ExitCode {
                 verify::run(&file, memory, quiet).map_err(|f| match f {
                     verify::Failure::Unsound(e) => Error::Run(e),
                     verify::Failure::Refused(e) => Error::Input(e),
+                    verify::Failure::Interrupted => Error::Interrupted,
                 })
             };
             match with_threads(threads, check) {
@@ -438,6 +439,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // A process of the MPI job said why.
         Err(e @ Error::Reported(_)) => ExitCode::from(e.exit_code() as u8),
+        Err(e @ Error::Interrupted) => {
+            atomic::say_interrupted();
+            ExitCode::from(e.exit_code() as u8)
+        }
         Err(Error::Puzzle(e)) => {
             eprintln!("gpusearch: error: {}", e.message(&flag));
             ExitCode::from(2)

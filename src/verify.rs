@@ -17,7 +17,7 @@ use crate::puzzle::family::one_line;
 use crate::puzzle::registry::space_of;
 use crate::puzzle::with_space;
 use crate::puzzle::{Cursor, StateSpace};
-use crate::search::{self, Options};
+use crate::search::{self, Options, SearchError};
 use crate::store::{Distances, Header};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
 use rayon::prelude::*;
@@ -33,6 +33,24 @@ pub enum Failure {
     /// It cannot be checked as asked: there is no such file, or not within the memory budget
     /// (exit status 2).
     Refused(String),
+    /// A stop was asked for during the fresh search ([`search::stop`]; exit status 130).
+    Interrupted,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Unsound(e) | Failure::Refused(e) => f.write_str(e),
+            Failure::Interrupted => f.write_str("interrupted"),
+        }
+    }
+}
+
+/// A message about the file: it is unsound.
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::Unsound(message)
+    }
 }
 
 /// Checks `file` within a memory budget of `memory` bytes (`None`: no limit); the summary of a
@@ -68,7 +86,10 @@ pub fn run(file: &Path, memory: Option<u64>, quiet: bool) -> Result<String, Fail
         MemoryPlan::new(&shape, memory.unwrap_or(u64::MAX))
     })
     .map_err(|e| Failure::Refused(format!("{name}: verifying {e}")))?;
-    with_space!(&space, s => check(s, &header, &distances, &plan, quiet)).map_err(unsound)?;
+    with_space!(&space, s => check(s, &header, &distances, &plan, quiet)).map_err(|f| match f {
+        Failure::Unsound(e) => unsound(e),
+        f => f,
+    })?;
     let levels = header.levels.levels();
     let reachable = match levels.is_weighed() {
         true => format!(
@@ -102,7 +123,7 @@ fn check<S: StateSpace>(
     file: &Distances,
     plan: &MemoryPlan,
     quiet: bool,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let info = space.info();
     if info != header.puzzle {
         let what = if info.rank_order != header.puzzle.rank_order {
@@ -114,14 +135,16 @@ fn check<S: StateSpace>(
         };
         return Err(format!(
             "the header's {what} is not the one this gpusearch gives the puzzle it names"
-        ));
+        )
+        .into());
     }
     if header.entries != space.size() {
         return Err(format!(
             "the header says {} entries; the puzzle has {}",
             header.entries,
             space.size()
-        ));
+        )
+        .into());
     }
     let starts = space.starts();
     let recorded_starts = if header.solved_ranks.is_empty() {
@@ -133,7 +156,8 @@ fn check<S: StateSpace>(
         return Err(format!(
             "the header's solved rank {:?} is not the puzzle's {:?}",
             recorded_starts, starts
-        ));
+        )
+        .into());
     }
     // The level counts against the values in the table.
     let table = file.table()?;
@@ -145,7 +169,7 @@ fn check<S: StateSpace>(
             return Err(format!(
                 "the table holds {} entries with value {value}, but the header's levels add up to {recorded} at distances {value} mod 3",
                 histogram[value as usize]
-            ));
+            ).into());
         }
     }
     if !quiet {
@@ -163,7 +187,10 @@ fn check<S: StateSpace>(
         crate::progress::unit(space),
         quiet,
     );
-    let fresh = search::cpu::search(space, &options, &bar);
+    let fresh = search::cpu::try_search(space, &options, &bar).map_err(|e| match e {
+        SearchError::Interrupted => Failure::Interrupted,
+        e => Failure::Unsound(e.to_string()),
+    })?;
     bar.finish();
     if fresh.levels != levels {
         return Err(format!(
@@ -173,7 +200,8 @@ fn check<S: StateSpace>(
                 .zip(fresh.levels.iter())
                 .position(|(a, b)| a != b)
                 .unwrap_or(levels.len().min(fresh.levels.len()) as usize)
-        ));
+        )
+        .into());
     }
     file.for_each_chunk(|c, bytes| {
         let first = file.first_rank(c);
@@ -202,7 +230,8 @@ fn check<S: StateSpace>(
             ));
         }
         Ok(())
-    })
+    })?;
+    Ok(())
 }
 
 /// The breadth-first invariants, state by state; the first violation (smallest rank).

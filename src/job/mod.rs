@@ -57,6 +57,9 @@ pub enum Error {
     /// A process of the MPI job failed and has said why (every process exits with its status,
     /// silently).
     Reported(i32),
+    /// The search stopped as asked ([`crate::search::stop`]; exit status 130, said by
+    /// [`atomic::say_interrupted`]).
+    Interrupted,
 }
 
 impl Error {
@@ -66,6 +69,7 @@ impl Error {
             Error::Input(_) | Error::Puzzle(_) => 2,
             Error::Run(_) => 1,
             Error::Reported(code) => *code,
+            Error::Interrupted => atomic::INTERRUPTED_EXIT,
         }
     }
 }
@@ -76,6 +80,7 @@ impl std::fmt::Display for Error {
             Error::Input(m) | Error::Run(m) => f.write_str(m),
             Error::Puzzle(e) => e.fmt(f),
             Error::Reported(_) => f.write_str("a process of the MPI job failed and said why"),
+            Error::Interrupted => f.write_str("interrupted"),
         }
     }
 }
@@ -249,6 +254,7 @@ fn run_space<S: StateSpace>(
             atomic::resume_hint().unwrap_or_default()
         )),
         SearchError::Other(e) => Error::Run(e),
+        SearchError::Interrupted => Error::Interrupted,
     })?;
     let finished = match distances {
         Some(PendingDistances { file, sha, seconds }) => {

@@ -2,8 +2,9 @@
 //!
 //! Most failures are a one-line message for the user and nothing more ([`SearchError::Other`]). A
 //! full disk is its own kind ([`SearchError::DiskFull`]): the run adds how to go on once there is
-//! room. The engines and the level loop pass a `SearchError` up; it becomes a string only at the
-//! edge, where the job prints it.
+//! room. A stop asked for from outside ([`super::stop`]) ends the search as
+//! [`SearchError::Interrupted`]. The engines and the level loop pass a `SearchError` up; it
+//! becomes a string only at the edge, where the job prints it.
 
 use std::fmt;
 
@@ -13,6 +14,8 @@ pub enum SearchError {
     /// A disk filled up while the search wrote to it; the message names the folder and the bytes
     /// still needed. The run can go on once there is room.
     DiskFull(String),
+    /// A stop was asked for ([`super::stop::ask`]): the search ended between two levels.
+    Interrupted,
     /// Any other reason, in one line for the user.
     Other(String),
 }
@@ -22,6 +25,7 @@ impl SearchError {
     pub fn message(&self) -> &str {
         match self {
             SearchError::DiskFull(message) | SearchError::Other(message) => message,
+            SearchError::Interrupted => "interrupted",
         }
     }
 }

@@ -27,6 +27,7 @@ mod list;
 pub mod segments;
 pub mod slab;
 pub mod smallest;
+pub mod stop;
 pub mod sweep;
 pub mod weighing;
 pub mod within;
@@ -325,6 +326,10 @@ pub fn drive<S: StateSpace, E: Engine>(
     // States found in thin levels since the checkpoint clock was last read.
     let mut thin_found = 0u64;
     loop {
+        // Between levels the table is whole: a stop asked for ends the search here.
+        if stop::asked() {
+            return Err(SearchError::Interrupted);
+        }
         let depth = levels.len() - 1;
         let unreached = size - empty - reached;
         let step = choice.next(engine, &levels, listed, carried.as_ref(), unreached);

@@ -28,27 +28,58 @@ pub fn ending() {
     ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
+/// How long an interrupt waits for a search to stop by itself before it ends the process from
+/// the handler: the level loop stops between levels ([`crate::search::stop`]), and a level
+/// under way may take far longer than anyone waits for Ctrl-C.
+const GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Set once the interrupt has been said, by whichever of the handler and the run's own ending
+/// says it first.
+static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Installs the handler for Ctrl-C and SIGTERM (what batch schedulers send before they kill a
-/// job): remove pending temporary files, say so and how to go on, exit 130.
-pub fn remove_partial_files_on_interrupt() -> Result<(), String> {
-    ctrlc::set_handler(|| {
-        let pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-        for path in pending.iter() {
-            let _ = std::fs::remove_file(path);
+/// job). It asks the search to stop ([`crate::search::stop::ask`]), which then ends as a
+/// [`crate::search::SearchError::Interrupted`] between two levels; where it has not ended
+/// within a second (a level under way), or at once for a process of an MPI job (`at_once`:
+/// its peers wait in collectives that a stop between levels would leave unanswered), the
+/// handler ends the process itself: it removes the pending temporary files, says so and how
+/// to go on ([`say_interrupted`]), and exits 130.
+pub fn remove_partial_files_on_interrupt(at_once: bool) -> Result<(), String> {
+    ctrlc::set_handler(move || {
+        let ending = ENDING.load(std::sync::atomic::Ordering::SeqCst);
+        if !at_once && !ending {
+            crate::search::stop::ask();
+            std::thread::sleep(GRACE);
         }
-        if ENDING.load(std::sync::atomic::Ordering::SeqCst) {
-            std::process::exit(INTERRUPTED_EXIT);
-        }
-        let hint = RESUME_HINT.lock().unwrap_or_else(|e| e.into_inner());
-        match hint.as_deref() {
-            Some(hint) => {
-                eprintln!("gpusearch: interrupted; no output files were left half-written; {hint}")
-            }
-            None => eprintln!("gpusearch: interrupted; no output files were left half-written"),
+        remove_pending();
+        if !ending {
+            say_interrupted();
         }
         std::process::exit(INTERRUPTED_EXIT);
     })
     .map_err(|e| format!("cannot install the interrupt handler: {e}"))
+}
+
+/// Removes the temporary files being written right now.
+fn remove_pending() {
+    let pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    for path in pending.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Says, once in a process, that the run was interrupted, that no output file was left
+/// half-written, and how to go on where a run set that ([`set_resume_hint`]).
+pub fn say_interrupted() {
+    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    match resume_hint() {
+        Some(hint) => {
+            eprintln!("gpusearch: interrupted; no output files were left half-written; {hint}")
+        }
+        None => eprintln!("gpusearch: interrupted; no output files were left half-written"),
+    }
 }
 
 /// Sets what the interrupt message says about going on.

@@ -76,17 +76,29 @@ pub struct CpuEngine<'s, S: StateSpace> {
 
 /// Runs a full breadth-first search of `space` from its solved states on the CPU engine, in
 /// the current rayon pool: [`super::drive`] on a [`CpuEngine`], without checkpoints.
+///
+/// Panics where a stop is asked for ([`super::stop`]): a search that may be stopped calls
+/// [`try_search`].
 pub fn search<S: StateSpace>(space: &S, options: &Options, progress: &dyn Progress) -> Outcome {
+    try_search(space, options, progress).expect("no stop is asked for while this search runs")
+}
+
+/// As [`search`], but a stop asked for ends it with [`SearchError::Interrupted`] (the only way
+/// a search without checkpoints fails).
+pub fn try_search<S: StateSpace>(
+    space: &S,
+    options: &Options,
+    progress: &dyn Progress,
+) -> Result<Outcome, SearchError> {
     let mut engine = CpuEngine::new(space, options.footprint, options.antipode_limit);
-    let (levels, antipodes) = super::drive(space, &mut engine, options, progress, None, None)
-        .expect("without checkpoints a search cannot fail");
-    Outcome {
+    let (levels, antipodes) = super::drive(space, &mut engine, options, progress, None, None)?;
+    Ok(Outcome {
         table: engine
             .into_table()
             .expect("the CPU engine's table is in memory"),
         levels,
         antipodes,
-    }
+    })
 }
 
 impl<'s, S: StateSpace> CpuEngine<'s, S> {
