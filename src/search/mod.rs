@@ -262,8 +262,9 @@ pub trait Checkpoints: Sync {
 /// CPU's, a GPU's, an MPI job's slab) level by level until a pass finds nothing, from its solved
 /// states or from `resume` (which yields the same table as an uninterrupted search), saving
 /// checkpoints where `checkpoints` asks. Returns the level counts and the antipodes (the
-/// smallest ranks of the last level); the table stays in the engine. Fails only where the
-/// engine or a checkpoint does.
+/// smallest ranks of the last level); the table stays in the engine. Fails where the engine or
+/// a checkpoint does, or with [`SearchError::Interrupted`] where a stop was asked for
+/// ([`stop`]), which it looks for before each level.
 pub fn drive<S: StateSpace, E: Engine>(
     space: &S,
     engine: &mut E,

@@ -10,7 +10,7 @@ use crate::puzzle::path::path_to_solved;
 use crate::puzzle::{Cursor, Metric, Ring, StateSpace};
 use crate::puzzle::{FAMILIES, registry, spaced};
 use crate::report::Report;
-use crate::store;
+use crate::store::{self, atomic};
 use crate::table::DistanceTable;
 use std::fmt::Write;
 use std::path::Path;
@@ -129,6 +129,10 @@ pub fn check(folder: &Path, threads: Option<usize>, quiet: bool) -> Result<Strin
         std::env::temp_dir().join(format!("gpusearch-tables-check-{}", std::process::id()));
     let result = check_into(folder, &scratch, threads, quiet);
     let _ = std::fs::remove_dir_all(&scratch);
+    if matches!(result, Err(Error::Interrupted)) {
+        // A checkpoint saved in the scratch folder went with it.
+        atomic::set_resume_hint("run the same command again to check from the start".into());
+    }
     result
 }
 
@@ -248,7 +252,7 @@ fn read_report(folder: &Path) -> Option<Report> {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Error> {
-    store::atomic::AtomicFile::write_all(path, text.as_bytes())
+    atomic::AtomicFile::write_all(path, text.as_bytes())
         .map_err(|e| Error::Run(format!("cannot write {}: {e}", path.display())))
 }
 
