@@ -72,6 +72,21 @@ pub struct Shape {
 }
 
 impl MemoryPlan {
+    /// The plan where the table is searched in slabs, held in host memory (`in_memory`) or on
+    /// disk: the slabs' plan speaks for the memory, and the table is written to the distances
+    /// file chunk by chunk from the slabs, with no frames held.
+    pub fn in_slabs(&mut self, in_memory: bool) {
+        self.frame_memory = 0;
+        self.refusal = None;
+        self.why = match in_memory {
+            true => {
+                "the table is searched in slabs held in host memory, the GPU sweeping one at a time"
+            }
+            false => "the table is searched from disk, a slab at a time",
+        }
+        .into();
+    }
+
     /// The plan for `shape` under a budget of `budget` bytes: the fastest footprint that fits,
     /// or an error naming both numbers when not even the leanest does.
     pub fn new(shape: &Shape, budget: u64) -> Result<MemoryPlan, String> {

@@ -129,6 +129,65 @@ impl Tier {
     }
 }
 
+/// Why a table of `entries` entries is refused whatever the budgets: more than any plan holds.
+fn too_large(entries: u64) -> Option<String> {
+    (entries > MAX_ENTRIES).then(|| {
+        format!(
+            "the table of {} entries would take {} at 2 bits an entry, more than any plan holds ({} entries, {}): choose a smaller puzzle",
+            entries,
+            bytes(DistanceTable::bytes_for(entries)),
+            MAX_ENTRIES,
+            bytes(DistanceTable::bytes_for(MAX_ENTRIES)),
+        )
+    })
+}
+
+/// The slabs of a table searched in slabs, among `processes` (an MPI job's; 1 alone): held in
+/// host memory where a GPU with `gpu_sweeping` bytes sweeps them and they fit there (unless
+/// `--slab-bytes` asks for slabs on disk, to test them), else on disk; `None` where not even one
+/// slab fits.
+fn fit_slabs(
+    shape: &Shape,
+    inputs: &Inputs,
+    processes: usize,
+    gpu_sweeping: Option<u64>,
+) -> Option<SlabPlan> {
+    // A GPU that sweeps the slabs holds one at 2 bits an entry and its frontier lists: its
+    // table at most half the GPU's memory.
+    let most = match (inputs.slab_bytes, gpu_sweeping.map(|b| b / 2)) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let fit = |in_memory| {
+        SlabPlan::fit(
+            (shape.entries, shape.planes, &inputs.slab_units),
+            (shape.threads, processes),
+            (inputs.memory.bytes, most),
+            shape.structure_bytes,
+            inputs.slab_folder.clone(),
+            in_memory,
+        )
+    };
+    let in_memory = gpu_sweeping.is_some() && inputs.slab_bytes.is_none();
+    (in_memory.then(|| fit(true)).flatten()).or_else(|| fit(false))
+}
+
+/// What the output folder takes on disk for a search of `shape` holding `held` entries, with
+/// its slabs on disk or not (`slabs_on_disk`). Slabs held in host memory save the whole table,
+/// as the in-memory engines do.
+fn disk_plan(shape: &Shape, inputs: &Inputs, held: u64, slabs_on_disk: bool) -> DiskPlan {
+    match slabs_on_disk {
+        // The slabs are the checkpoint; the report alone writes no file beside them.
+        true if inputs.report_only => DiskPlan {
+            file_bytes: 0,
+            ..DiskPlan::in_slabs(shape.entries)
+        },
+        true => DiskPlan::in_slabs(shape.entries),
+        false if inputs.report_only => DiskPlan::report_only(),
+        false => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
+    }
+}
+
 /// The whole plan of a run ([`Plan::make`]).
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -159,7 +218,7 @@ impl Plan {
     /// against its budget, the refusal naming the first that does not hold its part.
     pub fn make(shape: &Shape, inputs: Inputs) -> Plan {
         let held = inputs.slab.map_or(shape.entries, Slab::entries);
-        let device = inputs.device.map(|(layout, budget)| (*layout, budget));
+        let device = (inputs.device.as_ref()).map(|(layout, budget)| (**layout, budget.clone()));
         let device_refusal = device.as_ref().and_then(|(layout, budget)| {
             (budget.as_ref()).and_then(|b| layout.memory_refusal(b.bytes, &b.source))
         });
@@ -220,15 +279,7 @@ impl Plan {
         // Why the host holds no table, for the plan's refused tiers.
         let host_refused = host_refusal.clone();
         // A table beyond any plan is refused before slabs are fitted to it.
-        let too_large = (shape.entries > MAX_ENTRIES).then(|| {
-            format!(
-                "the table of {} entries would take {} at 2 bits an entry, more than any plan holds ({} entries, {}): choose a smaller puzzle",
-                shape.entries,
-                bytes(DistanceTable::bytes_for(shape.entries)),
-                MAX_ENTRIES,
-                bytes(DistanceTable::bytes_for(MAX_ENTRIES)),
-            )
-        });
+        let too_large = too_large(shape.entries);
         if too_large.is_some() {
             memory.refusal.clone_from(&too_large);
         }
@@ -244,30 +295,13 @@ impl Plan {
             && (slab.is_none() || device.is_none())
             && (shape.forced.is_none() || inputs.slab_bytes.is_some())
             && (host_refusal.is_some() || inputs.slab_bytes.is_some() || sweeps);
-        let processes = slab.as_ref().map_or(1, |(s, _)| s.count);
-        // A GPU that sweeps the slabs holds one at 2 bits an entry and its frontier lists: its
-        // table at most half the GPU's memory.
-        let gpu_most = (device.as_ref().filter(|_| sweeps))
-            .and_then(|(_, b)| b.as_ref())
-            .map(|b| b.bytes / 2);
-        let most = match (inputs.slab_bytes, gpu_most) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
         let slab_plan = in_slabs.then(|| {
-            let fit = |in_memory| {
-                SlabPlan::fit(
-                    (shape.entries, shape.planes, &inputs.slab_units),
-                    (shape.threads, processes),
-                    (inputs.memory.bytes, most),
-                    shape.structure_bytes,
-                    inputs.slab_folder.clone(),
-                    in_memory,
-                )
-            };
-            // `--slab-bytes` asks for slabs on disk (to test them).
-            let in_memory = sweeps && inputs.slab_bytes.is_none();
-            (in_memory.then(|| fit(true)).flatten()).or_else(|| fit(false))
+            let processes = slab.as_ref().map_or(1, |(s, _)| s.count);
+            let gpu = device
+                .as_ref()
+                .and_then(|(_, b)| b.as_ref())
+                .map(|b| b.bytes);
+            fit_slabs(shape, &inputs, processes, gpu.filter(|_| sweeps))
         });
         let nor = "; with the table on disk, not even one slab of it fits";
         let host_refusal = match slab_plan {
@@ -279,27 +313,10 @@ impl Plan {
             None => host_refusal,
         };
         if let Some(Some(slabs)) = &slab_plan {
-            // The table is written to the distances file chunk by chunk from the slabs, with no
-            // frames held.
-            memory.frame_memory = 0;
-            memory.refusal = None;
-            memory.why = match slabs.in_memory {
-                true => "the table is searched in slabs held in host memory, the GPU sweeping one at a time",
-                false => "the table is searched from disk, a slab at a time",
-            }
-            .into();
+            memory.in_slabs(slabs.in_memory);
         }
-        // Slabs held in host memory save the whole table, as the in-memory engines do.
-        let disk = match &slab_plan {
-            // The slabs are the checkpoint; the report alone writes no file beside them.
-            Some(Some(slabs)) if !slabs.in_memory && inputs.report_only => DiskPlan {
-                file_bytes: 0,
-                ..DiskPlan::in_slabs(shape.entries)
-            },
-            Some(Some(slabs)) if !slabs.in_memory => DiskPlan::in_slabs(shape.entries),
-            _ if inputs.report_only => DiskPlan::report_only(),
-            _ => DiskPlan::new(shape.entries, held, shape.threads, inputs.checkpoint_every),
-        };
+        let on_disk = (slab_plan.as_ref().and_then(Option::as_ref)).is_some_and(|s| !s.in_memory);
+        let disk = disk_plan(shape, &inputs, held, on_disk);
         // A GPU that sweeps slabs holds one slab at a time (2 bits an entry), not the table.
         let sweeping = slab_plan
             .as_ref()
