@@ -4,7 +4,11 @@
 //! ([`Passes`]).
 
 use super::within::PassSaved;
-use super::{Engine, Levels, PassPolicy, Passes, Step, TINY_LEVEL, prefer_bottom_up};
+use super::{
+    Engine, Footprint, Levels, Options, PassPolicy, Passes, Step, TINY_LEVEL, list_limit,
+    prefer_bottom_up,
+};
+use crate::puzzle::StateSpace;
 
 /// What the choice of the next pass knows of the search, and what it carries from pass to pass.
 pub(super) struct Choice {
@@ -31,6 +35,46 @@ pub(super) struct Choice {
 }
 
 impl Choice {
+    /// The choice for a search of `space` on an engine that carries out `passes`, as `options`
+    /// ask, in a table reduced by symmetry where `weighed`: whether it sweeps, and how long a
+    /// level it expands as a list.
+    pub fn new<S: StateSpace>(
+        space: &S,
+        passes: Passes,
+        options: &Options,
+        weighed: bool,
+    ) -> Choice {
+        let moves = space.move_count();
+        let structured = passes.sweep
+            && matches!(options.policy, PassPolicy::Auto | PassPolicy::Sweep)
+            && space.capabilities().sweeps();
+        let swept = options.policy == PassPolicy::Sweep && structured;
+        // A page sweep costs what the pages near the level hold: less than a list of any but a
+        // tiny level.
+        let paged = structured && space.capabilities().pages.is_some();
+        let list_limit = match options.policy {
+            _ if !passes.frontier || paged => 0,
+            PassPolicy::Lists => u64::MAX,
+            PassPolicy::Sweep if swept => 0,
+            PassPolicy::Auto | PassPolicy::Sweep => {
+                list_limit(space.size(), moves, options.footprint)
+            }
+            PassPolicy::TopDown | PassPolicy::BottomUp => 0,
+        };
+        Choice {
+            passes,
+            policy: options.policy,
+            structured,
+            swept,
+            lean: options.footprint == Footprint::Lean,
+            list_limit,
+            moves,
+            weighed,
+            bottom_up: options.policy == PassPolicy::BottomUp,
+            remaining: false,
+        }
+    }
+
     /// The kind of the pass that finds the level after `levels` on `engine`: `listed`, the
     /// length of the last level's list where the engine holds one; `carried`, a scan saved part
     /// way that goes on as it was; `unreached`, the entries still to reach.

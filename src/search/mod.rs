@@ -274,28 +274,13 @@ pub fn drive<S: StateSpace, E: Engine>(
     resume: Option<Resume>,
 ) -> Result<(Levels, Vec<u64>), SearchError> {
     let size = space.size();
-    let moves = space.move_count();
     let limit = options.antipode_limit;
-    let lean = options.footprint == Footprint::Lean;
-    let passes = engine.passes();
-    let structured = passes.sweep
-        && matches!(options.policy, PassPolicy::Auto | PassPolicy::Sweep)
-        && space.capabilities().sweeps();
-    let swept = options.policy == PassPolicy::Sweep && structured;
-    // A page sweep costs what the pages near the level hold: less than a list of any but a
-    // tiny level.
-    let paged = structured && space.capabilities().pages.is_some();
-    let list_limit = match options.policy {
-        _ if !passes.frontier || paged => 0,
-        PassPolicy::Lists => u64::MAX,
-        PassPolicy::Sweep if swept => 0,
-        PassPolicy::Auto | PassPolicy::Sweep => list_limit(size, moves, options.footprint),
-        PassPolicy::TopDown | PassPolicy::BottomUp => 0,
-    };
     let weights = space.weights();
     // Entries that hold no class are never reached: the unreached are counted without them.
     let empty = weights.as_ref().map_or(0, |w| w.empty);
     let mut weighing = Weighing::of(weights);
+    let mut choice = Choice::new(space, engine.passes(), options, weighing.is_some());
+    let (list_limit, passes) = (choice.list_limit, choice.passes);
     let Begun {
         mut levels,
         mut listed,
@@ -307,23 +292,11 @@ pub fn drive<S: StateSpace, E: Engine>(
         progress,
         &mut weighing,
         resume,
-        (list_limit, swept),
+        (list_limit, choice.swept),
     )?;
     // Checkpoints that cost nothing are saved after every level, and once the search is over.
     let in_place = engine.saves_in_place();
     let mut reached = levels.total();
-    let mut choice = Choice {
-        passes,
-        policy: options.policy,
-        structured,
-        swept,
-        lean,
-        list_limit,
-        moves,
-        weighed: weighing.is_some(),
-        bottom_up: options.policy == PassPolicy::BottomUp,
-        remaining: false,
-    };
     // States found in thin levels since the checkpoint clock was last read.
     let mut thin_found = 0u64;
     loop {
