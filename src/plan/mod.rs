@@ -143,18 +143,19 @@ fn too_large(entries: u64) -> Option<String> {
 }
 
 /// The slabs of a table searched in slabs, among `processes` (an MPI job's; 1 alone): held in
-/// host memory where a GPU with `gpu_sweeping` bytes sweeps them and they fit there (unless
-/// `--slab-bytes` asks for slabs on disk, to test them), else on disk; `None` where not even one
-/// slab fits.
+/// host memory where a GPU `sweeps` them and they fit there (unless `--slab-bytes` asks for
+/// slabs on disk, to test them), else on disk; `None` where not even one slab fits. `gpu_bytes`:
+/// the device memory of a GPU that sweeps them, where known.
 fn fit_slabs(
     shape: &Shape,
     inputs: &Inputs,
     processes: usize,
-    gpu_sweeping: Option<u64>,
+    (sweeps, gpu_bytes): (bool, Option<u64>),
 ) -> Option<SlabPlan> {
     // A GPU that sweeps the slabs holds one at 2 bits an entry and its frontier lists: its
     // table at most half the GPU's memory.
-    let most = match (inputs.slab_bytes, gpu_sweeping.map(|b| b / 2)) {
+    let gpu_most = gpu_bytes.filter(|_| sweeps).map(|b| b / 2);
+    let most = match (inputs.slab_bytes, gpu_most) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
@@ -168,7 +169,7 @@ fn fit_slabs(
             in_memory,
         )
     };
-    let in_memory = gpu_sweeping.is_some() && inputs.slab_bytes.is_none();
+    let in_memory = sweeps && inputs.slab_bytes.is_none();
     (in_memory.then(|| fit(true)).flatten()).or_else(|| fit(false))
 }
 
@@ -301,7 +302,7 @@ impl Plan {
                 .as_ref()
                 .and_then(|(_, b)| b.as_ref())
                 .map(|b| b.bytes);
-            fit_slabs(shape, &inputs, processes, gpu.filter(|_| sweeps))
+            fit_slabs(shape, &inputs, processes, (sweeps, gpu))
         });
         let nor = "; with the table on disk, not even one slab of it fits";
         let host_refusal = match slab_plan {
