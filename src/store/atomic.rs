@@ -2,12 +2,14 @@
 //!
 //! Each file is written under a temporary name in its final folder and renamed into place only
 //! when complete. The temporary names are registered so that an interrupt (Ctrl-C, SIGTERM)
-//! removes them before the process exits: a stopped run leaves no half-written file.
+//! that the search does not answer by stopping in time ([`crate::search::stop`]) removes them
+//! before it ends the process: a stopped run leaves no half-written file.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Temporary files being written right now.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -20,12 +22,12 @@ pub const INTERRUPTED_EXIT: i32 = 130;
 
 /// Set once the process is ending anyway (another process of its MPI job failed and said why):
 /// an interrupt then only removes the temporary files, without a message of its own.
-static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static ENDING: AtomicBool = AtomicBool::new(false);
 
 /// Makes an interrupt from now on end the process silently (see `ENDING`): mpirun stops the
 /// other processes of a job as soon as one exits with an error.
 pub fn ending() {
-    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
+    ENDING.store(true, Ordering::SeqCst);
 }
 
 /// How long an interrupt waits for a search to stop by itself before it ends the process from
@@ -35,7 +37,7 @@ const GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Set once the interrupt has been said, by whichever of the handler and the run's own ending
 /// says it first.
-static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static SAID: AtomicBool = AtomicBool::new(false);
 
 /// Installs the handler for Ctrl-C and SIGTERM (what batch schedulers send before they kill a
 /// job). It asks the search to stop ([`crate::search::stop::ask`]), which then ends as a
@@ -46,7 +48,7 @@ static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(
 /// to go on ([`say_interrupted`]), and exits 130.
 pub fn remove_partial_files_on_interrupt(at_once: bool) -> Result<(), String> {
     ctrlc::set_handler(move || {
-        let ending = ENDING.load(std::sync::atomic::Ordering::SeqCst);
+        let ending = ENDING.load(Ordering::SeqCst);
         if !at_once && !ending {
             crate::search::stop::ask();
             std::thread::sleep(GRACE);
@@ -71,7 +73,7 @@ fn remove_pending() {
 /// Says, once in a process, that the run was interrupted, that no output file was left
 /// half-written, and how to go on where a run set that ([`set_resume_hint`]).
 pub fn say_interrupted() {
-    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+    if SAID.swap(true, Ordering::SeqCst) {
         return;
     }
     match resume_hint() {
