@@ -56,6 +56,12 @@ struct Params {
     tag: u32,
 }
 
+// The moves a push follows (top-down, frontier lists) are 0..PUSH_END, those a pull follows
+// (bottom-up, remaining lists) PULL_FIRST..MOVES: every move both ways, but in a directed graph,
+// whose moves are its generators and then their inverses (`GpuShader::pushed` on the host).
+override PUSH_END: u32 = MOVES;
+override PULL_FIRST: u32 = 0u;
+
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
 
@@ -329,8 +335,8 @@ fn top_down_list(
         if expands {
             load_state(list_rank(1u, i));
         }
-        for (var first_move = 0u; first_move < MOVES; first_move += 32u) {
-            let moves = min(MOVES - first_move, 32u);
+        for (var first_move = 0u; first_move < PUSH_END; first_move += 32u) {
+            let moves = min(PUSH_END - first_move, 32u);
             var won = 0u;
             if expands {
                 for (var m = 0u; m < moves; m++) {
@@ -375,7 +381,7 @@ fn top_down(
             let e = countTrailingZeros(frontier);
             frontier &= frontier - 1u;
             load_state(b.first + u64(e));
-            for (var m = 0u; m < MOVES; m++) {
+            for (var m = 0u; m < PUSH_END; m++) {
                 let n = neighbour(m);
                 if claim(n, params.next) {
                     claimed += 1u;
@@ -425,7 +431,7 @@ fn bottom_up(
             let e = countTrailingZeros(open);
             open &= open - 1u;
             load_state(b.first + u64(e));
-            for (var m = 0u; m < MOVES; m++) {
+            for (var m = PULL_FIRST; m < MOVES; m++) {
                 if entry(neighbour(m)) == params.cur {
                     found |= 1u << e;
                     break;
@@ -467,7 +473,7 @@ fn remaining_list(
             mark_seen(at);
         } else if value == UNREACHED {
             load_state(rank);
-            for (var m = 0u; m < MOVES; m++) {
+            for (var m = PULL_FIRST; m < MOVES; m++) {
                 if entry(neighbour(m)) == params.cur {
                     if claim(rank, params.next) {
                         found += 1u;

@@ -90,7 +90,7 @@ fn slab_top_down(
             let e = countTrailingZeros(frontier);
             frontier &= frontier - 1u;
             load_state(slab_rank(b.first + u64(e)));
-            for (var m = 0u; m < MOVES; m++) {
+            for (var m = 0u; m < PUSH_END; m++) {
                 let n = neighbour(m);
                 let here = slab_entry(n);
                 if here == ELSEWHERE {
@@ -123,7 +123,7 @@ fn slab_bottom_up(
             let own = b.first + u64(e);
             load_state(slab_rank(own));
             var elsewhere = false;
-            for (var m = 0u; m < MOVES; m++) {
+            for (var m = PULL_FIRST; m < MOVES; m++) {
                 let here = slab_entry(neighbour(m));
                 if here == ELSEWHERE {
                     elsewhere = true;
@@ -134,7 +134,7 @@ fn slab_bottom_up(
                 }
             }
             if elsewhere {
-                for (var m = 0u; m < MOVES; m++) {
+                for (var m = PULL_FIRST; m < MOVES; m++) {
                     let n = neighbour(m);
                     if slab_entry(n) == ELSEWHERE {
                         ask(n, own);

@@ -6,7 +6,7 @@ use crate::puzzle::family::one_line;
 use crate::puzzle::path::{Entries, path_from};
 use crate::puzzle::registry;
 use crate::puzzle::with_space;
-use crate::puzzle::{Cursor, Space, StateSpace};
+use crate::puzzle::{Cursor, Space, StateSpace, Way};
 use crate::setting::Setting;
 use crate::store::{ChunkCache, Distances};
 use crate::table::UNREACHED;
@@ -116,12 +116,22 @@ fn solve_in<W: StateSpace + ?Sized, S: StateSpace>(
         Error::Run(e) => cannot(e),
         e => e,
     })?;
+    // In a directed graph the walk undid moves from the position back to the start: the
+    // solution is those moves from the start, in the other order.
+    let (from, path) = match walk.directed() {
+        false => (rank, path),
+        true => {
+            let (push, pull) = (walk.moves_for(Way::Push), walk.moves_for(Way::Pull));
+            let undone = path.iter().rev().map(|&m| m - pull.start + push.start);
+            (walk.solved(), undone.collect())
+        }
+    };
     let names = walk.move_names();
     let moves: Vec<String> = path.iter().map(|&m| names[m].clone()).collect();
     let text = if solve.moves_only {
         format!("{}\n", moves.join(" "))
     } else {
-        listing(walk, rank, &path)
+        listing(walk, from, &path)
     };
     Ok(Solution {
         moves,
@@ -143,9 +153,10 @@ impl Entries for Through<'_> {
 }
 
 /// The rank of the position that the moves `text` (names separated by spaces) make from solved,
-/// and the moves that left the position as it was (`'F' (move 3)`).
+/// and the moves that left the position as it was (`'F' (move 3)`). In a directed graph only
+/// its generators are moves.
 fn made_by<S: StateSpace + ?Sized>(space: &S, text: &str) -> Result<(u64, Vec<String>), String> {
-    let names = space.move_names();
+    let names = space.move_names()[space.moves_for(Way::Push)].to_vec();
     let mut cursor = space.cursor();
     let mut rank = space.solved();
     let mut idle = Vec::new();
@@ -184,7 +195,8 @@ fn solution<S: StateSpace + ?Sized>(
     })
 }
 
-/// The listing the seeds print: the state before any move, then `step-move: state` after each.
+/// The listing the seeds print: the state before any move, then `step-move: state` after each
+/// (in a directed graph, from the start to the position).
 fn listing<S: StateSpace + ?Sized>(space: &S, rank: u64, path: &[usize]) -> String {
     let names = space.move_names();
     let mut cursor = space.cursor();
@@ -203,10 +215,14 @@ fn listing<S: StateSpace + ?Sized>(space: &S, rank: u64, path: &[usize]) -> Stri
     }
     let _ = writeln!(
         out,
-        "{} move{}, optimal in the {} metric",
+        "{} move{}, optimal in the {} metric{}",
         path.len(),
         if path.len() == 1 { "" } else { "s" },
-        space.info().metric
+        space.info().metric,
+        match space.directed() {
+            true => " (the moves go one way: from the start to the position)",
+            false => "",
+        }
     );
     out
 }

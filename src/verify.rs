@@ -16,7 +16,7 @@ use crate::progress::LevelBar;
 use crate::puzzle::family::one_line;
 use crate::puzzle::registry::space_of;
 use crate::puzzle::with_space;
-use crate::puzzle::{Cursor, StateSpace};
+use crate::puzzle::{Cursor, StateSpace, Way};
 use crate::search::{self, Options, SearchError};
 use crate::store::{Distances, Header};
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED};
@@ -234,7 +234,11 @@ fn check<S: StateSpace>(
     Ok(())
 }
 
-/// The breadth-first invariants, state by state; the first violation (smallest rank).
+/// The breadth-first invariants, state by state; the first violation (smallest rank): a reached
+/// state's successors are reached, and one of its predecessors is a step closer (holds the value
+/// before its own) unless it is a start. (In a directed graph a predecessor holding that value
+/// may lie further on: the fresh search's comparison is what checks such a table entry by
+/// entry.)
 fn invariants<S: StateSpace>(
     space: &S,
     table: &DistanceTable,
@@ -249,7 +253,8 @@ fn invariants<S: StateSpace>(
             ));
         }
     }
-    let moves = space.move_count();
+    let (pushes, pulls) = (space.moves_for(Way::Push), space.moves_for(Way::Pull));
+    let directed = space.directed();
     let tasks = space.size().div_ceil(RANKS_PER_TASK);
     let first = (0..tasks).into_par_iter().find_map_first(|task| {
         let mut cursor = space.cursor();
@@ -261,7 +266,7 @@ fn invariants<S: StateSpace>(
             }
             cursor.seek(r);
             let mut closer = starts.contains(&r);
-            for m in 0..moves {
+            for m in pushes.clone() {
                 let n = cursor.neighbour(m);
                 let w = table.get(n);
                 if w == UNREACHED {
@@ -272,7 +277,13 @@ fn invariants<S: StateSpace>(
                         at(space, n)
                     ));
                 }
-                closer |= w == (v + 2) % 3;
+                // Where the moves go both ways, the successors are the predecessors.
+                closer |= !directed && w == (v + 2) % 3;
+            }
+            if directed {
+                for m in pulls.clone() {
+                    closer |= table.get(cursor.neighbour(m)) == (v + 2) % 3;
+                }
             }
             if !closer {
                 return Some(format!(

@@ -67,7 +67,7 @@ fn distances_with(
 #[test]
 fn processes_write_the_single_process_file() {
     let dir = scratch("files");
-    let puzzles: [&[&str]; 16] = [
+    let puzzles: [&[&str]; 17] = [
         &["--puzzle", "hanoi", "--pegs", "4", "--discs", "7"],
         &["--puzzle", "pancake", "--n", "8"],
         &["--puzzle", "pancake", "--n", "6", "--burnt"],
@@ -86,6 +86,14 @@ fn processes_write_the_single_process_file() {
             "(1,2,3,4,5,6,7,8); (1,2)(3,5)",
         ],
         &["--puzzle", "rings", "--n", "12"],
+        // A directed graph: rounds push along the generators and ask along their inverses.
+        &[
+            "--puzzle",
+            "perm",
+            "--gens",
+            "(1,2,3,4,5,6,7,8); (1,2)",
+            "--directed",
+        ],
         // Tables reduced by symmetry: ranges of several weights, and entries of their own
         // weight, counted across the processes.
         &[
@@ -133,7 +141,7 @@ fn processes_write_the_single_process_file() {
 #[test]
 fn processes_on_their_gpus_write_the_single_process_file() {
     let dir = scratch("gpu");
-    let puzzles: [&[&str]; 5] = [
+    let puzzles: [&[&str]; 6] = [
         &["--puzzle", "turnstyle", "--n", "9"],
         &["--puzzle", "turnstyle", "--n", "10"],
         &["--puzzle", "turnstyle", "--n", "9", "--metric", "flips"],
@@ -143,6 +151,13 @@ fn processes_on_their_gpus_write_the_single_process_file() {
             "perm",
             "--gens",
             "(1,2,3,4,5,6,7,8); (1,2)(3,5)",
+        ],
+        &[
+            "--puzzle",
+            "perm",
+            "--gens",
+            "(1,2,3,4,5,6,7,8); (1,2)",
+            "--directed",
         ],
     ];
     for (i, args) in puzzles.iter().enumerate() {

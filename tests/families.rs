@@ -2,14 +2,14 @@
 //! descriptions of the moves, and against the values the seeds publish.
 
 mod common;
-use common::{Events, Naive, naive_bfs, perm_from_gens};
+use common::{Events, Naive, directed_gens, naive_bfs, perm_from_gens};
 use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::path::path_to_solved;
-use gpusearch::puzzle::perm::{Identity, parse};
+use gpusearch::puzzle::perm::{Identity, Inverses, parse};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
-use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace};
+use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace, Way};
 use gpusearch::search::cpu::search;
 use gpusearch::search::{Footprint, Options, Outcome, PassPolicy, Silent, Step};
 use gpusearch::table::{DistanceTable, Holding, UNREACHED};
@@ -628,6 +628,63 @@ fn generator_puzzles_match_naive_bfs() {
 }
 
 #[test]
+fn directed_generator_puzzles_match_naive_bfs() {
+    let cases: [(&str, &[&[&[usize]]]); 4] = [
+        // LX (the left shift and the first swap, without the right shift), one-way 3-cycles
+        // (A_5, ranks halved), a group of 6 on 6 points (ranks listed), and generators of
+        // order 3 and 4 that make the graph far from undirected.
+        (
+            "(1,2,3,4,5,6); (1,2)",
+            &[&[&[1, 2, 3, 4, 5, 6]], &[&[1, 2]]],
+        ),
+        (
+            "(1,2,3); (2,3,4); (3,4,5)",
+            &[&[&[1, 2, 3]], &[&[2, 3, 4]], &[&[3, 4, 5]]],
+        ),
+        (
+            "(1,2,3)(4,5,6); (1,4)(2,5)(3,6)",
+            &[&[&[1, 2, 3], &[4, 5, 6]], &[&[1, 4], &[2, 5], &[3, 6]]],
+        ),
+        ("(1,2,3,4); (4,5,6)", &[&[&[1, 2, 3, 4]], &[&[4, 5, 6]]]),
+    ];
+    for (text, gens) in cases {
+        let space = directed_gens(text);
+        assert!(space.directed(), "{text}");
+        assert_eq!(space.info().metric, "directed");
+        assert_eq!(
+            space.info().moves.len(),
+            gens.len(),
+            "{text}: only the generators"
+        );
+        let n = space.state(0).len();
+        let moves =
+            |s: &Vec<u32>| -> Vec<Vec<u32>> { gens.iter().map(|g| apply_cycles(s, g)).collect() };
+        let naive = naive_bfs(vec![(1..=n as u32).collect::<Vec<u32>>()], moves);
+        check(text, &space, &naive, |s| s);
+        // Every position's path walks back through predecessors in as many steps as its
+        // distance, and its moves undone, replayed from the start, make the position.
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Lean);
+        let (push, pull) = (space.moves_for(Way::Push), space.moves_for(Way::Pull));
+        let mut cursor = space.cursor();
+        for r in 0..space.size() {
+            let path = path_to_solved(&space, &outcome.table, r).unwrap();
+            assert_eq!(
+                path.len() as u64,
+                naive.distance[&space.state(r)],
+                "{text}: rank {r}"
+            );
+            let mut at = space.solved();
+            for &m in path.iter().rev() {
+                assert!(pull.contains(&m), "{text}: a path pulls");
+                cursor.seek(at);
+                at = cursor.neighbour(m - pull.start + push.start);
+            }
+            assert_eq!(at, r, "{text}: the moves replayed make the position");
+        }
+    }
+}
+
+#[test]
 fn an_odd_solved_arrangement_under_even_moves_ranks_the_odd_permutations() {
     let mut def = parse::generators("(1,2,3); (3,4,5,6,7)").unwrap();
     def.solved = vec![2, 1, 3, 4, 5, 6, 7];
@@ -639,7 +696,7 @@ fn an_odd_solved_arrangement_under_even_moves_ranks_the_odd_permutations() {
             slug: "t".into(),
         },
         def,
-        true,
+        Inverses::Added,
     )
     .unwrap();
     assert!(
@@ -1192,7 +1249,7 @@ fn moves_far_apart_are_renumbered_into_windows_and_states_keep_the_definitions_n
             solved,
             moves: moves.clone(),
         },
-        false,
+        Inverses::Given,
     )
     .unwrap();
     assert!(space.info().rank_order.contains("renumbered"));

@@ -1,7 +1,7 @@
 //! Bad input, measured: every reader of outside input is fed mutated copies of good inputs.
 //!
 //! The readers: twsearch definitions (`format::read`, and the build of the puzzle they define),
-//! `--gens` (`parse::generators`, and the build), the Free the Key file (`Key::parse`), distances
+//! `--gens` (`parse::generators`, and the build, with `--directed` or not), the Free the Key file (`Key::parse`), distances
 //! files (`store::read`, `verify::run`, `solve::run`) and checkpoints (`--resume`, through
 //! `job::run`). Each case mutates a good input a few times (byte and bit flips, insertions,
 //! deletions, truncation, splices of tokens, numbers made huge, negative or zero, lines
@@ -596,9 +596,13 @@ fn fuzz_gens() {
             continue;
         }
         let metric = *rng.pick(&["gens", "gens", "htm", "qtm"]);
-        let request = Request::new("perm")
+        let mut request = Request::new("perm")
             .with("gens", &text)
             .with("metric", metric);
+        // One way only (a directed graph), with any metric: only gens is taken.
+        if rng.chance(30) {
+            request = request.with("directed", "true");
+        }
         built.case(
             case,
             text.as_bytes(),

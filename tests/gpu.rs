@@ -3,13 +3,13 @@
 //! `GPUSEARCH_REQUIRE_GPU` is set: then a missing adapter fails them.
 
 mod common;
-use common::{Events, Every, perm_from_gens, scratch, search_on};
+use common::{Events, Every, directed_gens, perm_from_gens, scratch, search_on};
 use gpusearch::gpu::engine::GpuSweeper;
 use gpusearch::gpu::layout::Layout;
 use gpusearch::gpu::{Adapters, Gpu};
 use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::pancake::Pancake;
-use gpusearch::puzzle::perm::{Identity, parse};
+use gpusearch::puzzle::perm::{Identity, Inverses, parse};
 use gpusearch::puzzle::registry::{self, Visit};
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
@@ -100,9 +100,25 @@ fn odd_coset() -> Perm {
             slug: "test".into(),
         },
         def,
-        true,
+        Inverses::Added,
     )
     .unwrap()
+}
+
+#[test]
+fn directed_generators_give_the_cpu_tables() {
+    let Some(gpu) = gpu() else { return };
+    // LX (all permutations) and one-way 3-cycles (the even ones): pushes along the generators,
+    // pulls along their inverses, in every kind of pass.
+    for (name, space) in [
+        ("LX 8", directed_gens("(1,2,3,4,5,6,7,8); (1,2)")),
+        ("A_7 3-cycles", directed_gens("(1,2,3); (3,4,5); (5,6,7)")),
+    ] {
+        compare_space(&gpu, &space, name, None, PassPolicy::Auto);
+        compare_space(&gpu, &space, name, Some(3 << 10), PassPolicy::BottomUp);
+        compare_space(&gpu, &space, name, None, PassPolicy::TopDown);
+        compare_space(&gpu, &space, name, None, PassPolicy::Lists);
+    }
 }
 
 #[test]

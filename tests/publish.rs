@@ -167,6 +167,63 @@ fn solve_works_for_every_family() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// In a directed graph (LX 8: the left shift and the first swap, one way) `solve` lists the
+/// moves from the start to the position, as many as a naive search's distance (32 for the
+/// reversed arrangement), and the moves it prints make the position again.
+#[test]
+fn solve_in_a_directed_graph_lists_the_moves_from_the_start() {
+    let dir = scratch("solve-directed");
+    let out = dir.join("lx8");
+    let o = out.to_str().unwrap();
+    let lx = [
+        "--puzzle",
+        "perm",
+        "--gens",
+        "(1,2,3,4,5,6,7,8); (1,2)",
+        "--directed",
+    ];
+    let solve = |position: &[&str]| {
+        let mut args = vec!["solve"];
+        args.extend(lx);
+        args.extend(["--out", o, "--quiet"]);
+        args.extend(position);
+        ok(&args)
+    };
+    let listing = solve(&["--state", "8 7 6 5 4 3 2 1"]);
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(lines[0], "0: 1 2 3 4 5 6 7 8", "{listing}");
+    assert!(lines[32].ends_with(": 8 7 6 5 4 3 2 1"), "{listing}");
+    assert!(
+        lines[33].starts_with("32 moves") && lines[33].contains("from the start to the position"),
+        "{listing}"
+    );
+    let moves: Vec<&str> = (lines[1..33].iter())
+        .map(|l| l.split(['-', ':']).nth(1).unwrap())
+        .collect();
+    let again = solve(&["--moves", &moves.join(" ")]);
+    assert!(again.ends_with(": 8 7 6 5 4 3 2 1\n32 moves, optimal in the directed metric (the moves go one way: from the start to the position)\n"), "{again}");
+    // Only the generators are moves: their inverses are not.
+    let refused = gpusearch(&[
+        "solve",
+        "--puzzle",
+        "perm",
+        "--gens",
+        "(1,2,3,4,5,6,7,8); (1,2)",
+        "--directed",
+        "--out",
+        o,
+        "--moves",
+        "g1'",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("no move 'g1''"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn solve_refuses_invalid_states() {
     let dir = scratch("solve-bad");

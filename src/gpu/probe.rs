@@ -63,6 +63,7 @@ impl Gpu {
             constants: Vec::new(),
             data: Vec::new(),
             tables: Vec::new(),
+            pushed: None,
         };
         let words = self.probe(&none, "quotients", words, pairs.len())?;
         Ok(words

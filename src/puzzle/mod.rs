@@ -98,10 +98,24 @@ impl PuzzleInfo {
     }
 }
 
+/// The way a pass follows the moves: a *push* goes from a state to its successors (the states
+/// its moves make), a *pull* from a state to its predecessors (the states whose moves make it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    /// From a state to the states its moves make: top-down passes, frontier lists.
+    Push,
+    /// From a state to the states that make it by a move: bottom-up passes, the remaining
+    /// list, `solve`'s walk down the table.
+    Pull,
+}
+
 /// A puzzle's positions, densely ranked `0..size()`, with moves between them.
 ///
-/// The move graph must be undirected (every move's inverse is a move), which the bottom-up level
-/// step relies on.
+/// The move graph is undirected (every move's inverse is a move, so a push and a pull follow
+/// the same moves) unless [`StateSpace::moves_for`] says otherwise: a directed graph
+/// (`--directed` generators) numbers its moves and then their inverses, pushes along the first
+/// and pulls along the second, and offers no capability (sweeps, slab planes and symmetries
+/// pair every move with its inverse).
 pub trait StateSpace: Sync {
     /// The walker over ranks handed to each worker.
     type Cursor<'a>: Cursor
@@ -115,6 +129,19 @@ pub trait StateSpace: Sync {
     /// The number of moves, without building their names.
     fn move_count(&self) -> usize {
         self.move_names().len()
+    }
+    /// The moves, numbered as [`Cursor::neighbour`] numbers them, that a pass going `way`
+    /// follows: every move in an undirected graph. In a directed one a push follows the
+    /// generators and a pull their inverses, pull move `pull.start + i` undoing push move
+    /// `push.start + i`.
+    fn moves_for(&self, way: Way) -> std::ops::Range<usize> {
+        let _ = way;
+        0..self.move_count()
+    }
+    /// Whether the moves go one way only ([`StateSpace::moves_for`]): distances then run from
+    /// the start to each position, not back.
+    fn directed(&self) -> bool {
+        self.moves_for(Way::Push) != self.moves_for(Way::Pull)
     }
     /// The rank of the solved position, where the search starts.
     fn solved(&self) -> u64;
@@ -248,6 +275,10 @@ pub struct GpuShader {
     /// The words it reads as `puzzle_tables` (a read-only storage buffer at binding 6, as large
     /// as the device binds), e.g. a twisty puzzle's move tables; empty where it reads none.
     pub tables: Vec<u32>,
+    /// In a directed graph ([`StateSpace::moves_for`]), how many moves a push follows: moves
+    /// `0..pushed` (the generators) are pushed and the others (their inverses) pulled; `None`
+    /// where every move goes both ways.
+    pub pushed: Option<u32>,
 }
 
 /// The 0-based pieces of a state that must list each of `1..=n` once, or why it does not.

@@ -4,7 +4,7 @@
 use super::Space;
 use super::family::{Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use super::perm::parse::Definition;
-use super::perm::{Identity, MAX_POINTS, Perm};
+use super::perm::{Identity, Inverses, MAX_POINTS, Perm};
 use crate::group;
 
 /// The number rotation family (`--puzzle rotation`).
@@ -129,6 +129,6 @@ pub fn board(rows: usize, cols: usize, block: usize) -> Result<Perm, String> {
             solved: (1..=n as u32).collect(),
             moves,
         },
-        false,
+        Inverses::Given,
     )
 }

@@ -331,6 +331,7 @@ impl StateSpace for Sliding {
             constants: vec![("ROWS", self.rows as f64), ("COLS", self.cols as f64)],
             data: vec![self.half as u32, (self.half >> 32) as u32],
             tables: Vec::new(),
+            pushed: None,
         })
     }
 }

@@ -178,6 +178,10 @@ impl Report {
                 .map_or(rows.len(), |i| i + 1);
             rows.insert(at, row);
         };
+        if p.metric == crate::puzzle::perm::family::DIRECTED {
+            let one_way = "one way, from the start to each position: the moves are the generators without their inverses (a directed graph)";
+            after(&mut rows, "moves", ("distances", one_way.into()));
+        }
         if let (Some(sym), Some(per_second)) = (&p.symmetry, self.classes_per_second) {
             let group = format!(
                 "{} ({} symmetries): one table entry per class of symmetric positions, for {} positions",

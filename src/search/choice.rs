@@ -8,7 +8,7 @@ use super::{
     Engine, Footprint, Levels, Options, PassPolicy, Passes, Step, TINY_LEVEL, list_limit,
     prefer_bottom_up,
 };
-use crate::puzzle::StateSpace;
+use crate::puzzle::{StateSpace, Way};
 
 /// What the choice of the next pass knows of the search, and what it carries from pass to pass.
 pub(super) struct Choice {
@@ -24,7 +24,7 @@ pub(super) struct Choice {
     pub lean: bool,
     /// The longest level expanded as a list.
     pub list_limit: u64,
-    /// The space's moves.
+    /// The moves a pass follows (a push's, as many as a pull's).
     pub moves: usize,
     /// Whether the table is reduced by symmetry (weighed).
     pub weighed: bool,
@@ -44,7 +44,8 @@ impl Choice {
         options: &Options,
         weighed: bool,
     ) -> Choice {
-        let moves = space.move_count();
+        // The moves a pass follows one way (a directed graph numbers its inverses too).
+        let moves = space.moves_for(Way::Push).len();
         let structured = passes.sweep
             && matches!(options.policy, PassPolicy::Auto | PassPolicy::Sweep)
             && space.capabilities().sweeps();

@@ -1,18 +1,18 @@
 //! A frontier list's expansion ([`expand`]): the one top-down pass over a list of the last
 //! level's states, shared by the engines that hold such a list in host memory: the CPU engine,
 //! which claims each neighbour in its table, and the slabs' engine while its first levels are
-//! lists and there is no table yet, which keeps the neighbours in neither of the levels before.
+//! lists and there is no table yet, which keeps the successors in no level found yet.
 //! (An MPI process's list sends the neighbours to the processes that own them, and the GPU's
 //! lists live on the device: theirs are their own.)
 
 use super::Progress;
-use crate::puzzle::{Cursor, StateSpace};
+use crate::puzzle::{Cursor, StateSpace, Way};
 use rayon::prelude::*;
 
 /// Frontier states a task expands.
 pub(crate) const STATES_PER_TASK: usize = 4096;
 
-/// The neighbours of the states of `list`, by every move, that `keep` keeps: it is asked once
+/// The successors of the states of `list` (their neighbours by every move pushed), that `keep` keeps: it is asked once
 /// for each neighbour, from many threads (the CPU engine's claims the neighbour's entry). Task
 /// by task in the list's order; each task's count is said to `progress`.
 pub(crate) fn expand<S: StateSpace, K: Fn(u64) -> bool + Sync>(
@@ -21,7 +21,7 @@ pub(crate) fn expand<S: StateSpace, K: Fn(u64) -> bool + Sync>(
     keep: K,
     progress: &dyn Progress,
 ) -> Vec<u64> {
-    let moves = space.move_count();
+    let moves = space.moves_for(Way::Push);
     let parts: Vec<Vec<u64>> = list
         .par_chunks(STATES_PER_TASK)
         .map_init(
@@ -30,7 +30,7 @@ pub(crate) fn expand<S: StateSpace, K: Fn(u64) -> bool + Sync>(
                 let mut new = Vec::new();
                 for &rank in chunk {
                     cursor.seek(rank);
-                    for mv in 0..moves {
+                    for mv in moves.clone() {
                         let neighbour = cursor.neighbour(mv);
                         if keep(neighbour) {
                             new.push(neighbour);

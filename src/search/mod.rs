@@ -188,12 +188,13 @@ pub const TINY_LEVEL: usize = 64;
 /// States found in thin levels between two looks at the checkpoint clock.
 const THIN_CHECK: u64 = 1 << 16;
 
-/// Whether `rank`'s only neighbour is itself, through `cursor` on a space of `moves` moves: no
-/// pass reaches such an entry but from the start (in a table reduced by symmetry, an entry
-/// that holds no class), so the lists of the unreached leave it out.
-pub fn isolated<C: Cursor>(cursor: &mut C, rank: u64, moves: usize) -> bool {
+/// Whether `rank`'s only predecessor is itself, through `cursor` pulling along `moves`
+/// ([`StateSpace::moves_for`]): no pass reaches such an entry but from the start (in a table
+/// reduced by symmetry, an entry that holds no class), so the lists of the unreached leave it
+/// out.
+pub fn isolated<C: Cursor>(cursor: &mut C, rank: u64, moves: std::ops::Range<usize>) -> bool {
     cursor.seek(rank);
-    (0..moves).all(|mv| cursor.neighbour(mv) == rank)
+    moves.into_iter().all(|mv| cursor.neighbour(mv) == rank)
 }
 
 /// The switch to bottom-up passes (for good: the unreached only get fewer): when the unreached

@@ -179,6 +179,74 @@ const PUBLISHED: &[(&str, &str, Claim)] = &[
             57953163, 15244962, 701298, 6721, 51, 1,
         ]),
     ),
+    (
+        "perm-n9-09fc80-directed",
+        CAYLEYPY,
+        Levels(&[
+            1, 2, 3, 5, 8, 13, 21, 34, 55, 88, 141, 221, 332, 479, 671, 923, 1253, 1681, 2235,
+            2948, 3859, 5010, 6420, 8074, 9939, 12008, 14281, 16727, 19268, 21785, 24173, 26209,
+            27523, 27766, 27003, 25493, 23053, 19472, 14997, 10111, 5624, 2259, 574, 108, 28, 2,
+        ]),
+    ),
+    ("perm-n9-09fc80-directed", OEIS_A039745, Diameter(45)),
+    (
+        "perm-n10-0fc399-directed",
+        CAYLEYPY,
+        Levels(&[
+            1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 143, 230, 364, 556, 817, 1162, 1616, 2214, 3001,
+            4032, 5381, 7141, 9430, 12402, 16227, 21054, 26973, 34016, 42208, 51628, 62390, 74591,
+            88312, 103617, 120479, 138566, 157000, 174461, 190050, 203804, 215904, 225908, 232431,
+            233633, 228261, 215663, 195505, 168235, 135391, 99605, 64890, 35925, 16203, 5628, 1296,
+            175, 39, 11, 1,
+        ]),
+    ),
+    ("perm-n10-0fc399-directed", OEIS_A039745, Diameter(58)),
+    (
+        "perm-n11-85b049-directed",
+        CAYLEYPY,
+        Levels(&[
+            1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 232, 374, 596, 923, 1378, 1988, 2795, 3860,
+            5266, 7121, 9563, 12775, 16993, 22523, 29769, 39239, 51518, 67186, 86740, 110567,
+            139006, 172491, 211658, 257329, 310479, 372223, 443790, 526455, 621284, 728791, 848554,
+            978969, 1117809, 1263275, 1414376, 1569820, 1726427, 1878807, 2020305, 2143517,
+            2240794, 2303183, 2319126, 2276744, 2170460, 2007295, 1803501, 1570497, 1308806,
+            1024042, 738094, 478420, 269328, 126005, 46507, 13207, 2891, 580, 138, 34, 2,
+        ]),
+    ),
+    ("perm-n11-85b049-directed", OEIS_A039745, Diameter(71)),
+    (
+        "perm-n12-7d51cc-directed",
+        CAYLEYPY,
+        Levels(&[
+            1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 376, 607, 972, 1522, 2306, 3374, 4797,
+            6680, 9169, 12459, 16806, 22543, 30110, 40081, 53207, 70481, 93192, 122947, 161604,
+            211130, 273421, 350197, 443124, 554133, 685777, 841460, 1025489, 1243060, 1500253,
+            1804087, 2162576, 2584515, 3078964, 3654310, 4316949, 5070198, 5914172, 6847330,
+            7868766, 8978699, 10176348, 11457699, 12815394, 14238728, 15711204, 17204023, 18666000,
+            20019666, 21177161, 22076841, 22713750, 23128416, 23357135, 23382464, 23122023,
+            22476333, 21388679, 19854126, 17903628, 15596156, 13022930, 10319342, 7661992, 5242006,
+            3233947, 1750471, 808272, 308980, 95025, 24368, 4832, 942, 205, 49, 13, 1,
+        ]),
+    ),
+    ("perm-n12-7d51cc-directed", OEIS_A039745, Diameter(87)),
+    (
+        "perm-n13-3a04c7-directed",
+        CAYLEYPY,
+        Levels(&[
+            1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 609, 984, 1581, 2497, 3833, 5688,
+            8184, 11499, 15887, 21692, 29371, 39526, 52947, 70677, 94085, 124970, 165710, 219429,
+            290144, 382797, 503135, 657420, 852050, 1093327, 1387676, 1742419, 2166842, 2673090,
+            3276739, 3997082, 4857331, 5885016, 7112651, 8578509, 10326940, 12407745, 14874185,
+            17779536, 21172696, 25094320, 29575807, 34642464, 40319707, 46639061, 53640294,
+            61369640, 69878033, 79219867, 89447804, 100600466, 112682761, 125643257, 139356902,
+            153621347, 168183931, 182805270, 197318307, 211626905, 225632289, 239128497, 251743421,
+            262963606, 272214735, 278948531, 282666343, 282864640, 278983775, 270498694, 257103859,
+            238871747, 216404000, 190913761, 163857592, 136340523, 109059287, 82851613, 58971633,
+            38727380, 23027854, 12117906, 5505115, 2116872, 690533, 197328, 50286, 11727, 2772,
+            654, 158, 40, 2,
+        ]),
+    ),
+    ("perm-n13-3a04c7-directed", OEIS_A039745, Diameter(103)),
     ("pancake-n8", OEIS_A058986, Diameter(9)),
     ("pancake-n10", OEIS_A058986, Diameter(11)),
     ("pancake-n11", OEIS_A058986, Diameter(13)),
@@ -316,12 +384,13 @@ const OEIS_A078941: &str = "OEIS A078941";
 const OEIS_A007665: &str = "OEIS A007665";
 const OEIS_A079761: &str = "OEIS A079761";
 const OEIS_A079762: &str = "OEIS A079762";
+const OEIS_A039745: &str = "OEIS A039745";
 
 /// The sources, as the footnotes of `published.md`.
 const SOURCES: &[(&str, &str)] = &[
     (
         CAYLEYPY,
-        "Chervov, Fedoriaka, Konstantinova et al., \"CayleyPy Growth: Efficient growth computations and hundreds of new conjectures on Cayley graphs\" (arXiv 2509.19162), data files of the cayleypy/cayleypy repository: `cayleypy/data/top_spin_cayley_growth.csv` (the n = 14 row added in commit a2529069), `pancake_cayley_growth.csv` and `burnt_pancake_cayley_growth.csv` (commit 3696b1c7). Their TopSpin has the shifts left and right and the reversal of the first 4 pieces, each one move, searched from the identity: our lrf metric with k = 4. Their pancakes are the prefix reversals (of 2 to n; burnt: of 1 to n, each turning the pancakes it moves), from the sorted stack.",
+        "Chervov, Fedoriaka, Konstantinova et al., \"CayleyPy Growth: Efficient growth computations and hundreds of new conjectures on Cayley graphs\" (arXiv 2509.19162), data files of the cayleypy/cayleypy repository: `cayleypy/data/top_spin_cayley_growth.csv` (the n = 14 row added in commit a2529069), `pancake_cayley_growth.csv` and `burnt_pancake_cayley_growth.csv` (commit 3696b1c7). Their TopSpin has the shifts left and right and the reversal of the first 4 pieces, each one move, searched from the identity: our lrf metric with k = 4. Their pancakes are the prefix reversals (of 2 to n; burnt: of 1 to n, each turning the pancakes it moves), from the sorted stack. Their LX (`lx_cayley_growth.csv`, commit a0fdecd4) is the directed Cayley graph of the left shift and the swap of the first two, without the right shift: our `--gens \"(1,...,n); (1,2)\" --directed`.",
     ),
     (
         "OEIS A058986, A078941",
@@ -342,6 +411,10 @@ const SOURCES: &[(&str, &str)] = &[
     (
         OEIS_A007665,
         "The On-Line Encyclopedia of Integer Sequences: the Frame-Stewart numbers for 5 pegs (the moves Frame's and Stewart's algorithms take to carry n discs to another peg; the 5-peg row of A137695), after Brousseau (1975) and Wood (1981). OEIS notes that no proof of their optimality is known; our exhaustive searches show they are optimal for 14 to 16 discs. Our runs are reduced by the 24 exchanges of the other pegs (in `symmetry/`); the towers' distance is read off a report where they are among its antipodes.",
+    ),
+    (
+        OEIS_A039745,
+        "The On-Line Encyclopedia of Integer Sequences: the diameter of the symmetric group S_n generated by (1,2) and (1,2,...,n), taken one way only (the directed Cayley graph; A186783 is the undirected one), n = 1 to 15 (n = 12 and 13 by Whitmore, 2020; 14 and 15 by Fedoriaka, 2025).",
     ),
     (
         "OEIS A079761, A079762",

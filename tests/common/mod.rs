@@ -6,7 +6,7 @@
 
 use gpusearch::puzzle::Perm;
 use gpusearch::puzzle::StateSpace;
-use gpusearch::puzzle::perm::{Identity, parse};
+use gpusearch::puzzle::perm::{Identity, Inverses, parse};
 use gpusearch::search::levels::Levels;
 use gpusearch::search::within::PassSaved;
 use gpusearch::search::{
@@ -84,15 +84,29 @@ pub fn naive_bfs<T: Clone + Eq + Hash>(starts: Vec<T>, moves: impl Fn(&T) -> Vec
 
 /// The permutation puzzle of generators in cycle notation, each with its inverse.
 pub fn perm_from_gens(text: &str) -> Perm {
+    perm_of(text, Inverses::Added)
+}
+
+/// The directed Cayley graph of generators in cycle notation: the generators one way only.
+pub fn directed_gens(text: &str) -> Perm {
+    perm_of(text, Inverses::Directed)
+}
+
+/// The permutation puzzle of generators in cycle notation, completed by their inverses as
+/// `inverses` says.
+fn perm_of(text: &str, inverses: Inverses) -> Perm {
     Perm::new(
         Identity {
             family: "perm".into(),
             params: Default::default(),
-            metric: "gens".into(),
+            metric: match inverses {
+                Inverses::Directed => "directed".into(),
+                _ => "gens".into(),
+            },
             slug: "test".into(),
         },
         parse::generators(text).unwrap(),
-        true,
+        inverses,
     )
     .unwrap()
 }

@@ -258,6 +258,11 @@ impl Pipelines {
         });
         let mut constants = puzzle.constants.clone();
         constants.push(("TABLE_WORDS", (layout.block_bytes() / 4) as f64));
+        if let Some(pushed) = puzzle.pushed {
+            // A directed graph: pushes follow the generators, pulls their inverses.
+            constants.push(("PUSH_END", f64::from(pushed)));
+            constants.push(("PULL_FIRST", f64::from(pushed)));
+        }
         let pipeline =
             |entry: &str| compute_pipeline(device, &pipeline_layout, &module, entry, &constants);
         let push_pull = |push, pull, slots: &Range<usize>| PushPull {

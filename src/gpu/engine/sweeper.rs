@@ -72,6 +72,7 @@ impl<'g> GpuSweeper<'g> {
                 constants: Vec::new(),
                 data: Vec::new(),
                 tables: Vec::new(),
+                pushed: None,
             };
             let engine = GpuEngine::new(self.gpu, &layout, &none, Some(&structure), false, None)?;
             if engine.sweeps.is_none() {

@@ -303,6 +303,7 @@ impl Hanoi {
                 .chain(tables)
                 .collect(),
             tables: Vec::new(),
+            pushed: None,
         }
     }
 

@@ -411,6 +411,7 @@ impl StateSpace for Pancake {
                 .flat_map(|&w| [w as u32, (w >> 32) as u32])
                 .collect(),
             tables: Vec::new(),
+            pushed: None,
         })
     }
 }

@@ -3,7 +3,7 @@
 //! pieces without orientations, else a [`Twisty`]).
 
 use super::parse::{self, Definition};
-use super::{Identity, Perm};
+use super::{Identity, Inverses, Perm};
 use crate::puzzle::family::{self, Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use crate::puzzle::twisty::{self, Naming, Twisty};
 use crate::puzzle::{PuzzleInfo, Space};
@@ -24,6 +24,10 @@ impl Family for Permutations {
             Sample {
                 options: &[("gens", "(1,2,3,4,5,6,7)(8,9); (1,2)")],
                 reaches: "generators: a cycle and a swap",
+            },
+            Sample {
+                options: &[("gens", "(1,2,3,4,5,6,7,8); (1,2)"), ("directed", "true")],
+                reaches: "generators one way only: LX, a directed Cayley graph",
             },
             Sample {
                 options: &[("def", "puzzles/turnstyle-8.tws")],
@@ -52,6 +56,12 @@ impl Family for Permutations {
                 help: "with generators: gens (each and its inverse; the default), htm or qtm; with a definition: htm (the default) or qtm",
                 default: None,
             },
+            Opt {
+                name: "directed",
+                kind: Kind::Switch,
+                help: "with generators: the generators one way only, without their inverses (a directed Cayley graph; distances run from the start to each position)",
+                default: None,
+            },
         ]
     }
 
@@ -61,10 +71,26 @@ impl Family for Permutations {
                 family: given.family(),
                 options: ["gens", "def"],
             }),
-            (Some(gens), false) => Ok(Space::Perm(generators(
-                gens,
-                given.text("metric").unwrap_or("gens"),
-            )?)),
+            (Some(gens), false) => {
+                let metric = given.text("metric").unwrap_or("gens");
+                let metric = match given.switch("directed") {
+                    false => checked(metric, &["gens", "htm", "qtm"], "the generators'")?,
+                    true if metric == "gens" => DIRECTED,
+                    true => {
+                        return Err(PuzzleError::Value {
+                            option: "metric",
+                            value: metric.into(),
+                            why: "a directed graph's moves are the generators as given: leave out --metric with --directed".into(),
+                        });
+                    }
+                };
+                Ok(Space::Perm(generators(gens, metric)?))
+            }
+            // A definition's moves come with their inverses.
+            (None, true) if given.switch("directed") => Err(PuzzleError::Together {
+                family: given.family(),
+                options: ["def", "directed"],
+            }),
             (None, true) => {
                 let path = given.need_file("def")?;
                 let file = path.display().to_string();
@@ -114,6 +140,30 @@ impl Family for Permutations {
             def(&[("def", "puzzles/skewb-diamond.tws"), ("metric", "htm")]),
             def(&[("def", "puzzles/dino.tws"), ("metric", "htm")]),
             def(&[("def", "puzzles/pyraminx.tws"), ("metric", "htm")]),
+            // LX (the left shift and the first swap), one way only: a directed Cayley graph.
+            def(&[("gens", "(1,2,3,4,5,6,7,8,9); (1,2)"), ("directed", "true")]),
+            def(&[
+                ("gens", "(1,2,3,4,5,6,7,8,9,10); (1,2)"),
+                ("directed", "true"),
+            ]),
+            def(&[
+                ("gens", "(1,2,3,4,5,6,7,8,9,10,11); (1,2)"),
+                ("directed", "true"),
+            ]),
+            Run {
+                options: &[
+                    ("gens", "(1,2,3,4,5,6,7,8,9,10,11,12); (1,2)"),
+                    ("directed", "true"),
+                ],
+                large: true,
+            },
+            Run {
+                options: &[
+                    ("gens", "(1,2,3,4,5,6,7,8,9,10,11,12,13); (1,2)"),
+                    ("directed", "true"),
+                ],
+                large: true,
+            },
         ];
         RUNS
     }
@@ -131,15 +181,18 @@ fn checked<'m>(metric: &'m str, known: &[&str], of: &str) -> Result<&'m str, Puz
     }
 }
 
-/// A permutation puzzle from generators: each generator and its inverse (metric `gens`), or
-/// every power (htm) or a move and its inverse (qtm).
+/// The metric of generators that go one way only (`--directed`).
+pub const DIRECTED: &str = "directed";
+
+/// A permutation puzzle from generators: each generator and its inverse (metric `gens`), the
+/// generators one way only (`directed`), or every power (htm) or a move and its inverse (qtm).
 fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
     let value = |why: String| PuzzleError::Value {
         option: "gens",
         value: gens.into(),
         why,
     };
-    let metric = checked(metric, &["gens", "htm", "qtm"], "the generators'")?;
+    let metric = checked(metric, &["gens", "htm", "qtm", DIRECTED], "the generators'")?;
     let mut def = parse::generators(gens).map_err(value)?;
     let mut params = serde_json::Map::new();
     params.insert("points".into(), def.solved.len().into());
@@ -147,7 +200,9 @@ fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
     // The generators' own text decides the folder.
     let hex6 = family::short_digest(&gens.split_whitespace().collect::<String>());
     let mut slug = format!("perm-n{}-{hex6}", def.solved.len());
-    if metric != "gens" {
+    if metric == DIRECTED {
+        slug = format!("{slug}-{metric}");
+    } else if metric != "gens" {
         let one_set = twisty::TwistyDefinition::of_permutations(&def);
         def.moves = twisty::permutation_moves(&one_set, metric).map_err(value)?;
         slug = format!("{slug}-{metric}");
@@ -158,7 +213,12 @@ fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
         metric: metric.into(),
         slug,
     };
-    Perm::new(identity, def, metric == "gens").map_err(value)
+    let inverses = match metric {
+        "gens" => Inverses::Added,
+        DIRECTED => Inverses::Directed,
+        _ => Inverses::Given,
+    };
+    Perm::new(identity, def, inverses).map_err(value)
 }
 
 /// The puzzle of a twsearch definition (`text`, the file `file`) in `metric` (htm, qtm): a
@@ -196,7 +256,11 @@ fn definition(text: &str, file: &str, metric: &str) -> Result<Space, PuzzleError
                 solved,
                 moves,
             };
-            Ok(Space::Perm(Perm::new(identity, definition, false)?))
+            Ok(Space::Perm(Perm::new(
+                identity,
+                definition,
+                Inverses::Given,
+            )?))
         }
         None => {
             let naming = Naming {

@@ -24,7 +24,7 @@ pub mod parse;
 mod symmetry;
 
 use super::{
-    BlockMove, Blocks, Capabilities, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure,
+    BlockMove, Blocks, Capabilities, Cursor, GpuShader, PuzzleInfo, StateSpace, Structure, Way,
 };
 use crate::group::{self, Chain, Perm as Permutation};
 use crate::puzzle::Rate;
@@ -39,6 +39,22 @@ pub const MAX_POINTS: usize = 20;
 const MAX_LISTED: u128 = 1 << 27;
 /// Most window values of a move applied as a block move (a table of 4 bytes each).
 const MAX_WINDOW_VALUES: u64 = 1 << 22;
+
+/// How a puzzle's moves stand to their inverses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inverses {
+    /// The moves as given: closed under inverses already (a definition's, a family's).
+    Given,
+    /// Each move's inverse added as a move (named with `'`) unless the move is its own inverse.
+    Added,
+    /// The moves go one way only (`--directed`): a directed graph, whose distances run from the
+    /// start to each position. The inverses follow the moves, one each (named with `'`), only
+    /// for the passes that pull ([`StateSpace::moves_for`]).
+    Directed,
+}
+
+/// Why a directed graph offers no symmetries.
+const DIRECTED_SYMMETRY: &str = "its moves go one way only (--directed), and gpusearch finds symmetries only of moves that come with their inverses";
 
 /// How ranks number the reachable positions.
 #[derive(Clone, Debug)]
@@ -70,6 +86,9 @@ pub struct Perm {
     written: Vec<Permutation>,
     order: u64,
     ranking: Ranking,
+    /// In a directed graph, the number of generators: moves `0..k` are pushed and `k..2k`, their
+    /// inverses, pulled.
+    directed: Option<usize>,
 }
 
 /// How a family names and files a puzzle.
@@ -88,12 +107,12 @@ impl Perm {
     /// Whether the generators sweep: ranks in lexicographic or even order have block moves
     /// ([`Blocks`]); listed ranks and odd orders have none.
     fn swept(&self) -> bool {
-        matches!(self.ranking, Ranking::Lex | Ranking::Parity { odd: false })
+        self.directed.is_none()
+            && matches!(self.ranking, Ranking::Lex | Ranking::Parity { odd: false })
     }
 
-    /// The puzzle with these moves, adding each move's inverse (named with `'`) unless the move
-    /// is its own inverse when `add_inverses`.
-    pub fn new(id: Identity, def: Definition, add_inverses: bool) -> Result<Perm, String> {
+    /// The puzzle with these moves, completed by their inverses as `inverses` says.
+    pub fn new(id: Identity, def: Definition, inverses: Inverses) -> Result<Perm, String> {
         let n = def.solved.len();
         if n > MAX_POINTS {
             return Err(format!(
@@ -102,13 +121,19 @@ impl Perm {
             ));
         }
         let mut moves = Vec::new();
-        for (name, from) in def.moves {
-            let inverse = group::inverse(&from);
-            let own_inverse = inverse == from;
-            moves.push((name.clone(), from));
-            if add_inverses && !own_inverse {
+        for (name, from) in &def.moves {
+            let inverse = group::inverse(from);
+            let own_inverse = inverse == *from;
+            moves.push((name.clone(), from.clone()));
+            if inverses == Inverses::Added && !own_inverse {
                 moves.push((format!("{name}'"), inverse));
             }
+        }
+        let directed = (inverses == Inverses::Directed).then_some(moves.len());
+        if directed.is_some() {
+            let undo =
+                (def.moves.iter()).map(|(name, from)| (format!("{name}'"), group::inverse(from)));
+            moves.extend(undo.collect::<Vec<_>>());
         }
         let chain = Chain::new(n, &moves.iter().map(|(_, f)| f.clone()).collect::<Vec<_>>());
         let order = chain.order();
@@ -158,6 +183,7 @@ impl Perm {
             written,
             order: order as u64,
             ranking,
+            directed,
         })
     }
 
@@ -227,7 +253,10 @@ impl StateSpace for Perm {
     fn capabilities(&self) -> Capabilities<'_> {
         Capabilities {
             blocks: self.swept().then_some(self as &dyn Blocks),
-            symmetries: Symmetries::Offered(self),
+            symmetries: match self.directed {
+                Some(_) => Symmetries::None(DIRECTED_SYMMETRY),
+                None => Symmetries::Offered(self),
+            },
             ..Capabilities::default()
         }
     }
@@ -246,6 +275,16 @@ impl StateSpace for Perm {
 
     fn move_count(&self) -> usize {
         self.moves.len()
+    }
+
+    /// Every move both ways, but in a directed graph the generators pushed and their inverses
+    /// pulled.
+    fn moves_for(&self, way: Way) -> std::ops::Range<usize> {
+        match (self.directed, way) {
+            (None, _) => 0..self.moves.len(),
+            (Some(k), Way::Push) => 0..k,
+            (Some(k), Way::Pull) => k..self.moves.len(),
+        }
     }
 
     fn solved(&self) -> u64 {
@@ -288,7 +327,8 @@ impl StateSpace for Perm {
             puzzle: self.family.clone(),
             params: self.params.clone(),
             metric: self.metric.clone(),
-            moves: self.move_names(),
+            // A directed graph's moves are its generators; their inverses only pull.
+            moves: self.move_names()[self.moves_for(Way::Push)].to_vec(),
             rank_order: self.rank_order(),
             group_order: Some(self.order),
             symmetry: None,
@@ -338,6 +378,7 @@ impl StateSpace for Perm {
                 .flat_map(|(_, from)| from.iter().map(|&x| x as u32))
                 .collect(),
             tables: Vec::new(),
+            pushed: self.directed.map(|k| k as u32),
         })
     }
 }

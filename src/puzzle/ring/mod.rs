@@ -541,6 +541,7 @@ impl StateSpace for Ring {
             .collect(),
             data: Vec::new(),
             tables: Vec::new(),
+            pushed: None,
         })
     }
 }

@@ -70,6 +70,7 @@ impl Routes {
             ],
             data: Vec::new(),
             tables,
+            pushed: None,
         }
     }
 }

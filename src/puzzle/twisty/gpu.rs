@@ -153,6 +153,7 @@ impl Twisty {
                 .collect(),
             data: Vec::new(),
             tables: words.0,
+            pushed: None,
         })
     }
 }

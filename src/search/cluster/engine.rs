@@ -2,7 +2,7 @@
 //! neighbours outside the slab sent to their owners or asked of them.
 
 use super::transport::{Exchanged, MpiJob, answers, owner};
-use crate::puzzle::StateSpace;
+use crate::puzzle::{StateSpace, Way};
 use crate::search::SearchError;
 use crate::search::bitmap::Bitmap;
 use crate::search::engine::Engine;
@@ -41,6 +41,9 @@ pub struct CpuSlabEngine<'s, 'c, S: StateSpace> {
     /// The space's moves as the passes apply them: the plane moves a table word at a time from
     /// a level in bits ([`plane_pass`]), the others state by state.
     moves: SlabMoves,
+    /// The moves a bottom-up round pulls along, where they are not `moves` (a directed space's
+    /// inverses, [`StateSpace::moves_for`]).
+    pulled: Option<SlabMoves>,
     exchanged: Exchanged,
 }
 
@@ -50,7 +53,8 @@ impl<'s, 'c, S: StateSpace> CpuSlabEngine<'s, 'c, S> {
     pub fn new(space: &'s S, cluster: &'c MpiJob, slab: Slab) -> Result<Self, String> {
         let bounds = slab::bounds(slab.width, cluster.size());
         Ok(CpuSlabEngine {
-            moves: SlabMoves::new(space, &slab),
+            moves: SlabMoves::new(space, &slab, Way::Push),
+            pulled: (space.directed()).then(|| SlabMoves::new(space, &slab, Way::Pull)),
             space,
             cluster,
             table: DistanceTable::try_new(slab.entries())?,
@@ -113,7 +117,7 @@ impl<'s, 'c, S: StateSpace> CpuSlabEngine<'s, 'c, S> {
     }
 
     /// One bottom-up round over the table's `blocks`: each unreached entry checks its
-    /// neighbours in this slab (by the plane moves too where `planes`) against the last level,
+    /// predecessors in this slab (by the plane moves too where `planes`) against the last level,
     /// and one with none there asks the owners of the others (sorted, delta-coded, compressed
     /// ranks; each owner answers one bit a distinct rank). Returns the states this process set
     /// (into `bits` where given), and the bytes and ranks it sent.
@@ -126,7 +130,8 @@ impl<'s, 'c, S: StateSpace> CpuSlabEngine<'s, 'c, S> {
     ) -> (Found, u64, u64) {
         let processes = self.bounds.len() - 1;
         let (space, table, bounds) = (self.space, &self.table, &self.bounds);
-        let (slab, last, moves) = (&self.slab, &self.last, &self.moves);
+        let (slab, last) = (&self.slab, &self.last);
+        let moves = self.pulled.as_ref().unwrap_or(&self.moves);
         let parts: Vec<RoundShare<(u64, u64)>> = blocks
             .into_par_iter()
             .map(|b| {

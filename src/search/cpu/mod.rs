@@ -26,7 +26,7 @@ use super::sweep::Sweep;
 use super::sweep::frontier::count_holding;
 use super::within::Within;
 use super::{Footprint, Options, Outcome, Progress, SearchError, Step, TINY_LEVEL};
-use crate::puzzle::{Cursor, StateSpace, Structure};
+use crate::puzzle::{Cursor, StateSpace, Structure, Way};
 use crate::table::BATCH;
 use crate::table::{
     DistanceTable, ENTRIES_PER_WORD, TableSource, TableView, UNREACHED, matches, spread, squeeze,
@@ -139,11 +139,11 @@ impl<'s, S: StateSpace> CpuEngine<'s, S> {
             None => ranks_holding(&self.table, current),
         };
         let mut new = if list.len() <= TINY_LEVEL {
-            let moves = self.space.move_count();
+            let moves = self.space.moves_for(Way::Push);
             let mut new = Vec::new();
             for &rank in &list {
                 self.cursor.seek(rank);
-                for mv in 0..moves {
+                for mv in moves.clone() {
                     let n = self.cursor.neighbour(mv);
                     if self.table.claim(n, next) {
                         new.push(n);
@@ -437,7 +437,14 @@ fn check_unreached<S: StateSpace>(
     progress: &dyn Progress,
 ) -> ((u64, Vec<u64>), Vec<u64>) {
     let check = |cursor: &mut S::Cursor<'_>, ranks: &[u64]| {
-        let (new, left) = check_ranks(cursor, table, space.move_count(), ranks, current, next);
+        let (new, left) = check_ranks(
+            cursor,
+            table,
+            space.moves_for(Way::Pull),
+            ranks,
+            current,
+            next,
+        );
         progress.found(new.len() as u64);
         (new, left)
     };
@@ -464,14 +471,14 @@ fn check_unreached<S: StateSpace>(
     ((new.len() as u64, smallest), left.concat())
 }
 
-/// Checks the unreached `ranks` (ascending) bottom-up through `cursor`: sets to `next` those
-/// with a neighbour holding `current`, and returns them and the others, less those whose every
+/// Checks the unreached `ranks` (ascending) bottom-up through `cursor`, pulling along `moves`:
+/// sets to `next` those with a predecessor holding `current`, and returns them and the others, less those whose every
 /// neighbour is themselves ([`crate::search::isolated`]'s test, made here with the check's own
 /// neighbours rather than by moving each entry a second time).
 fn check_ranks<C: Cursor>(
     cursor: &mut C,
     table: &DistanceTable,
-    moves: usize,
+    moves: Range<usize>,
     ranks: &[u64],
     current: u8,
     next: u8,
@@ -481,7 +488,7 @@ fn check_ranks<C: Cursor>(
         cursor.seek(rank);
         let mut isolated = true;
         let mut found = false;
-        for mv in 0..moves {
+        for mv in moves.clone() {
             let neighbour = cursor.neighbour(mv);
             if neighbour != rank {
                 isolated = false;

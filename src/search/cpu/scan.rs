@@ -107,7 +107,10 @@ pub(super) struct TaskPass<'a, S: StateSpace + 'a> {
     pub(super) last: Option<&'a Bitmap>,
     pub(super) cursor: S::Cursor<'a>,
     pub(super) next: u8,
-    pub(super) moves: usize,
+    /// The moves a top-down scan pushes along, and those a bottom-up scan pulls along
+    /// ([`StateSpace::moves_for`]).
+    pub(super) pushed: std::ops::Range<usize>,
+    pub(super) pulled: std::ops::Range<usize>,
     /// (rank, neighbour) pairs waiting for their lookups.
     pub(super) batch: Vec<(u64, u64)>,
     /// Bottom-up: the task's unreached ranks, those of a run not yet joined, and those joined.
@@ -129,7 +132,8 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
             last: scan.last,
             cursor: space.cursor(),
             next: scan.next,
-            moves: space.move_count(),
+            pushed: space.moves_for(Way::Push),
+            pulled: space.moves_for(Way::Pull),
             batch: Vec::with_capacity(BATCH + 16),
             open: Vec::new(),
             left: Vec::new(),
@@ -140,10 +144,10 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         }
     }
 
-    /// Queues the neighbours of `rank` and prefetches them.
-    pub(super) fn queue(&mut self, rank: u64) {
+    /// Queues the neighbours of `rank` along `moves` and prefetches them.
+    pub(super) fn queue(&mut self, rank: u64, moves: std::ops::Range<usize>) {
         self.cursor.seek(rank);
-        for mv in 0..self.moves {
+        for mv in moves {
             let neighbour = self.cursor.neighbour(mv);
             self.table.prefetch(neighbour);
             self.batch.push((rank, neighbour));
@@ -172,7 +176,7 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
             let j = i + open[i..].partition_point(|&r| r < end);
             if j - i < RUN_STATES {
                 for &rank in &open[i..j] {
-                    self.queue(rank);
+                    self.queue(rank, self.pushed.clone());
                     if self.batch.len() >= BATCH {
                         self.claim_batch();
                     }
@@ -188,7 +192,7 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
                         smallest.push(neighbour);
                     }
                 };
-                for mv in 0..self.moves {
+                for mv in self.pushed.clone() {
                     walk_run(cursor, &open[i..j], mv, |n| table.prefetch(n), &mut claim);
                 }
             }
@@ -226,10 +230,10 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
             Some(bits) => Holds::Bits(bits),
             None => Holds::Table(self.table, current),
         };
-        if self.moves == 1 {
+        if self.pulled.len() == 1 {
             // One move: batch it so the cache misses overlap.
             for &rank in &open {
-                self.queue(rank);
+                self.queue(rank, self.pulled.clone());
                 if self.batch.len() >= BATCH {
                     self.check_batch(&mut words, first, holds);
                 }
@@ -266,9 +270,9 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
     /// group that holds one.
     pub(super) fn joins(&mut self, holds: Holds) -> bool {
         let cursor = &mut self.cursor;
-        let mut mv = 0;
-        while mv < self.moves {
-            let end = (mv + CHECKED).min(self.moves);
+        let mut mv = self.pulled.start;
+        while mv < self.pulled.end {
+            let end = (mv + CHECKED).min(self.pulled.end);
             let mut held = [false; CHECKED];
             for (h, m) in held.iter_mut().zip(mv..end) {
                 *h = holds.get(cursor.neighbour(m));
@@ -291,7 +295,7 @@ impl<'a, S: StateSpace> TaskPass<'a, S> {
         left.extend_from_slice(run);
         hits.resize(run.len(), 0);
         let mut found = 0;
-        for mv in 0..self.moves {
+        for mv in self.pulled.clone() {
             kept.resize(left.len(), 0);
             let mut k = 0;
             let mut look = |rank, neighbour| {

@@ -41,16 +41,19 @@ impl Lists {
             && 8 * (listed + moves * last) <= self.bytes / 7 * 2
     }
 
-    /// Finds the next level from the last: the neighbours of its states in neither it nor the
-    /// level before (in an undirected graph no other level holds any). Keeps it unless empty;
-    /// returns how many states it has.
+    /// Finds the next level from the last: the successors of its states in no level yet, which
+    /// in an undirected graph means neither it nor the level before (no other level holds a
+    /// neighbour); in a directed one any level may hold one. Keeps it unless empty; returns how
+    /// many states it has.
     pub(super) fn pass<S: StateSpace>(&mut self, space: &S) -> u64 {
         let depth = self.levels.len() - 1;
         let last = &self.levels[depth];
-        let before = depth.checked_sub(1).map(|d| &self.levels[d]);
-        let seen = |r: &u64| {
-            last.binary_search(r).is_ok() || before.is_some_and(|b| b.binary_search(r).is_ok())
+        let first = match space.directed() {
+            true => 0,
+            false => depth.saturating_sub(1),
         };
+        let near = &self.levels[first..];
+        let seen = |r: &u64| near.iter().any(|l| l.binary_search(r).is_ok());
         let mut next = list::expand(space, last, |r| !seen(&r), &Silent);
         next.par_sort_unstable();
         next.dedup();

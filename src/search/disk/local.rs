@@ -8,7 +8,7 @@
 //! slab is pulled both ways, and a pushed move pushes its edges only one way, so a move is
 //! pushed only where its inverse is pushed too.
 
-use crate::puzzle::{BlockMove, StateSpace};
+use crate::puzzle::{BlockMove, StateSpace, Way};
 use crate::rank::window::WindowMove;
 use crate::search::slab::Slab;
 use crate::search::slab::moves::{self, SlabMoves};
@@ -56,7 +56,7 @@ pub struct Split {
 /// The moves of `space` split for `slabs` (its slabs, in order).
 pub fn split<S: StateSpace>(space: &S, slabs: &[Slab]) -> Split {
     let size = space.size();
-    let (blocks, residual) = moves::parts(space);
+    let (blocks, residual) = moves::parts(space, Way::Push);
     let mut parts: Vec<Option<Vec<Vec<BlockMove>>>> =
         blocks.iter().map(|b| localize(b, slabs)).collect();
     // A move stays swept only while a move of its inverse does.

@@ -3,7 +3,7 @@
 //! `d`, an unreached state's neighbours lie in level `d` or are unreached themselves (it is at
 //! least `d + 1` away), so it joins level `d + 1` exactly when a neighbour is not in the list.
 
-use crate::puzzle::{Cursor, StateSpace};
+use crate::puzzle::{Cursor, StateSpace, Way};
 use crate::search::bitmap::Bitmap;
 use crate::search::isolated;
 use crate::search::list::STATES_PER_TASK;
@@ -24,7 +24,7 @@ pub(super) fn open_ranks<S: StateSpace>(
     table: &DistanceTable,
     next: &Bitmap,
 ) -> Vec<u64> {
-    let (words, moves) = (next.word_count(), space.move_count());
+    let (words, moves) = (next.word_count(), space.moves_for(Way::Pull));
     let parts: Vec<Vec<u64>> = (0..words.div_ceil(WORDS_PER_TASK))
         .into_par_iter()
         .map_init(
@@ -36,7 +36,7 @@ pub(super) fn open_ranks<S: StateSpace>(
                     let open_ranks = (0..64)
                         .filter(|b| open >> b & 1 == 1)
                         .map(|b| slab.global(w as u64 * 64 + b))
-                        .filter(|&r| !isolated(cursor, r, moves));
+                        .filter(|&r| !isolated(cursor, r, moves.clone()));
                     ranks.extend(open_ranks);
                 }
                 ranks
@@ -67,7 +67,7 @@ impl Tail {
     /// Finds level `depth` among the unreached states (the last level being `depth - 1`): keeps
     /// it unless empty and takes it from the list; returns how many states it has.
     pub(super) fn pass<S: StateSpace>(&mut self, space: &S, depth: u64) -> u64 {
-        let moves = space.move_count();
+        let moves = space.moves_for(Way::Pull);
         let remaining = &self.remaining;
         let unreached = |r: &u64| remaining.binary_search(r).is_ok();
         let level: Vec<u64> = (remaining.par_chunks(STATES_PER_TASK))
@@ -76,7 +76,7 @@ impl Tail {
                 let mut out = Vec::new();
                 for &rank in chunk {
                     cursor.seek(rank);
-                    if (0..moves).any(|m| !unreached(&cursor.neighbour(m))) {
+                    if moves.clone().any(|m| !unreached(&cursor.neighbour(m))) {
                         out.push(rank);
                     }
                 }

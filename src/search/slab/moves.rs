@@ -7,7 +7,7 @@
 //! from a level in bits the engine applies those a table word at a time instead.
 
 use super::Slab;
-use crate::puzzle::{BlockMove, Cursor, StateSpace};
+use crate::puzzle::{BlockMove, Cursor, StateSpace, Way};
 use crate::rank::window::prefix_parity;
 use crate::search::bitmap::Bitmap;
 use crate::table::{DistanceTable, ENTRIES_PER_WORD, UNREACHED, spread, squeeze};
@@ -33,9 +33,9 @@ pub struct SlabMoves {
 }
 
 impl SlabMoves {
-    /// The moves of `space` for the slabs like `slab`.
-    pub fn new<S: StateSpace>(space: &S, slab: &Slab) -> SlabMoves {
-        let (blocks, residual) = parts(space);
+    /// The moves of `space` that a pass going `way` follows, for the slabs like `slab`.
+    pub fn new<S: StateSpace>(space: &S, slab: &Slab, way: Way) -> SlabMoves {
+        let (blocks, residual) = parts(space, way);
         SlabMoves::of(blocks, residual, space.size(), slab)
     }
 
@@ -124,14 +124,15 @@ impl SlabMoves {
     }
 }
 
-/// The moves of `space`: its block moves, and ranges of ranks with the move applied there state
-/// by state (every move, everywhere, where it has no structure).
-pub fn parts<S: StateSpace>(space: &S) -> (Vec<BlockMove>, Vec<(Range<u64>, usize)>) {
+/// The moves of `space` that a pass going `way` follows: its block moves, and ranges of ranks
+/// with the move applied there state by state (every move of `way`, everywhere, where it has no
+/// structure; a directed space has none).
+pub fn parts<S: StateSpace>(space: &S, way: Way) -> (Vec<BlockMove>, Vec<(Range<u64>, usize)>) {
     match space.capabilities().structure() {
         Some(s) => (s.blocks, s.residual),
         None => (
             Vec::new(),
-            (0..space.move_count())
+            (space.moves_for(way))
                 .map(|m| (0..space.size(), m))
                 .collect(),
         ),
@@ -312,7 +313,7 @@ mod tests {
             0,
             processes,
         );
-        let moves = SlabMoves::new(space, &slab);
+        let moves = SlabMoves::new(space, &slab, Way::Push);
         let mut walker = moves.walker(space.cursor());
         let mut cursor = space.cursor();
         let ranks = (0..space.size()).chain((0..space.size()).rev().step_by(7));
@@ -366,7 +367,7 @@ mod tests {
             slug: "test".into(),
         };
         let def = perm::parse::generators("(2,3)(4,5); (1,2,3,4,5,6,7)").unwrap();
-        let gens = Perm::new(id, def, true).unwrap();
+        let gens = Perm::new(id, def, perm::Inverses::Added).unwrap();
         assert_eq!(check("gens S_7", &gens, 2), 0);
     }
 }
