@@ -2,11 +2,14 @@
 //! descriptions of the moves, and against the values the seeds publish.
 
 mod common;
-use common::{Events, Naive, directed_gens, naive_bfs, perm_from_gens};
+use common::{Events, Naive, directed_gens, naive_bfs, perm_from_gens, scratch};
+use gpusearch::puzzle::Space;
+use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::path::path_to_solved;
 use gpusearch::puzzle::perm::{Identity, Inverses, parse};
+use gpusearch::puzzle::registry;
 use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
 use gpusearch::puzzle::{Cursor, Key, Metric, Perm, Ring, Rings, StateSpace, Way};
@@ -682,6 +685,47 @@ fn directed_generator_puzzles_match_naive_bfs() {
             assert_eq!(at, r, "{text}: the moves replayed make the position");
         }
     }
+}
+
+/// Generators as GAP writes a group, and a file of named generators as GAP states them, give
+/// the puzzle of the same generators written plainly: the same table, each way round, with the
+/// file's names for the moves.
+#[test]
+fn gap_s_notations_give_the_tables_of_plain_generators() {
+    let dir = scratch("gap");
+    let file = dir.join("lx7.gap");
+    let gap = "# LX on 7 points\nM_L:=(1,2,3,4,\n  5,6,7);\nM_X := (1,2);\nGen:=[M_L,M_X];\n";
+    std::fs::write(&file, gap).unwrap();
+    let perm = |request: Request| match registry::space(&request).unwrap() {
+        Space::Perm(p) => p,
+        _ => panic!("not a permutation puzzle"),
+    };
+    for directed in [false, true] {
+        let way = |r: Request| match directed {
+            true => r.with("directed", "true"),
+            false => r,
+        };
+        let plain = perm(way(
+            Request::new("perm").with("gens", "(1,2,3,4,5,6,7); (1,2)")
+        ));
+        let want = run(&plain, PassPolicy::Auto, Footprint::Full);
+        let group = "Group([ (1,2,3,4,5,6,7), (1,2) ])";
+        let written = perm(way(Request::new("perm").with("gens", group)));
+        let named = perm(way(Request::new("perm").with("gap", file.to_str().unwrap())));
+        let names: &[&str] = match directed {
+            true => &["L", "X"],
+            false => &["L", "L'", "X"],
+        };
+        assert_eq!(named.info().moves, names);
+        for space in [written, named] {
+            let got = run(&space, PassPolicy::Auto, Footprint::Full);
+            assert_eq!(got.levels, want.levels, "directed {directed}");
+            for w in 0..want.table.word_count() {
+                assert_eq!(got.table.word(w), want.table.word(w), "directed {directed}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

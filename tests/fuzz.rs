@@ -1,8 +1,9 @@
 //! Bad input, measured: every reader of outside input is fed mutated copies of good inputs.
 //!
 //! The readers: twsearch definitions (`format::read`, and the build of the puzzle they define),
-//! `--gens` (`parse::generators`, and the build, with `--directed` or not), the Free the Key file (`Key::parse`), distances
-//! files (`store::read`, `verify::run`, `solve::run`) and checkpoints (`--resume`, through
+//! `--gens` (`parse::generators`, GAP's group notation included, and the build, with
+//! `--directed` or not), GAP files of named generators (`parse::gap_file`), the Free the Key file
+//! (`Key::parse`), distances files (`store::read`, `verify::run`, `solve::run`) and checkpoints (`--resume`, through
 //! `job::run`). Each case mutates a good input a few times (byte and bit flips, insertions,
 //! deletions, truncation, splices of tokens, numbers made huge, negative or zero, lines
 //! duplicated, dropped or swapped, JSON fields of a file's header or chunk list replaced) and
@@ -568,8 +569,12 @@ fn fuzz_gens() {
         "(1,2,3,4,5,6,7,8)(9,10); (2,3)",
         "(1,2);(2,3);(3,4);(4,5)",
         "()(1,2)",
+        "Group([ (1,2,3), (1,2) ])",
+        "[ (1,2)(3,4),\n (2,3) ]",
     ];
-    let words = &["(", ")", ",", ";", "()", "(1,2)", "(255,1)", "(0)"];
+    let words = &[
+        "(", ")", ",", ";", "()", "(1,2)", "(255,1)", "(0)", "Group(", "[", "]", "\n",
+    ];
     let mut read = Tally::new("gens-read");
     let mut built = Tally::new("gens-build");
     for case in 0..cases() {
@@ -615,6 +620,34 @@ fn fuzz_gens() {
     }
     read.finish();
     built.finish();
+}
+
+/// A file of named generators as GAP states them: `parse::gap_file`, its line and column named.
+#[test]
+fn fuzz_gap_file() {
+    let seeds = [
+        "M_L:=(1,2,3,4,5);\nM_X:=(1,2);\nGen:=[M_L,M_X];\n",
+        "# comment\nA := (1,2)(3,4);\nB:=(1,\n 3);\nip:=[[1,2],[3]];\n",
+    ];
+    let words = &[
+        "M_", ":=", ";", "(", ")", ",", "#", "\n", "[", "]", "(1,2)", "Gen:=[];",
+    ];
+    let mut read = Tally::new("gap-read");
+    for case in 0..cases() {
+        let mut rng = Rng::of("gap", case);
+        let good = *rng.pick(&seeds);
+        let text = mutate_text(&mut rng, good, words, &seeds);
+        read.case(
+            case,
+            text.as_bytes(),
+            || match parse::gap_file(&text) {
+                Ok(_) => Outcome::Accepted,
+                Err(e) => Outcome::Rejected(e),
+            },
+            |m: &str| m.contains("line") || m.contains("generator"),
+        );
+    }
+    read.finish();
 }
 
 /// The Free the Key file: `Key::parse`, and the build of `--puzzle key --def FILE`.

@@ -51,6 +51,12 @@ impl Family for Permutations {
                 default: None,
             },
             Opt {
+                name: "gap",
+                kind: Kind::File,
+                help: "a file of named generators as GAP states them (NAME := (1,2)(3,4); each, as CayleyPy's puzzle library keeps them)",
+                default: None,
+            },
+            Opt {
                 name: "metric",
                 kind: Kind::Text,
                 help: "with generators: gens (each and its inverse; the default), htm or qtm; with a definition: htm (the default) or qtm",
@@ -66,64 +72,95 @@ impl Family for Permutations {
     }
 
     fn build(&self, given: &Given) -> Result<Space, PuzzleError> {
-        match (given.text("gens"), given.has("def")) {
-            (Some(_), true) => Err(PuzzleError::Together {
+        let sources: Vec<&'static str> = (["gens", "def", "gap"].into_iter())
+            .filter(|o| given.has(o))
+            .collect();
+        if let [a, b, ..] = sources[..] {
+            return Err(PuzzleError::Together {
                 family: given.family(),
-                options: ["gens", "def"],
-            }),
-            (Some(gens), false) => {
-                let metric = given.text("metric").unwrap_or("gens");
-                let metric = match given.switch("directed") {
-                    false => checked(metric, &["gens", "htm", "qtm"], "the generators'")?,
-                    true if metric == "gens" => DIRECTED,
-                    true => {
-                        return Err(PuzzleError::Value {
-                            option: "metric",
-                            value: metric.into(),
-                            why: "a directed graph's moves are the generators as given: leave out --metric with --directed".into(),
-                        });
-                    }
-                };
-                Ok(Space::Perm(generators(gens, metric)?))
+                options: [a, b],
+            });
+        }
+        // Generators, from the command line or a file: each with its inverse, or one way.
+        let metric = || {
+            let metric = given.text("metric").unwrap_or("gens");
+            match given.switch("directed") {
+                false => checked(metric, &["gens", "htm", "qtm"], "the generators'"),
+                true if metric == "gens" => Ok(DIRECTED),
+                true => Err(PuzzleError::Value {
+                    option: "metric",
+                    value: metric.into(),
+                    why: "a directed graph's moves are the generators as given: leave out --metric with --directed".into(),
+                }),
+            }
+        };
+        match sources.first() {
+            Some(&"gens") => Ok(Space::Perm(generators(
+                given.need_text("gens")?,
+                metric()?,
+            )?)),
+            Some(&"gap") => {
+                let path = given.need_file("gap")?;
+                let text = family::read_definition(&path)?;
+                Ok(Space::Perm(gap(
+                    &text,
+                    &path.display().to_string(),
+                    metric()?,
+                )?))
             }
             // A definition's moves come with their inverses.
-            (None, true) if given.switch("directed") => Err(PuzzleError::Together {
+            Some(_) if given.switch("directed") => Err(PuzzleError::Together {
                 family: given.family(),
                 options: ["def", "directed"],
             }),
-            (None, true) => {
+            Some(_) => {
                 let path = given.need_file("def")?;
                 let file = path.display().to_string();
                 let text = family::read_definition(&path)?;
                 let metric = given.text("metric").unwrap_or("htm");
                 definition(&text, &file, metric)
             }
-            (None, false) => Err(PuzzleError::Missing {
+            None => Err(PuzzleError::Missing {
                 family: given.family(),
-                options: vec![("gens", Kind::Text), ("def", Kind::File)],
+                options: vec![
+                    ("gens", Kind::Text),
+                    ("def", Kind::File),
+                    ("gap", Kind::File),
+                ],
             }),
         }
     }
 
-    /// From the definition's own lines, or the generators.
+    /// From the definition's own lines (a twsearch definition's or a GAP file's), or the
+    /// generators.
     fn rebuild(&self, info: &PuzzleInfo) -> Result<Space, PuzzleError> {
         let p = &info.params;
         let bad = || format!("the file's params do not describe a {} puzzle", info.puzzle);
-        if let Some(lines) = p.get("text") {
+        let file = (p.get("definition").and_then(|v| v.as_str())).unwrap_or("definition");
+        // Each line ends with a newline again, so that the text gives back the same lines (a
+        // file ending in a blank line included).
+        let text = |lines: &serde_json::Value| -> Result<String, String> {
             let lines: Vec<String> = serde_json::from_value(lines.clone()).map_err(|_| bad())?;
-            // Each line ends with a newline again, so that the text gives back the same lines
-            // (a file ending in a blank line included).
-            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-            let file = (p.get("definition").and_then(|v| v.as_str())).unwrap_or("definition");
-            return definition(&text, file, &info.metric);
+            Ok(lines.iter().map(|l| format!("{l}\n")).collect())
+        };
+        if let Some(lines) = p.get("gap") {
+            return Ok(Space::Perm(gap(&text(lines)?, file, &info.metric)?));
+        }
+        if let Some(lines) = p.get("text") {
+            return definition(&text(lines)?, file, &info.metric);
         }
         let gens = (p.get("generators").and_then(|v| v.as_str())).ok_or_else(bad)?;
         Ok(Space::Perm(generators(gens, &info.metric)?))
     }
 
-    /// Generators or a definition, one of the two; the metric's default depends on which.
+    /// Generators, a definition or a GAP file, one of the three; the metric's default depends
+    /// on which.
     fn usage(&self, flag: &dyn Fn(&str) -> String) -> String {
-        family::usage_of(self.options(), (&["gens", "def"], &["metric"]), flag)
+        family::usage_of(
+            self.options(),
+            (&["gens", "def", "gap"], &["metric", "directed"]),
+            flag,
+        )
     }
 
     fn runs(&self) -> &'static [Run] {
@@ -184,27 +221,61 @@ fn checked<'m>(metric: &'m str, known: &[&str], of: &str) -> Result<&'m str, Puz
 /// The metric of generators that go one way only (`--directed`).
 pub const DIRECTED: &str = "directed";
 
-/// A permutation puzzle from generators: each generator and its inverse (metric `gens`), the
-/// generators one way only (`directed`), or every power (htm) or a move and its inverse (qtm).
+/// A permutation puzzle from generators given as text (`--gens`).
 fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
     let value = |why: String| PuzzleError::Value {
         option: "gens",
         value: gens.into(),
         why,
     };
-    let metric = checked(metric, &["gens", "htm", "qtm", DIRECTED], "the generators'")?;
-    let mut def = parse::generators(gens).map_err(value)?;
+    let def = parse::generators(gens).map_err(value)?;
     let mut params = serde_json::Map::new();
     params.insert("points".into(), def.solved.len().into());
     params.insert("generators".into(), gens.trim().into());
     // The generators' own text decides the folder.
     let hex6 = family::short_digest(&gens.split_whitespace().collect::<String>());
-    let mut slug = format!("perm-n{}-{hex6}", def.solved.len());
+    let slug = format!("perm-n{}-{hex6}", def.solved.len());
+    with_metric(def, params, slug, metric, value)
+}
+
+/// A permutation puzzle from a file of named generators as GAP states them (`--gap`; `text`,
+/// read from `file`).
+fn gap(text: &str, file: &str, metric: &str) -> Result<Perm, PuzzleError> {
+    let value = |why: String| PuzzleError::Value {
+        option: "gap",
+        value: file.into(),
+        why,
+    };
+    let def = parse::gap_file(text).map_err(value)?;
+    let stem = (Path::new(file).file_stem()).map_or("gap".into(), |s| s.to_string_lossy());
+    let lines: Vec<&str> = text.lines().collect();
+    // Files of the same name with other generators get other folders.
+    let slug = format!("perm-{stem}-{}", family::short_digest(&lines.join("\n")));
+    let mut params = serde_json::Map::new();
+    params.insert("definition".into(), file.into());
+    params.insert("points".into(), def.solved.len().into());
+    // The file itself, line by line, so that a distances file describes its puzzle alone.
+    params.insert("gap".into(), lines.into());
+    with_metric(def, params, slug, metric, value)
+}
+
+/// The puzzle of generators `def` in `metric`: each generator and its inverse (`gens`), the
+/// generators one way only (`directed`), or every power (htm) or a move and its inverse (qtm);
+/// `slug` is the folder's name in the metric `gens`, `value` the error of the option that gave
+/// the generators.
+fn with_metric(
+    mut def: Definition,
+    params: serde_json::Map<String, serde_json::Value>,
+    mut slug: String,
+    metric: &str,
+    value: impl Fn(String) -> PuzzleError,
+) -> Result<Perm, PuzzleError> {
+    let metric = checked(metric, &["gens", "htm", "qtm", DIRECTED], "the generators'")?;
     if metric == DIRECTED {
         slug = format!("{slug}-{metric}");
     } else if metric != "gens" {
         let one_set = twisty::TwistyDefinition::of_permutations(&def);
-        def.moves = twisty::permutation_moves(&one_set, metric).map_err(value)?;
+        def.moves = twisty::permutation_moves(&one_set, metric).map_err(&value)?;
         slug = format!("{slug}-{metric}");
     }
     let identity = Identity {
