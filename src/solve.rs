@@ -12,6 +12,10 @@ use crate::store::{ChunkCache, Distances};
 use crate::table::UNREACHED;
 use std::fmt::Write;
 
+/// The chunks of a distances file (4 MiB each decompressed) that a walk in a directed graph
+/// keeps: 4 GiB at most, only those it reads (LX 13's whole table is 371).
+const DIRECTED_CHUNKS: usize = 1024;
+
 /// What to solve.
 pub struct Solve {
     /// The puzzle, and where its distances file is (`--out`) and how to search it if missing.
@@ -99,7 +103,13 @@ fn solve_in<W: StateSpace + ?Sized, S: StateSpace>(
         ))
     };
     // Only the chunks the path passes through are read.
-    let entries = ChunkCache::new(Distances::open(&file).map_err(cannot)?);
+    let distances = Distances::open(&file).map_err(cannot)?;
+    // A directed graph's walk reads many states of each step, all over the table: it keeps
+    // every chunk it reads, up to DIRECTED_CHUNKS.
+    let entries = match walk.directed() {
+        true => ChunkCache::keeping(distances, DIRECTED_CHUNKS),
+        false => ChunkCache::new(distances),
+    };
     let header = entries.header();
     if !header.puzzle.same_table(&space.info()) {
         // The header's names, quoted on one line whatever they hold.

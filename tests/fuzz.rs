@@ -1447,10 +1447,11 @@ fn what_fuzzing_found_is_refused_on_one_line() {
     let huge_chunk = edited_trailer(good, |l| l[0]["compressed_bytes"] = u64::MAX.into());
     refused("huge chunk", resume(&huge_chunk), &shown);
 
-    // --gens: the value was quoted as given, line breaks included, and a puzzle too large was
-    // refused without naming --gens (and with "255! = inf").
+    // --gens: the value was quoted as given, line breaks included (a line break in it makes
+    // the place a line and a column), and a puzzle too large was refused without naming --gens
+    // (and with "255! = inf").
     for (gens, needle) in [
-        ("(1,2)\n(2,x)", "column 10"),
+        ("(1,2)\n(2,x)", "line 2, column 4"),
         ("(1,2)\u{2028}(2,x)", "column 10"),
         ("(1,255)", "gens"),
     ] {

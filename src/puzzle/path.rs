@@ -116,12 +116,23 @@ fn directed_path<S: StateSpace + ?Sized>(
             cursor.seek(at);
             for mv in pulls.clone() {
                 let n = cursor.neighbour(mv);
-                if !seen.contains(&n) && entries.entry(n)? == closer {
-                    seen.insert(n);
+                if !seen.contains(&n) {
                     next.push((n, i, mv));
                 }
             }
         }
+        // Read in the order of the ranks, a file's chunk after chunk; the first way to each
+        // state (from the least state of the last step, then by the least move) is kept.
+        next.sort_unstable();
+        next.dedup_by_key(|(n, _, _)| *n);
+        let mut kept = Vec::with_capacity(next.len());
+        for step in next {
+            if entries.entry(step.0)? == closer {
+                seen.insert(step.0);
+                kept.push(step);
+            }
+        }
+        let next = kept;
         if next.is_empty() {
             return Ok(None);
         }

@@ -390,6 +390,8 @@ pub struct ChunkCache {
     file: Distances,
     /// (chunk, bytes), the most recently used last.
     kept: Vec<(usize, Vec<u8>)>,
+    /// The most chunks kept.
+    capacity: usize,
 }
 
 /// Chunks a [`ChunkCache`] keeps decompressed (4 MiB each).
@@ -398,9 +400,15 @@ const CACHED_CHUNKS: usize = 16;
 impl ChunkCache {
     /// Entries of `file`, read chunk by chunk.
     pub fn new(file: Distances) -> ChunkCache {
+        ChunkCache::keeping(file, CACHED_CHUNKS)
+    }
+
+    /// Entries of `file`, read chunk by chunk, up to `capacity` chunks kept.
+    pub fn keeping(file: Distances, capacity: usize) -> ChunkCache {
         ChunkCache {
             file,
             kept: Vec::new(),
+            capacity: capacity.max(1),
         }
     }
 
@@ -419,14 +427,15 @@ impl crate::puzzle::path::Entries for ChunkCache {
             ));
         }
         let c = self.file.chunk_of(rank);
-        let at = match self.kept.iter().position(|(k, _)| *k == c) {
+        // The last chunk read first: walks read a chunk's entries in a row.
+        let at = match self.kept.iter().rposition(|(k, _)| *k == c) {
             Some(i) => {
                 let hit = self.kept.remove(i);
                 self.kept.push(hit);
                 self.kept.len() - 1
             }
             None => {
-                if self.kept.len() == CACHED_CHUNKS {
+                if self.kept.len() == self.capacity {
                     self.kept.remove(0);
                 }
                 self.kept.push((c, self.file.chunk(c)?));
