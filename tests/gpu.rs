@@ -628,6 +628,22 @@ fn two_bits_an_entry_give_the_same_checkpoints_and_tables() {
     let found = (gpu.search(&diamond, &layout, &options(PassPolicy::Auto), &Silent)).unwrap();
     let cpu = search(&diamond, &options(PassPolicy::Auto), &Silent);
     assert_same("skewb diamond 2 bits", &cpu, &found);
+    // A directed graph (LX 8): without seen bits a level's smallest ranks come by walks back
+    // through predecessors, which give each checkpoint as the seen bits do.
+    // Scans, not lists, so that the middle levels' come by descent.
+    let lx = directed_gens("(1,2,3,4,5,6,7,8); (1,2)");
+    for strategy in [PassPolicy::TopDown, PassPolicy::BottomUp] {
+        let checkpoints = |layout: &Layout| {
+            let every = Every::default();
+            let engine = gpu.engine(&lx, layout, true).unwrap();
+            search_on(&lx, engine, &options(strategy), Some(&every), None).unwrap();
+            every.0.into_inner().unwrap()
+        };
+        let three = gpu.plan(lx.size(), Some(4 << 10)).unwrap();
+        let seen = checkpoints(&three);
+        let two = checkpoints(&two_bits(&gpu, &lx, 4 << 10));
+        assert!(seen == two, "LX 8 {strategy:?} with 2 bits an entry");
+    }
     let odd = odd_coset();
     let layout = two_bits(&gpu, &odd, 3 << 10);
     let found = (gpu.search(&odd, &layout, &options(PassPolicy::Auto), &Silent)).unwrap();

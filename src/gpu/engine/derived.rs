@@ -8,14 +8,16 @@
 //! - otherwise, by descent on the host's copy of the table (the plan keeps one with 2 bits on the
 //!   device): an entry of level k > 0 has a neighbour in level k - 1, the only neighbour holding
 //!   `(k - 1) mod 3` (neighbours lie in levels k - 1 to k + 1), so its path to a start takes k
-//!   moves, and an entry holding `d mod 3` lies in level d exactly when its path takes d.
+//!   moves, and an entry holding `d mod 3` lies in level d exactly when its path takes d (in a
+//!   directed graph the path is a walk through predecessors, [`crate::puzzle::path`]).
 
 use super::*;
-use crate::puzzle::path::path_to_solved;
+use crate::puzzle::path::path_from;
 
 /// Tells, for each of the ranks (each holding `depth mod 3` in the table), whether it lies in
-/// level `depth`.
-pub type Descent<'g> = Box<dyn Fn(&DistanceTable, &[u64], u64) -> Vec<bool> + Sync + 'g>;
+/// level `depth`, or why it cannot (a directed graph's walk grown too large).
+pub type Descent<'g> =
+    Box<dyn Fn(&DistanceTable, &[u64], u64) -> Result<Vec<bool>, String> + Sync + 'g>;
 
 /// Ranks checked by descent at a time.
 const DESCENT_BATCH: usize = 1 << 14;
@@ -29,12 +31,14 @@ pub(super) fn tag(level: u64) -> u32 {
 }
 
 /// The [`Descent`] of `space`, on every thread: a rank lies in level `depth` where its path
-/// to a start ([`path_to_solved`]) takes `depth` moves.
+/// to a start ([`path_from`], in a directed graph a walk through predecessors) takes `depth`
+/// moves.
 pub(super) fn descent<'a, S: StateSpace>(space: &'a S) -> Descent<'a> {
     Box::new(move |table, ranks, depth| {
         (ranks.par_iter())
             .map(|&rank| {
-                path_to_solved(space, table, rank).is_some_and(|p| p.len() as u64 == depth)
+                let path = path_from(space, &mut &*table, rank)?;
+                Ok(path.is_some_and(|p| p.len() as u64 == depth))
             })
             .collect()
     })
@@ -113,7 +117,7 @@ impl GpuEngine<'_> {
                 bits &= bits - 1;
             }
             if batch.len() >= DESCENT_BATCH || unit + 1 == units {
-                let levels = descent(&table, &batch, depth);
+                let levels = descent(&table, &batch, depth)?;
                 found.extend(batch.drain(..).zip(levels).filter(|p| p.1).map(|p| p.0));
                 if found.len() >= limit {
                     break;
