@@ -1,15 +1,15 @@
 //! Bad input, measured: every reader of outside input is fed mutated copies of good inputs.
 //!
 //! The readers: twsearch definitions (`format::read`, and the build of the puzzle they define),
-//! `--gens` (`parse::generators`, GAP's group notation included, and the build, with
-//! `--directed` or not), GAP files of named generators (`parse::gap_file`), the Free the Key file
-//! (`Key::parse`), distances files (`store::read`, `verify::run`, `solve::run`) and checkpoints (`--resume`, through
-//! `job::run`). Each case mutates a good input a few times (byte and bit flips, insertions,
-//! deletions, truncation, splices of tokens, numbers made huge, negative or zero, lines
-//! duplicated, dropped or swapped, JSON fields of a file's header or chunk list replaced) and
-//! calls the reader under `catch_unwind`. A case fails when the reader panics, or refuses the
-//! input with a message of more than one line or one that does not name the place (the file and
-//! line for texts, the column or `gens` for generators, the path for files).
+//! `--gens` (`parse::generators`, GAP's group notation included, and the build, with `--directed`
+//! or not), GAP files of named generators (`parse::gap_file`), the Free the Key file
+//! (`Key::parse`), distances files (`store::read`, `verify::run`, `solve::run`) and checkpoints
+//! (`--resume`, through `job::run`). Each case mutates a good input a few times (byte and bit
+//! flips, insertions, deletions, truncation, splices of tokens, numbers made huge, negative or
+//! zero, lines duplicated, dropped or swapped, JSON fields of a file's header or chunk list
+//! replaced) and calls the reader under `catch_unwind`. A case fails when the reader panics, or
+//! refuses the input with a message of more than one line or one that does not name the place
+//! (the file and line for texts, the column or `gens` for generators, the path for files).
 //!
 //! `GPUSEARCH_FUZZ_CASES` sets the cases per reader (default [`DEFAULT_CASES`]: the file takes
 //! about 6 s in a debug build on two cores; 100,000 took 8 minutes), `GPUSEARCH_FUZZ_SEED` the

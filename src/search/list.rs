@@ -12,9 +12,10 @@ use rayon::prelude::*;
 /// Frontier states a task expands.
 pub(crate) const STATES_PER_TASK: usize = 4096;
 
-/// The successors of the states of `list` (their neighbours by every move pushed), that `keep` keeps: it is asked once
-/// for each neighbour, from many threads (the CPU engine's claims the neighbour's entry). Task
-/// by task in the list's order; each task's count is said to `progress`.
+/// The successors of the states of `list` (their neighbours by every move pushed) that `keep`
+/// keeps: it is asked once for each successor, from many threads (the CPU engine's claims the
+/// successor's entry). Task by task in the list's order; each task's count is said to
+/// `progress`.
 pub(crate) fn expand<S: StateSpace, K: Fn(u64) -> bool + Sync>(
     space: &S,
     list: &[u64],

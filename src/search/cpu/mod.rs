@@ -472,9 +472,9 @@ fn check_unreached<S: StateSpace>(
 }
 
 /// Checks the unreached `ranks` (ascending) bottom-up through `cursor`, pulling along `moves`:
-/// sets to `next` those with a predecessor holding `current`, and returns them and the others, less those whose every
-/// neighbour is themselves ([`crate::search::isolated`]'s test, made here with the check's own
-/// neighbours rather than by moving each entry a second time).
+/// sets to `next` those with a predecessor holding `current`, and returns them and the others,
+/// less those whose every predecessor is themselves ([`crate::search::isolated`]'s test, made
+/// here with the check's own predecessors rather than by moving each entry a second time).
 fn check_ranks<C: Cursor>(
     cursor: &mut C,
     table: &DistanceTable,
