@@ -7,6 +7,7 @@ use super::{Identity, Inverses, Perm};
 use crate::puzzle::family::{self, Family, Given, Kind, Opt, PuzzleError, Run, Sample};
 use crate::puzzle::twisty::{self, Naming, Twisty};
 use crate::puzzle::{PuzzleInfo, Space};
+use crate::setting::Setting;
 use std::path::Path;
 
 /// The perm family.
@@ -90,7 +91,11 @@ impl Family for Permutations {
                 true => Err(PuzzleError::Value {
                     option: "metric",
                     value: metric.into(),
-                    why: "a directed graph's moves are the generators as given: leave out --metric with --directed".into(),
+                    why: format!(
+                        "a directed graph's moves are the generators as given: leave out {} with {}",
+                        Setting::FamilyOption("metric"),
+                        Setting::FamilyOption("directed")
+                    ),
                 }),
             }
         };

@@ -54,7 +54,7 @@ pub enum Inverses {
 }
 
 /// Why a directed graph offers no symmetries.
-const DIRECTED_SYMMETRY: &str = "its moves go one way only (--directed), and gpusearch finds symmetries only of moves that come with their inverses";
+const DIRECTED_SYMMETRY: &str = "its moves go one way only (a directed graph), and gpusearch finds symmetries only of moves that come with their inverses";
 
 /// How ranks number the reachable positions.
 #[derive(Clone, Debug)]
