@@ -687,6 +687,100 @@ fn directed_generator_puzzles_match_naive_bfs() {
     }
 }
 
+/// Generators acting on a start whose labels repeat (coset graphs) equal a naive BFS over the
+/// labels, under every strategy: two labels (ranks from binomials), three (the multiset's
+/// arithmetic), an orbit smaller than the arrangements (the others stay unreached), and a
+/// directed graph. Every rank's state ranks back to it, the cursor's neighbours are the naive
+/// moves', and every position's path has its naive length and leads between it and the start.
+#[test]
+fn coset_graphs_match_naive_bfs() {
+    type Gens = &'static [&'static [&'static [usize]]];
+    let lrx8: Gens = &[&[&[1, 2, 3, 4, 5, 6, 7, 8]], &[&[1, 2]]];
+    let topspin8: Gens = &[&[&[1, 2, 3, 4, 5, 6, 7, 8]], &[&[1, 4], &[2, 3]]];
+    let lrx7: Gens = &[&[&[1, 2, 3, 4, 5, 6, 7]], &[&[1, 2]]];
+    let apart: Gens = &[&[&[1, 2, 3]], &[&[4, 5, 6]]];
+    let cases: [(&str, &str, bool, Gens, usize); 5] = [
+        ("(1,2,3,4,5,6,7,8); (1,2)", "00001111", false, lrx8, 70),
+        (
+            "(1,2,3,4,5,6,7,8); (1,4)(2,3)",
+            "01010101",
+            false,
+            topspin8,
+            70,
+        ),
+        ("(1,2,3,4,5,6,7); (1,2)", "0 0 1 1 2 2 2", false, lrx7, 210),
+        ("(1,2,3); (4,5,6)", "0 0 1 0 1 1", false, apart, 9),
+        (
+            "(1,2,3,4,5,6,7); (1,2)",
+            "[5, 5, 7, 7, 7, 5, 7]",
+            true,
+            lrx7,
+            35,
+        ),
+    ];
+    for (text, start, directed, gens, reached) in cases {
+        let mut request = Request::new("perm").with("gens", text).with("start", start);
+        if directed {
+            request = request.with("directed", "true");
+        }
+        let what = format!("{text} from {start}");
+        let Ok(Space::Coset(space)) = registry::space(&request) else {
+            panic!("{what}: not a coset graph")
+        };
+        assert_eq!(space.directed(), directed, "{what}");
+        let moves = |s: &Vec<u32>| -> Vec<Vec<u32>> {
+            match directed {
+                true => gens.iter().map(|g| apply_cycles(s, g)).collect(),
+                false => generator_moves(s, gens),
+            }
+        };
+        let first = space.state(space.solved());
+        assert_eq!(first, space.parse_state(start).unwrap(), "{what}");
+        let naive = naive_bfs(vec![first], moves);
+        assert_eq!(naive.distance.len(), reached, "{what}");
+        check(&what, &space, &naive, |s| s);
+        let mut cursor = space.cursor();
+        for r in 0..space.size() {
+            let state = space.state(r);
+            assert_eq!(space.rank(&state), Ok(r), "{what}");
+            cursor.seek(r);
+            let got: BTreeSet<u64> = (0..space.move_count())
+                .map(|m| cursor.neighbour(m))
+                .collect();
+            let want: BTreeSet<u64> = (generator_moves(&state, gens).iter())
+                .map(|t| space.rank(t).unwrap())
+                .collect();
+            assert_eq!(got, want, "{what}: rank {r}");
+        }
+        let outcome = run(&space, PassPolicy::Auto, Footprint::Lean);
+        let (push, pull) = (space.moves_for(Way::Push), space.moves_for(Way::Pull));
+        for (state, &d) in &naive.distance {
+            let r = space.rank(state).unwrap();
+            let path = path_to_solved(&space, &outcome.table, r).unwrap();
+            assert_eq!(path.len() as u64, d, "{what}: {state:?}");
+            // A directed path's moves undone, replayed from the start, make the position; an
+            // undirected path's moves lead from the position to the start.
+            let (mut at, end) = match directed {
+                true => (space.solved(), r),
+                false => (r, space.solved()),
+            };
+            let order: Vec<usize> = match directed {
+                true => path
+                    .iter()
+                    .rev()
+                    .map(|&m| m - pull.start + push.start)
+                    .collect(),
+                false => path,
+            };
+            for m in order {
+                cursor.seek(at);
+                at = cursor.neighbour(m);
+            }
+            assert_eq!(at, end, "{what}: the path of {state:?}");
+        }
+    }
+}
+
 /// Generators as GAP writes a group, and a file of named generators as GAP states them, give
 /// the puzzle of the same generators written plainly: the same table, each way round, with the
 /// file's names for the moves.

@@ -7,6 +7,7 @@ use common::{Events, Every, directed_gens, perm_from_gens, scratch, search_on};
 use gpusearch::gpu::engine::GpuSweeper;
 use gpusearch::gpu::layout::Layout;
 use gpusearch::gpu::{Adapters, Gpu};
+use gpusearch::puzzle::family::Request;
 use gpusearch::puzzle::hanoi::Hanoi;
 use gpusearch::puzzle::pancake::Pancake;
 use gpusearch::puzzle::perm::{Identity, Inverses, parse};
@@ -15,7 +16,7 @@ use gpusearch::puzzle::rotation;
 use gpusearch::puzzle::sliding::Sliding;
 use gpusearch::puzzle::symmetry::{Erased, Reduced};
 use gpusearch::puzzle::twisty::{Naming, Twisty, format};
-use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, StateSpace};
+use gpusearch::puzzle::{Cursor, Metric, Perm, Ring, Space, StateSpace};
 use gpusearch::search::cpu::search;
 use gpusearch::search::disk::{Cut, DiskEngine, slab_units};
 use gpusearch::search::{Engine, Options, Outcome, PassPolicy, Resume, Saved, Silent, Step, drive};
@@ -118,6 +119,31 @@ fn directed_generators_give_the_cpu_tables() {
         compare_space(&gpu, &space, name, Some(3 << 10), PassPolicy::BottomUp);
         compare_space(&gpu, &space, name, None, PassPolicy::TopDown);
         compare_space(&gpu, &space, name, None, PassPolicy::Lists);
+    }
+}
+
+#[test]
+fn coset_graphs_give_the_cpu_tables() {
+    let Some(gpu) = gpu() else { return };
+    // Two labels and three, both ways and one way: the shader's multiset ranks in every kind
+    // of pass.
+    for (gens, start, directed) in [
+        ("(1,2,3,4,5,6,7,8,9,10,11,12); (1,2)", "000000111111", false),
+        ("(1,2,3,4,5,6,7,8,9,10); (1,4)(2,3)", "0101010101", false),
+        ("(1,2,3,4,5,6,7,8,9); (1,2)", "0 0 0 1 1 1 2 2 2", false),
+        ("(1,2,3,4,5,6,7,8,9,10); (1,2)", "0001110001", true),
+    ] {
+        let mut request = Request::new("perm").with("gens", gens).with("start", start);
+        if directed {
+            request = request.with("directed", "true");
+        }
+        let Ok(Space::Coset(space)) = registry::space(&request) else {
+            panic!("{gens} from {start}: not a coset graph")
+        };
+        let name = format!("{gens} from {start}");
+        compare_space(&gpu, &space, &name, None, PassPolicy::Auto);
+        compare_space(&gpu, &space, &name, Some(3 << 10), PassPolicy::BottomUp);
+        compare_space(&gpu, &space, &name, None, PassPolicy::TopDown);
     }
 }
 

@@ -60,6 +60,9 @@ registry! { $
     Sliding(crate::puzzle::sliding::Sliding) for [crate::puzzle::sliding::SLIDING];
     /// Pancakes, burnt or not.
     Pancake(crate::puzzle::pancake::Pancake) for [crate::puzzle::pancake::PANCAKE];
+    /// Generators acting on a start whose labels repeat (coset graphs), which the perm family
+    /// builds.
+    Coset(crate::puzzle::perm::coset::Coset) for [];
     /// Twisty puzzles from definitions (several sets, orientations, identical pieces), which
     /// the perm family builds.
     Twisty(crate::puzzle::twisty::Twisty) for [];

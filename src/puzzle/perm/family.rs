@@ -2,6 +2,7 @@
 //! a twisty puzzle from a twsearch definition file (a [`Perm`] where it has one set of distinct
 //! pieces without orientations, else a [`Twisty`]).
 
+use super::coset::Coset;
 use super::parse::{self, Definition};
 use super::{Identity, Inverses, Perm};
 use crate::puzzle::family::{self, Family, Given, Kind, Opt, PuzzleError, Run, Sample};
@@ -29,6 +30,13 @@ impl Family for Permutations {
             Sample {
                 options: &[("gens", "(1,2,3,4,5,6,7,8); (1,2)"), ("directed", "true")],
                 reaches: "generators one way only: LX, a directed Cayley graph",
+            },
+            Sample {
+                options: &[
+                    ("gens", "(1,2,3,4,5,6,7,8,9,10); (1,2)"),
+                    ("start", "0000011111"),
+                ],
+                reaches: "generators on a start with repeated labels: LRX on binary strings, a coset graph",
             },
             Sample {
                 options: &[("def", "puzzles/turnstyle-8.tws")],
@@ -61,6 +69,12 @@ impl Family for Permutations {
                 name: "metric",
                 kind: Kind::Text,
                 help: "with generators: gens (each and its inverse; the default), htm or qtm; with a definition: htm (the default) or qtm",
+                default: None,
+            },
+            Opt {
+                name: "start",
+                kind: Kind::Text,
+                help: "with generators: the position the search starts from, a label for each position (numbers, or a word of digits such as 0011); labels may repeat, and the space is then the orbit of the start (a coset graph)",
                 default: None,
             },
             Opt {
@@ -100,23 +114,24 @@ impl Family for Permutations {
             }
         };
         match sources.first() {
-            Some(&"gens") => Ok(Space::Perm(generators(
-                given.need_text("gens")?,
-                metric()?,
-            )?)),
+            Some(&"gens") => generators(given.need_text("gens")?, metric()?, given.text("start")),
             Some(&"gap") => {
                 let path = given.need_file("gap")?;
                 let text = family::read_definition(&path)?;
-                Ok(Space::Perm(gap(
-                    &text,
-                    &path.display().to_string(),
-                    metric()?,
-                )?))
+                let file = path.display().to_string();
+                gap(&text, &file, metric()?, given.text("start"))
             }
-            // A definition's moves come with their inverses.
-            Some(_) if given.switch("directed") => Err(PuzzleError::Together {
+            // A definition's moves come with their inverses, and its start is its own.
+            Some(_) if given.has("directed") || given.has("start") => Err(PuzzleError::Together {
                 family: given.family(),
-                options: ["def", "directed"],
+                options: [
+                    "def",
+                    if given.has("start") {
+                        "start"
+                    } else {
+                        "directed"
+                    },
+                ],
             }),
             Some(_) => {
                 let path = given.need_file("def")?;
@@ -148,14 +163,15 @@ impl Family for Permutations {
             let lines: Vec<String> = serde_json::from_value(lines.clone()).map_err(|_| bad())?;
             Ok(lines.iter().map(|l| format!("{l}\n")).collect())
         };
+        let start = p.get("start").and_then(|v| v.as_str());
         if let Some(lines) = p.get("gap") {
-            return Ok(Space::Perm(gap(&text(lines)?, file, &info.metric)?));
+            return gap(&text(lines)?, file, &info.metric, start);
         }
         if let Some(lines) = p.get("text") {
             return definition(&text(lines)?, file, &info.metric);
         }
         let gens = (p.get("generators").and_then(|v| v.as_str())).ok_or_else(bad)?;
-        Ok(Space::Perm(generators(gens, &info.metric)?))
+        generators(gens, &info.metric, start)
     }
 
     /// Generators, a definition or a GAP file, one of the three; the metric's default depends
@@ -163,7 +179,7 @@ impl Family for Permutations {
     fn usage(&self, flag: &dyn Fn(&str) -> String) -> String {
         family::usage_of(
             self.options(),
-            (&["gens", "def", "gap"], &["metric", "directed"]),
+            (&["gens", "def", "gap"], &["metric", "directed", "start"]),
             flag,
         )
     }
@@ -175,6 +191,25 @@ impl Family for Permutations {
                 large: false,
             }
         }
+        const fn large(options: &'static [(&'static str, &'static str)]) -> Run {
+            Run {
+                options,
+                large: true,
+            }
+        }
+        const LRX_16: (&str, &str) = ("gens", "(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16); (1,2)");
+        const TOPSPIN_16: (&str, &str) = (
+            "gens",
+            "(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16); (1,4)(2,3)",
+        );
+        const LRX_32: (&str, &str) = (
+            "gens",
+            "(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32); (1,2)",
+        );
+        const TOPSPIN_32: (&str, &str) = (
+            "gens",
+            "(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32); (1,4)(2,3)",
+        );
         const RUNS: &[Run] = &[
             def(&[("def", "puzzles/cube-2x2x2.tws"), ("metric", "htm")]),
             def(&[("def", "puzzles/cube-2x2x2.tws"), ("metric", "qtm")]),
@@ -192,20 +227,24 @@ impl Family for Permutations {
                 ("gens", "(1,2,3,4,5,6,7,8,9,10,11); (1,2)"),
                 ("directed", "true"),
             ]),
-            Run {
-                options: &[
-                    ("gens", "(1,2,3,4,5,6,7,8,9,10,11,12); (1,2)"),
-                    ("directed", "true"),
-                ],
-                large: true,
-            },
-            Run {
-                options: &[
-                    ("gens", "(1,2,3,4,5,6,7,8,9,10,11,12,13); (1,2)"),
-                    ("directed", "true"),
-                ],
-                large: true,
-            },
+            // LRX and TopSpin on binary strings of half zeros, a block and alternating: coset
+            // graphs, beside CayleyPy's growth tables.
+            def(&[LRX_16, ("start", "0000000011111111")]),
+            def(&[LRX_16, ("start", "0101010101010101")]),
+            def(&[TOPSPIN_16, ("start", "0000000011111111")]),
+            def(&[TOPSPIN_16, ("start", "0101010101010101")]),
+            large(&[LRX_32, ("start", "00000000000000001111111111111111")]),
+            large(&[LRX_32, ("start", "01010101010101010101010101010101")]),
+            large(&[TOPSPIN_32, ("start", "00000000000000001111111111111111")]),
+            large(&[TOPSPIN_32, ("start", "01010101010101010101010101010101")]),
+            large(&[
+                ("gens", "(1,2,3,4,5,6,7,8,9,10,11,12); (1,2)"),
+                ("directed", "true"),
+            ]),
+            large(&[
+                ("gens", "(1,2,3,4,5,6,7,8,9,10,11,12,13); (1,2)"),
+                ("directed", "true"),
+            ]),
         ];
         RUNS
     }
@@ -226,8 +265,9 @@ fn checked<'m>(metric: &'m str, known: &[&str], of: &str) -> Result<&'m str, Puz
 /// The metric of generators that go one way only (`--directed`).
 pub const DIRECTED: &str = "directed";
 
-/// A permutation puzzle from generators given as text (`--gens`).
-fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
+/// A permutation puzzle from generators given as text (`--gens`), searched from `start` where
+/// given.
+fn generators(gens: &str, metric: &str, start: Option<&str>) -> Result<Space, PuzzleError> {
     let value = |why: String| PuzzleError::Value {
         option: "gens",
         value: gens.into(),
@@ -240,12 +280,12 @@ fn generators(gens: &str, metric: &str) -> Result<Perm, PuzzleError> {
     // The generators' own text decides the folder.
     let hex6 = family::short_digest(&gens.split_whitespace().collect::<String>());
     let slug = format!("perm-n{}-{hex6}", def.solved.len());
-    with_metric(def, params, slug, metric, value)
+    with_metric(def, params, slug, metric, start, value)
 }
 
 /// A permutation puzzle from a file of named generators as GAP states them (`--gap`; `text`,
-/// read from `file`).
-fn gap(text: &str, file: &str, metric: &str) -> Result<Perm, PuzzleError> {
+/// read from `file`), searched from `start` where given.
+fn gap(text: &str, file: &str, metric: &str, start: Option<&str>) -> Result<Space, PuzzleError> {
     let value = |why: String| PuzzleError::Value {
         option: "gap",
         value: file.into(),
@@ -261,20 +301,22 @@ fn gap(text: &str, file: &str, metric: &str) -> Result<Perm, PuzzleError> {
     params.insert("points".into(), def.solved.len().into());
     // The file itself, line by line, so that a distances file describes its puzzle alone.
     params.insert("gap".into(), lines.into());
-    with_metric(def, params, slug, metric, value)
+    with_metric(def, params, slug, metric, start, value)
 }
 
 /// The puzzle of generators `def` in `metric`: each generator and its inverse (`gens`), the
 /// generators one way only (`directed`), or every power (htm) or a move and its inverse (qtm);
 /// `slug` is the folder's name in the metric `gens`, `value` the error of the option that gave
-/// the generators.
+/// the generators. From `start` where given: a permutation puzzle where it holds each of
+/// `1..=n` once, else the orbit of its labels ([`Coset`]).
 fn with_metric(
     mut def: Definition,
-    params: serde_json::Map<String, serde_json::Value>,
+    mut params: serde_json::Map<String, serde_json::Value>,
     mut slug: String,
     metric: &str,
+    start: Option<&str>,
     value: impl Fn(String) -> PuzzleError,
-) -> Result<Perm, PuzzleError> {
+) -> Result<Space, PuzzleError> {
     let metric = checked(metric, &["gens", "htm", "qtm", DIRECTED], "the generators'")?;
     if metric == DIRECTED {
         slug = format!("{slug}-{metric}");
@@ -282,6 +324,15 @@ fn with_metric(
         let one_set = twisty::TwistyDefinition::of_permutations(&def);
         def.moves = twisty::permutation_moves(&one_set, metric).map_err(&value)?;
         slug = format!("{slug}-{metric}");
+    }
+    let start = match start {
+        Some(text) => Some(starting(text, def.solved.len())?),
+        None => None,
+    };
+    if let Some(labels) = &start {
+        let written = crate::puzzle::spaced(labels);
+        slug = format!("{slug}-start-{}", family::short_digest(&written));
+        params.insert("start".into(), written.into());
     }
     let identity = Identity {
         family: "perm".into(),
@@ -294,7 +345,40 @@ fn with_metric(
         DIRECTED => Inverses::Directed,
         _ => Inverses::Given,
     };
-    Perm::new(identity, def, inverses).map_err(value)
+    match start {
+        Some(labels) if !is_pieces(&labels) => {
+            Coset::new(identity, &labels, def.moves, inverses).map(Space::Coset)
+        }
+        Some(labels) => {
+            def.solved = labels;
+            Perm::new(identity, def, inverses).map(Space::Perm)
+        }
+        None => Perm::new(identity, def, inverses).map(Space::Perm),
+    }
+    .map_err(value)
+}
+
+/// The start's labels (`--start`), a label for each of the `n` positions, or why not.
+fn starting(text: &str, n: usize) -> Result<Vec<u32>, PuzzleError> {
+    let labels = parse::labels(text).map_err(PuzzleError::value("start", text))?;
+    match labels.len() == n {
+        true => Ok(labels),
+        false => Err(PuzzleError::Value {
+            option: "start",
+            value: text.into(),
+            why: format!(
+                "the start has {} labels but the generators move {n} positions: write a label for each of positions 1..{n}",
+                labels.len()
+            ),
+        }),
+    }
+}
+
+/// Whether labels hold each of `1..=n` once: a position of the permutation puzzle itself.
+fn is_pieces(labels: &[u32]) -> bool {
+    let mut sorted = labels.to_vec();
+    sorted.sort_unstable();
+    sorted.iter().zip(1..).all(|(&x, i)| x == i)
 }
 
 /// The puzzle of a twsearch definition (`text`, the file `file`) in `metric` (htm, qtm): a

@@ -19,6 +19,7 @@
 //! then ranks the renumbered position, and states are read and written in the definition's
 //! numbering.
 
+pub mod coset;
 pub mod family;
 pub mod parse;
 mod symmetry;
@@ -56,6 +57,36 @@ pub enum Inverses {
 /// Why a directed graph offers no symmetries.
 const DIRECTED_SYMMETRY: &str = "its moves go one way only (a directed graph), and gpusearch finds symmetries only of moves that come with their inverses";
 
+/// The moves `given` completed by their inverses as `inverses` says, and in a directed graph the
+/// number of generators: each move followed by its inverse (`Added`, where it is not its own),
+/// or the generators followed by their inverses (`Directed`), or the moves as given.
+fn completed(
+    given: Vec<(String, Permutation)>,
+    inverses: Inverses,
+) -> (Vec<(String, Permutation)>, Option<usize>) {
+    let inverse = |(name, from): &(String, Permutation)| (format!("{name}'"), group::inverse(from));
+    match inverses {
+        Inverses::Given => (given, None),
+        Inverses::Added => {
+            let mut moves = Vec::new();
+            for m in given {
+                let undo = inverse(&m);
+                let own_inverse = undo.1 == m.1;
+                moves.push(m);
+                if !own_inverse {
+                    moves.push(undo);
+                }
+            }
+            (moves, None)
+        }
+        Inverses::Directed => {
+            let undo: Vec<_> = given.iter().map(inverse).collect();
+            let k = given.len();
+            (given.into_iter().chain(undo).collect(), Some(k))
+        }
+    }
+}
+
 /// How ranks number the reachable positions.
 #[derive(Clone, Debug)]
 enum Ranking {
@@ -92,6 +123,7 @@ pub struct Perm {
 }
 
 /// How a family names and files a puzzle.
+#[derive(Clone, Debug)]
 pub struct Identity {
     /// The family (`perm`, `rotation`).
     pub family: String,
@@ -120,21 +152,7 @@ impl Perm {
                 (1..=n).map(|k| (k as f64).log10()).sum::<f64>()
             ));
         }
-        let mut moves = Vec::new();
-        for (name, from) in &def.moves {
-            let inverse = group::inverse(from);
-            let own_inverse = inverse == *from;
-            moves.push((name.clone(), from.clone()));
-            if inverses == Inverses::Added && !own_inverse {
-                moves.push((format!("{name}'"), inverse));
-            }
-        }
-        let directed = (inverses == Inverses::Directed).then_some(moves.len());
-        if directed.is_some() {
-            let undo =
-                (def.moves.iter()).map(|(name, from)| (format!("{name}'"), group::inverse(from)));
-            moves.extend(undo.collect::<Vec<_>>());
-        }
+        let (mut moves, directed) = completed(def.moves, inverses);
         let chain = Chain::new(n, &moves.iter().map(|(_, f)| f.clone()).collect::<Vec<_>>());
         let order = chain.order();
         let all = rank::factorial(n) as u128;

@@ -106,6 +106,26 @@ pub fn gap_file(text: &str) -> Result<Definition, String> {
     r.definition(products)
 }
 
+/// Reads a position as labels by position (a start, or a position to solve): numbers separated
+/// by spaces or commas, optionally in brackets (`[0, 0, 1, 1]`), or one word of two or more
+/// digits read digit by digit, as CayleyPy writes binary strings (`0011`).
+pub fn labels(text: &str) -> Result<Vec<u32>, String> {
+    let inner = text.trim();
+    let inner = (inner.strip_prefix('[').and_then(|t| t.strip_suffix(']'))).unwrap_or(inner);
+    let digits = inner.chars().count() > 1 && inner.chars().all(|c| c.is_ascii_digit());
+    let labels = match digits {
+        true => inner.chars().map(|c| c as u32 - '0' as u32).collect(),
+        false => crate::puzzle::numbers(inner)?,
+    };
+    match labels.is_empty() {
+        true => Err(
+            "the position has no labels: write a label for each position, e.g. \"0 0 1 1\" or 0011"
+                .into(),
+        ),
+        false => Ok(labels),
+    }
+}
+
 /// Cycles written out, from `text`, with the place of each character for errors.
 struct Reader {
     chars: Vec<char>,
