@@ -2,7 +2,8 @@
 //!
 //! The readers: twsearch definitions (`format::read`, and the build of the puzzle they define),
 //! `--gens` (`parse::generators`, GAP's group notation included, and the build, with `--directed`
-//! or not), GAP files of named generators (`parse::gap_file`), the Free the Key file
+//! or not), `--start` (its build, and positions ranked in the space it makes), GAP files of
+//! named generators (`parse::gap_file`), the Free the Key file
 //! (`Key::parse`), distances files (`store::read`, `verify::run`, `solve::run`) and checkpoints
 //! (`--resume`, through `job::run`). Each case mutates a good input a few times (byte and bit
 //! flips, insertions, deletions, truncation, splices of tokens, numbers made huge, negative or
@@ -620,6 +621,82 @@ fn fuzz_gens() {
     }
     read.finish();
     built.finish();
+}
+
+/// `--start`: the build of `--puzzle perm --gens ... --start TEXT` (labels that repeat or not,
+/// one way or both), then positions read and ranked in the space built, as `solve --state`
+/// reads them.
+#[test]
+fn fuzz_start() {
+    let seeds = [
+        ("(1,2,3,4,5,6,7,8); (1,2)", "00001111"),
+        ("(1,2,3,4,5,6); (1,4)(2,3)", "0 1 0 1 0 1"),
+        ("(1,2,3,4,5); (1,2)", "[3, 1, 2, 5, 4]"),
+        ("(1,2,3); (4,5,6)", "7,7,9,9,8,8"),
+        ("(1,2,3,4,5,6,7); (1,2)", "0 0 1 1 2 2 2"),
+    ];
+    let words = &[
+        "0",
+        "1",
+        " ",
+        ",",
+        "[",
+        "]",
+        "99",
+        "4294967296",
+        "-1",
+        "x",
+        "0000",
+    ];
+    let donors: Vec<&str> = seeds.iter().map(|(_, s)| *s).collect();
+    let mut built = Tally::new("start-build");
+    let mut ranked = Tally::new("start-rank");
+    for case in 0..cases() {
+        let mut rng = Rng::of("start", case);
+        let (gens, good) = *rng.pick(&seeds);
+        let text = mutate_text(&mut rng, good, words, &donors);
+        let mut request = Request::new("perm").with("gens", gens).with("start", &text);
+        if rng.chance(30) {
+            request = request.with("directed", "true");
+        }
+        let mut space = None;
+        built.case(
+            case,
+            text.as_bytes(),
+            || match registry::space(&request) {
+                Ok(s) => {
+                    space = Some(s);
+                    Outcome::Accepted
+                }
+                Err(e) => Outcome::Rejected(e.to_string()),
+            },
+            |m| m.contains("start"),
+        );
+        let Some(space) = space else { continue };
+        let position = mutate_text(&mut rng, good, words, &donors);
+        ranked.case(
+            case,
+            position.as_bytes(),
+            || space.visit(RankOf(&position)),
+            |m| m.contains("position") || m.contains("state") || m.contains("label"),
+        );
+    }
+    built.finish();
+    ranked.finish();
+}
+
+/// A position read and ranked in a space, as `solve --state` does.
+struct RankOf<'a>(&'a str);
+
+impl Visit for RankOf<'_> {
+    type Output = Outcome;
+    fn on<S: StateSpace>(self, space: &S) -> Outcome {
+        match space.parse_state(self.0).and_then(|s| space.rank(&s)) {
+            Ok(r) if r < space.size() => Outcome::Accepted,
+            Ok(r) => panic!("rank {r} beyond the table of {}", space.size()),
+            Err(e) => Outcome::Rejected(e),
+        }
+    }
 }
 
 /// A file of named generators as GAP states them: `parse::gap_file`, its line and column named.
