@@ -687,6 +687,62 @@ fn directed_generator_puzzles_match_naive_bfs() {
     }
 }
 
+/// Generators that a native family searches (LRX, TopSpin and Turnstyle by the ring puzzles'
+/// order, the prefix reversals by the pancakes') give the generic path's table, position for
+/// position, and each move under a generator's name is that generator. Generators of another
+/// kind stay on the generic path.
+#[test]
+fn generators_a_native_family_searches_give_the_generic_tables() {
+    let pancakes = "(1,2); (1,3); (1,4)(2,3); (1,5)(2,4); (1,6)(2,5)(3,4); (1,7)(2,6)(3,5)";
+    let cases = [
+        ("(1,2,3,4,5,6,7,8); (1,2)", "ring"),
+        ("(1,2,3,4,5,6,7,8,9); (1,4)(2,3)", "ring"),
+        ("(1,2)(3,4); (1,2,3,4,5,6,7,8)", "ring"),
+        ("(1,2,3,4,5,6,7); (2,3)", "ring"),
+        (pancakes, "pancake"),
+        ("(1,2,3,4,5,6,7); (1,2,3)", "generic"),
+        ("(1,2,3,4,5,6,7); (1,2); (3,4)", "generic"),
+        ("(1,2); (1,3); (1,4)(2,3); (1,5)(2,4)(3,6)", "generic"),
+    ];
+    for (text, kind) in cases {
+        let generic = perm_from_gens(text);
+        match registry::space(&Request::new("perm").with("gens", text)).unwrap() {
+            Space::RingGens(native) if kind == "ring" => same_as_generic(text, &native, &generic),
+            Space::PancakeGens(native) if kind == "pancake" => {
+                same_as_generic(text, &native, &generic)
+            }
+            Space::Perm(_) if kind == "generic" => {}
+            _ => panic!("{text}: not searched as {kind}"),
+        }
+    }
+}
+
+/// `native`'s table and moves are `generic`'s, position for position and name for name.
+fn same_as_generic<S: StateSpace>(text: &str, native: &S, generic: &Perm) {
+    assert_eq!(native.info().puzzle, "perm", "{text}");
+    let mine = run(native, PassPolicy::Auto, Footprint::Lean);
+    let theirs = run(generic, PassPolicy::Auto, Footprint::Lean);
+    assert_eq!(mine.levels, theirs.levels, "{text}");
+    let names = generic.move_names();
+    let (mut here, mut there) = (native.cursor(), generic.cursor());
+    for r in 0..native.size() {
+        let state = native.state(r);
+        let g = generic.rank(&state).unwrap();
+        assert_eq!(mine.table.get(r), theirs.table.get(g), "{text}: {state:?}");
+        here.seek(r);
+        there.seek(g);
+        for (m, name) in native.move_names().iter().enumerate() {
+            let after = native.state(here.neighbour(m));
+            let by_name = names.iter().position(|n| n == name).unwrap();
+            assert_eq!(
+                after,
+                generic.state(there.neighbour(by_name)),
+                "{text}: {name} from {state:?}"
+            );
+        }
+    }
+}
+
 /// Generators acting on a start whose labels repeat (coset graphs) equal a naive BFS over the
 /// labels, under every strategy: two labels (ranks from binomials), three (the multiset's
 /// arithmetic), an orbit smaller than the arrangements (the others stay unreached), and a

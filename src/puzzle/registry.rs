@@ -63,6 +63,12 @@ registry! { $
     /// Generators acting on a start whose labels repeat (coset graphs), which the perm family
     /// builds.
     Coset(crate::puzzle::perm::coset::Coset) for [];
+    /// Generators that the ring puzzles' order searches (LRX, TopSpin, Turnstyle as
+    /// generators), which the perm family builds.
+    RingGens(crate::puzzle::perm::native::Native<crate::puzzle::ring::Ring>) for [];
+    /// Generators that the pancakes' order searches (the prefix reversals), which the perm
+    /// family builds.
+    PancakeGens(crate::puzzle::perm::native::Native<crate::puzzle::pancake::Pancake>) for [];
     /// Twisty puzzles from definitions (several sets, orientations, identical pieces), which
     /// the perm family builds.
     Twisty(crate::puzzle::twisty::Twisty) for [];

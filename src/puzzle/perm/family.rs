@@ -353,7 +353,9 @@ fn with_metric(
             def.solved = labels;
             Perm::new(identity, def, inverses).map(Space::Perm)
         }
-        None => Perm::new(identity, def, inverses).map(Space::Perm),
+        // Where a native family searches these generators, it does (under their names).
+        None => Perm::new(identity, def, inverses)
+            .map(|perm| super::native::recognise(&perm).unwrap_or(Space::Perm(perm))),
     }
     .map_err(value)
 }

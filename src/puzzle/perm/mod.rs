@@ -21,6 +21,7 @@
 
 pub mod coset;
 pub mod family;
+pub mod native;
 pub mod parse;
 mod symmetry;
 

@@ -152,6 +152,15 @@ impl Ring {
         Ok(Ring::new("topspin", n, (0..k).rev().collect(), metric))
     }
 
+    /// The ring of `n` pieces (3 to 16) whose `F` permutes the window `0..window.len()` by
+    /// `window` (position `i` takes the piece at `window[i]`), in metric `lrf`: what generators
+    /// of a shift and such a window are searched as ([`crate::puzzle::perm`]). The caller names
+    /// it.
+    pub(crate) fn of_window(n: usize, window: Vec<usize>) -> Option<Ring> {
+        let fits = (3..=MAX_PIECES).contains(&n) && (2..=n).contains(&window.len());
+        fits.then(|| Ring::new("perm", n, window, Metric::Lrf))
+    }
+
     fn new(name: &'static str, n: usize, window: Vec<usize>, metric: Metric) -> Ring {
         let m = n - 1;
         let k = window.len();
