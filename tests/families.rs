@@ -720,9 +720,17 @@ fn generators_a_native_family_searches_give_the_generic_tables() {
 /// `native`'s table and moves are `generic`'s, position for position and name for name.
 fn same_as_generic<S: StateSpace>(text: &str, native: &S, generic: &Perm) {
     assert_eq!(native.info().puzzle, "perm", "{text}");
-    let mine = run(native, PassPolicy::Auto, Footprint::Lean);
     let theirs = run(generic, PassPolicy::Auto, Footprint::Lean);
+    let swept = run(native, PassPolicy::Sweep, Footprint::Full);
+    let mine = run(native, PassPolicy::Auto, Footprint::Lean);
     assert_eq!(mine.levels, theirs.levels, "{text}");
+    for r in 0..native.size() {
+        assert_eq!(
+            swept.table.get(r),
+            mine.table.get(r),
+            "{text}: swept, rank {r}"
+        );
+    }
     let names = generic.move_names();
     let (mut here, mut there) = (native.cursor(), generic.cursor());
     for r in 0..native.size() {
@@ -843,8 +851,10 @@ fn coset_graphs_match_naive_bfs() {
 #[test]
 fn gap_s_notations_give_the_tables_of_plain_generators() {
     let dir = scratch("gap");
-    let file = dir.join("lx7.gap");
-    let gap = "# LX on 7 points\nM_L:=(1,2,3,4,\n  5,6,7);\nM_X := (1,2);\nGen:=[M_L,M_X];\n";
+    // A shift and a 3-cycle: generators no native family searches, so all three are
+    // permutation puzzles.
+    let file = dir.join("l3.gap");
+    let gap = "# L and a 3-cycle on 7 points\nM_L:=(1,2,3,4,\n  5,6,7);\nM_X := (1,2,3);\nGen:=[M_L,M_X];\n";
     std::fs::write(&file, gap).unwrap();
     let perm = |request: Request| match registry::space(&request).unwrap() {
         Space::Perm(p) => p,
@@ -856,15 +866,15 @@ fn gap_s_notations_give_the_tables_of_plain_generators() {
             false => r,
         };
         let plain = perm(way(
-            Request::new("perm").with("gens", "(1,2,3,4,5,6,7); (1,2)")
+            Request::new("perm").with("gens", "(1,2,3,4,5,6,7); (1,2,3)")
         ));
         let want = run(&plain, PassPolicy::Auto, Footprint::Full);
-        let group = "Group([ (1,2,3,4,5,6,7), (1,2) ])";
+        let group = "Group([ (1,2,3,4,5,6,7), (1,2,3) ])";
         let written = perm(way(Request::new("perm").with("gens", group)));
         let named = perm(way(Request::new("perm").with("gap", file.to_str().unwrap())));
         let names: &[&str] = match directed {
             true => &["L", "X"],
-            false => &["L", "L'", "X"],
+            false => &["L", "L'", "X", "X'"],
         };
         assert_eq!(named.info().moves, names);
         for space in [written, named] {

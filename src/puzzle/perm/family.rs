@@ -28,6 +28,10 @@ impl Family for Permutations {
                 reaches: "generators: a cycle and a swap",
             },
             Sample {
+                options: &[("gens", "(1,2,3,4,5,6,7,8,9); (1,4)(2,3)")],
+                reaches: "generators a native family searches: TopSpin as a ring",
+            },
+            Sample {
                 options: &[("gens", "(1,2,3,4,5,6,7,8); (1,2)"), ("directed", "true")],
                 reaches: "generators one way only: LX, a directed Cayley graph",
             },
@@ -227,6 +231,9 @@ impl Family for Permutations {
                 ("gens", "(1,2,3,4,5,6,7,8,9,10,11); (1,2)"),
                 ("directed", "true"),
             ]),
+            // LRX as generators, searched as a ring: the Cayley graph of CayleyPy's tables.
+            def(&[("gens", "(1,2,3,4,5,6,7,8,9,10,11); (1,2)")]),
+            large(&[("gens", "(1,2,3,4,5,6,7,8,9,10,11,12,13,14); (1,2)")]),
             // LRX and TopSpin on binary strings of half zeros, a block and alternating: coset
             // graphs, beside CayleyPy's growth tables.
             def(&[LRX_16, ("start", "0000000011111111")]),
