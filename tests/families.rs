@@ -845,6 +845,39 @@ fn coset_graphs_match_naive_bfs() {
     }
 }
 
+/// A start that holds each of `1..n` once is the permutation puzzle searched from there: a
+/// Cayley graph looks the same from every vertex, so the levels are those from the identity,
+/// one way or both, and the start is the position at distance 0.
+#[test]
+fn a_start_of_distinct_pieces_searches_the_same_graph_from_there() {
+    /// The levels of a search, and the position at distance 0.
+    struct Searched;
+    impl registry::Visit for Searched {
+        type Output = (Vec<u64>, Vec<u32>);
+        fn on<S: StateSpace>(self, space: &S) -> Self::Output {
+            let outcome = run(space, PassPolicy::Auto, Footprint::Lean);
+            (outcome.levels.iter().collect(), space.state(space.solved()))
+        }
+    }
+    for (gens, directed, start) in [
+        ("(1,2,3,4,5,6,7); (1,2,3)", false, "3 1 2 5 4 7 6"),
+        ("(1,2,3,4,5,6,7); (1,2)", true, "3 1 2 5 4 7 6"),
+        ("(1,2,3,4,5,6,7,8); (1,2)", false, "3 1 2 5 4 7 6 8"),
+    ] {
+        let mut request = Request::new("perm").with("gens", gens);
+        if directed {
+            request = request.with("directed", "true");
+        }
+        let from_start = registry::space(&request.clone().with("start", start)).unwrap();
+        assert!(matches!(from_start, Space::Perm(_)), "{gens}");
+        let (levels, first) = from_start.visit(Searched);
+        let (solved_levels, _) = registry::space(&request).unwrap().visit(Searched);
+        assert_eq!(levels, solved_levels, "{gens} from {start}");
+        let want: Vec<u32> = start.split(' ').map(|x| x.parse().unwrap()).collect();
+        assert_eq!(first, want, "{gens}");
+    }
+}
+
 /// Generators as GAP writes a group, and a file of named generators as GAP states them, give
 /// the puzzle of the same generators written plainly: the same table, each way round, with the
 /// file's names for the moves.

@@ -212,14 +212,8 @@ impl StateSpace for Coset {
         self.moves.len()
     }
 
-    /// Every move both ways, but in a directed graph the generators pushed and their inverses
-    /// pulled.
     fn moves_for(&self, way: Way) -> std::ops::Range<usize> {
-        match (self.directed, way) {
-            (None, _) => 0..self.moves.len(),
-            (Some(k), Way::Push) => 0..k,
-            (Some(k), Way::Pull) => k..self.moves.len(),
-        }
+        super::moves_for(self.directed, self.moves.len(), way)
     }
 
     fn solved(&self) -> u64 {

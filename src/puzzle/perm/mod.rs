@@ -88,6 +88,17 @@ fn completed(
     }
 }
 
+/// The moves a pass going `way` follows among `count` numbered as [`completed`] numbers them:
+/// every move both ways, but in a directed graph of `k` generators the generators pushed and
+/// their inverses pulled.
+fn moves_for(directed: Option<usize>, count: usize, way: Way) -> std::ops::Range<usize> {
+    match (directed, way) {
+        (None, _) => 0..count,
+        (Some(k), Way::Push) => 0..k,
+        (Some(k), Way::Pull) => k..count,
+    }
+}
+
 /// How ranks number the reachable positions.
 #[derive(Clone, Debug)]
 enum Ranking {
@@ -296,14 +307,8 @@ impl StateSpace for Perm {
         self.moves.len()
     }
 
-    /// Every move both ways, but in a directed graph the generators pushed and their inverses
-    /// pulled.
     fn moves_for(&self, way: Way) -> std::ops::Range<usize> {
-        match (self.directed, way) {
-            (None, _) => 0..self.moves.len(),
-            (Some(k), Way::Push) => 0..k,
-            (Some(k), Way::Pull) => k..self.moves.len(),
-        }
+        moves_for(self.directed, self.moves.len(), way)
     }
 
     fn solved(&self) -> u64 {
