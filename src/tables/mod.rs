@@ -2,6 +2,7 @@
 //! under `results/` (reports, levels, plot, distances file), the index `results/README.md`, and
 //! `results/seeds.md`, the seeds' Turnstyle results read back from our own distances files.
 
+mod claims;
 mod published;
 
 use crate::job::{self, Error, Job};

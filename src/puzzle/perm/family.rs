@@ -353,7 +353,8 @@ fn with_metric(
         _ => Inverses::Given,
     };
     match start {
-        Some(labels) if !is_pieces(&labels) => {
+        // A permutation of 1..n is the puzzle itself, from another arrangement.
+        Some(labels) if crate::puzzle::pieces(&labels, labels.len()).is_err() => {
             Coset::new(identity, &labels, def.moves, inverses).map(Space::Coset)
         }
         Some(labels) => {
@@ -381,13 +382,6 @@ fn starting(text: &str, n: usize) -> Result<Vec<u32>, PuzzleError> {
             ),
         }),
     }
-}
-
-/// Whether labels hold each of `1..=n` once: a position of the permutation puzzle itself.
-fn is_pieces(labels: &[u32]) -> bool {
-    let mut sorted = labels.to_vec();
-    sorted.sort_unstable();
-    sorted.iter().zip(1..).all(|(&x, i)| x == i)
 }
 
 /// The puzzle of a twsearch definition (`text`, the file `file`) in `metric` (htm, qtm): a

@@ -27,7 +27,6 @@ pub struct Native<S> {
     /// The generators' name of each of the family's moves, in the family's numbering.
     names: Vec<String>,
     order: u64,
-    rank_order: String,
 }
 
 /// Positions of the family's table the moves are checked on: this many, spread over it.
@@ -122,7 +121,6 @@ impl<S: StateSpace> Native<S> {
         }
         let names = names.iter().map(|&p| perm.moves[p].0.clone()).collect();
         Some(Native {
-            rank_order: space.info().rank_order,
             space,
             id: Identity {
                 family: perm.family.clone(),
@@ -183,7 +181,7 @@ impl<S: StateSpace> StateSpace for Native<S> {
             params: self.id.params.clone(),
             metric: self.id.metric.clone(),
             moves: self.move_names(),
-            rank_order: self.rank_order.clone(),
+            rank_order: self.space.info().rank_order,
             group_order: Some(self.order),
             symmetry: None,
         }
